@@ -1,0 +1,114 @@
+# nohzk: build the kernel, boot it, test it. `make help` lists the targets.
+#
+# Variables every QEMU target accepts:
+#   CPUS=N        number of CPUs (default 4)
+#   ARGS="..."    kernel command line
+#   CROSS=prefix  cross toolchain prefix (e.g. x86_64-elf-); default: host gcc
+
+CPUS  ?= 4
+ARGS  ?=
+CROSS ?=
+
+CC      := $(CROSS)gcc
+LD      := $(CROSS)ld
+NM      := $(CROSS)nm
+NASM    := nasm
+BUILD   := build
+PYTHON  := python3
+
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. \
+    -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -fno-pie \
+    -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
+    -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+    -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
+    -MMD -MP
+KERNEL_LDFLAGS := -nostdlib -static -n -T linker.ld -z max-page-size=0x1000 -z noexecstack \
+    $(shell $(LD) --help 2>/dev/null | grep -q no-warn-rwx-segments && echo --no-warn-rwx-segments)
+
+# Every C file of these folders is part of the kernel; tests/kernel holds
+# the in-kernel KTAP suites.
+KERNEL_C_SOURCES := $(wildcard arch/x86/*.c kernel/*.c sched/*.c rcu/*.c tests/kernel/*.c)
+KERNEL_ASM_SOURCES := boot/multiboot2.asm boot/trampoline_image.asm $(wildcard arch/x86/*.asm)
+KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
+                  $(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM_SOURCES))
+
+KERNEL := $(BUILD)/nohzk.elf
+BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
+
+.PHONY: all kernel host-tests run run-uefi debug test clean help deps
+
+all: kernel host-tests
+
+kernel: $(KERNEL)
+
+help:
+	@echo "make run        boot nohzk in QEMU (-smp $(CPUS), SeaBIOS), console on this terminal"
+	@echo "make run-uefi   the same under OVMF (UEFI)"
+	@echo "make debug      QEMU stopped at the first instruction, gdb attached with symbols"
+	@echo "make test       host unit tests, then every QEMU scenario"
+	@echo "make clean      remove build/"
+	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
+
+deps:
+	@tools/check-deps
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.asm
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $<"
+	@$(NASM) -f elf64 -g -F dwarf -Werror -o $@ $<
+
+$(BUILD)/trampoline.bin: boot/trampoline.asm
+	@mkdir -p $(dir $@)
+	$(NASM) -f bin -Werror -o $@ $<
+
+$(BUILD)/obj/boot/trampoline_image.o: $(BUILD)/trampoline.bin
+
+# Two links: the first gives the addresses for the symbol table, the second
+# adds the table after everything it describes (see linker.ld), then we
+# check that no described address moved.
+$(BUILD)/ksyms_empty.o:
+	@mkdir -p $(dir $@)
+	printf '' | $(CC) -c -x assembler -o $@ -
+
+$(BUILD)/nohzk.pass1.elf: $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o linker.ld
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o
+
+$(BUILD)/ksyms.S: $(BUILD)/nohzk.pass1.elf tools/ksyms.sh
+	NM=$(NM) tools/ksyms.sh $< > $@
+
+$(BUILD)/ksyms.o: $(BUILD)/ksyms.S
+	$(CC) -c -o $@ $<
+
+$(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms.o
+	NM=$(NM) tools/ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: addresses moved between links"; rm -f $@; exit 1; }
+
+host-tests:
+	$(MAKE) -C tests/host OUT=$(abspath $(BUILD))/host
+
+run: deps $(KERNEL)
+	$(BOOT) --interactive
+
+run-uefi: deps $(KERNEL)
+	$(BOOT) --interactive --uefi
+
+# A port of our own: two users of one machine must not share a gdb port.
+GDB_PORT ?= $(shell echo $$((20000 + $$(id -u) % 20000)))
+debug: deps $(KERNEL)
+	@echo "QEMU waits for gdb on port $(GDB_PORT); the console goes to $(BUILD)/debug-console.log"
+	$(BOOT) --gdb $(GDB_PORT) --interactive > $(BUILD)/debug-console.log 2>&1 < /dev/null & \
+	sleep 1; gdb -q -x tools/gdbinit -ex "target remote 127.0.0.1:$(GDB_PORT)" $(KERNEL); \
+	kill %1 2>/dev/null || true
+
+test: deps all
+	tests/run
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KERNEL_OBJECTS:.o=.d)

@@ -1,0 +1,27 @@
+/* The global clocksource: nanoseconds since boot, the same on every CPU.
+ * The HPET main counter when there is one; otherwise the PIT (whose 16-bit
+ * counter wraps every 55 ms, so something must read it more often than
+ * that: the timekeeper's tick does). TSCs are not used: QEMU's vCPUs do not
+ * keep them in step. */
+#ifndef ARCH_X86_CLOCK_H
+#define ARCH_X86_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum clock_source { CLOCK_SOURCE_NONE, CLOCK_SOURCE_HPET, CLOCK_SOURCE_PIT };
+
+void clock_init(uint64_t hpet_phys_address);    /* 0: no HPET */
+uint64_t clock_now(void);
+enum clock_source clock_source(void);
+const char *clock_source_name(void);
+bool clock_needs_periodic_reads(void);           /* true for the PIT */
+void clock_delay_ns(uint64_t ns);                /* busy wait */
+
+/* The two sources, for clock.c */
+bool hpet_init(uint64_t phys_address);
+uint64_t hpet_read_ns(void);
+void pit_clock_init(void);
+uint64_t pit_read_ns(void);
+
+#endif

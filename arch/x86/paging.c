@@ -1,0 +1,169 @@
+/* Kernel page tables: see arch/x86/paging.h.
+ *
+ * paging_init() replaces boot/multiboot2.asm's early tables (which map
+ * everything read-write-execute) with tables that enforce W^X on the kernel
+ * image and NX on all data. The early tables stay in memory: application
+ * processors use them for the few instructions between the trampoline and
+ * ap_entry64, which switches to kernel_page_table_phys.
+ *
+ * Left out: global pages, 1 GiB pages, freeing page-table pages. */
+#include "arch/x86/paging.h"
+
+#include "arch/x86/cpu.h"
+#include "kernel/page_alloc.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/spinlock.h"
+
+#define ENTRIES_PER_TABLE 512
+#define HUGE_PAGE_SIZE    (2ul << 20)
+
+extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
+extern char __data_start[], __data_end[];
+
+uint64_t kernel_page_table_phys;
+static uint64_t *kernel_pml4;
+static struct spinlock paging_lock = SPINLOCK_INIT("paging");
+static uint64_t next_stack_address = KERNEL_STACKS_BASE;
+
+static unsigned table_index(uint64_t address, int level)
+{
+    return (address >> (PAGE_SHIFT + 9 * (level - 1))) & (ENTRIES_PER_TABLE - 1);
+}
+
+static uint64_t *table_at(uint64_t entry)
+{
+    return phys_to_virt(entry & PTE_ADDRESS);
+}
+
+static uint64_t new_table(void)
+{
+    uint64_t page = page_alloc();
+    if (!page)
+        panic("paging: out of memory for page tables");
+    return page;
+}
+
+/* Split a 2 MiB mapping into 512 4 KiB ones with the same attributes. */
+static void split_huge_entry(uint64_t *entry)
+{
+    uint64_t table_phys = new_table();
+    uint64_t *table = phys_to_virt(table_phys);
+    uint64_t flags = *entry & ~PTE_ADDRESS & ~PTE_HUGE;
+    uint64_t base = *entry & PTE_ADDRESS & ~(HUGE_PAGE_SIZE - 1);
+
+    for (unsigned i = 0; i < ENTRIES_PER_TABLE; i++)
+        table[i] = (base + i * PAGE_SIZE) | flags;
+    *entry = table_phys | PTE_PRESENT | PTE_WRITE;
+}
+
+/* The entry for address at the given level (1 = 4 KiB page table entry,
+ * 2 = page directory entry), creating tables on the way down. */
+static uint64_t *entry_for(uint64_t *pml4, uint64_t address, int level)
+{
+    uint64_t *table = pml4;
+
+    for (int current = 4; current > level; current--) {
+        uint64_t *entry = &table[table_index(address, current)];
+        if (*entry & PTE_PRESENT && *entry & PTE_HUGE)
+            split_huge_entry(entry);
+        if (!(*entry & PTE_PRESENT))
+            *entry = new_table() | PTE_PRESENT | PTE_WRITE;
+        table = table_at(*entry);
+    }
+    return &table[table_index(address, level)];
+}
+
+static void map_range(uint64_t virt, uint64_t phys, uint64_t length, uint64_t flags)
+{
+    for (uint64_t offset = 0; offset < length; offset += PAGE_SIZE)
+        *entry_for(kernel_pml4, virt + offset, 1) = (phys + offset) | flags | PTE_PRESENT;
+}
+
+static void map_kernel_section(const char *start, const char *end, uint64_t flags)
+{
+    uint64_t virt = (uint64_t)start & ~(PAGE_SIZE - 1);
+    map_range(virt, virt - KERNEL_VMA, (uint64_t)end - virt, flags);
+}
+
+void paging_init(uint64_t highest_ram_address)
+{
+    kernel_page_table_phys = new_table();
+    kernel_pml4 = phys_to_virt(kernel_page_table_phys);
+
+    map_kernel_section(__text_start, __text_end, 0);
+    map_kernel_section(__rodata_start, __rodata_end, PTE_NX);
+    map_kernel_section(__data_start, __data_end, PTE_WRITE | PTE_NX);
+
+    uint64_t direct_map_end = (highest_ram_address + HUGE_PAGE_SIZE - 1) & ~(HUGE_PAGE_SIZE - 1);
+    for (uint64_t phys = 0; phys < direct_map_end; phys += HUGE_PAGE_SIZE)
+        *entry_for(kernel_pml4, DIRECT_MAP_BASE + phys, 2) =
+            phys | PTE_PRESENT | PTE_WRITE | PTE_HUGE | PTE_NX;
+
+    write_cr3(kernel_page_table_phys);
+    printk("paging: kernel text RX, rodata R, data RW+NX; direct map of %lu MiB\n", direct_map_end >> 20);
+}
+
+bool paging_early_is_active(void)
+{
+    return kernel_page_table_phys == 0;
+}
+
+void *ioremap(uint64_t phys, size_t size)
+{
+    uint64_t start = phys & ~(PAGE_SIZE - 1);
+    uint64_t end = (phys + size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+
+    ASSERT(!paging_early_is_active());
+    spin_lock(&paging_lock);
+    for (uint64_t page = start; page < end; page += PAGE_SIZE) {
+        *entry_for(kernel_pml4, DIRECT_MAP_BASE + page, 1) =
+            page | PTE_PRESENT | PTE_WRITE | PTE_NX | PTE_PCD | PTE_PWT;
+        invlpg(DIRECT_MAP_BASE + page);
+    }
+    spin_unlock(&paging_lock);
+    return phys_to_virt(phys);
+}
+
+void *kernel_stack_allocate(size_t pages)
+{
+    spin_lock(&paging_lock);
+    uint64_t guard = next_stack_address;
+    next_stack_address += (pages + 1) * PAGE_SIZE;
+    for (size_t i = 0; i < pages; i++) {
+        uint64_t frame = page_alloc();
+        if (!frame)
+            panic("kernel_stack_allocate: out of memory");
+        *entry_for(kernel_pml4, guard + (i + 1) * PAGE_SIZE, 1) = frame | PTE_PRESENT | PTE_WRITE | PTE_NX;
+    }
+    spin_unlock(&paging_lock);
+    return (void *)(guard + (pages + 1) * PAGE_SIZE);
+}
+
+uint64_t virt_to_phys(const void *address)
+{
+    uint64_t virt = (uint64_t)address;
+
+    if (virt >= KERNEL_VMA)
+        return virt - KERNEL_VMA;
+    ASSERT(virt >= DIRECT_MAP_BASE && virt < KERNEL_STACKS_BASE);
+    return virt - DIRECT_MAP_BASE;
+}
+
+/* Whether address can be read without a fault, in the current tables. */
+bool paging_is_kernel_mapped(uint64_t address)
+{
+    uint64_t *table = phys_to_virt(read_cr3() & PTE_ADDRESS);
+
+    if (address < DIRECT_MAP_BASE)
+        return false;
+    for (int level = 4; level >= 1; level--) {
+        uint64_t entry = table[table_index(address, level)];
+        if (!(entry & PTE_PRESENT))
+            return false;
+        if (level == 1 || entry & PTE_HUGE)
+            return true;
+        table = table_at(entry);
+    }
+    return false;
+}

@@ -1,0 +1,42 @@
+/* Kernel page tables. Virtual layout (all in the upper half, shared by
+ * every future address space):
+ *   DIRECT_MAP_BASE + phys   all RAM, read-write, no-execute; device memory
+ *                            mapped on demand, uncached (ioremap)
+ *   KERNEL_STACKS_BASE ...   kernel stacks, each with an unmapped guard page
+ *   KERNEL_VMA + phys        the kernel image: text RX, rodata R, data RW */
+#ifndef ARCH_X86_PAGING_H
+#define ARCH_X86_PAGING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAGE_SIZE          4096ul
+#define PAGE_SHIFT         12
+#define DIRECT_MAP_BASE    0xffff800000000000ul
+#define KERNEL_STACKS_BASE 0xffffff0000000000ul
+#define KERNEL_VMA         0xffffffff80000000ul
+
+#define PTE_PRESENT  (1ul << 0)
+#define PTE_WRITE    (1ul << 1)
+#define PTE_USER     (1ul << 2)
+#define PTE_PWT      (1ul << 3)
+#define PTE_PCD      (1ul << 4)
+#define PTE_HUGE     (1ul << 7)
+#define PTE_GLOBAL   (1ul << 8)
+#define PTE_NX       (1ul << 63)
+#define PTE_ADDRESS  0x000ffffffffff000ul
+
+static inline void *phys_to_virt(uint64_t phys) { return (void *)(phys + DIRECT_MAP_BASE); }
+
+uint64_t virt_to_phys(const void *address);
+
+extern uint64_t kernel_page_table_phys;
+
+void paging_init(uint64_t highest_ram_address);
+void *ioremap(uint64_t phys, size_t size);
+void *kernel_stack_allocate(size_t pages);     /* returns the stack top */
+bool paging_is_kernel_mapped(uint64_t address);
+bool paging_early_is_active(void);
+
+#endif

@@ -1,0 +1,103 @@
+/* The IDT and the first C code of every interrupt and exception.
+ * Exceptions in the kernel are bugs: they panic with the registers and a
+ * backtrace. (Exceptions from user space will deliver signals; that comes
+ * with user mode.) Everything from vector 32 up is an interrupt and goes to
+ * kernel/irq.c. An NMI either stops this CPU for a panic or is counted. */
+#include "arch/x86/trap.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/gdt.h"
+#include "arch/x86/vectors.h"
+#include "kernel/irq.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+
+#define GATE_INTERRUPT 0x8e     /* present, ring 0, 64-bit interrupt gate (IF cleared) */
+
+struct idt_gate {
+    uint16_t offset_low;
+    uint16_t selector;
+    uint8_t ist;
+    uint8_t type;
+    uint16_t offset_middle;
+    uint32_t offset_high;
+    uint32_t reserved;
+} __attribute__((packed));
+
+struct idt_pointer {
+    uint16_t limit;
+    uint64_t base;
+} __attribute__((packed));
+
+extern const uint64_t vector_stubs[VECTOR_COUNT];
+static struct idt_gate idt[VECTOR_COUNT] __attribute__((aligned(16)));
+
+static const char *const exception_names[VECTOR_EXCEPTION_COUNT] = {
+    "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range exceeded",
+    "invalid opcode", "device not available", "double fault", "coprocessor segment overrun",
+    "invalid TSS", "segment not present", "stack-segment fault", "general protection fault",
+    "page fault", "reserved 15", "x87 floating-point error", "alignment check", "machine check",
+    "SIMD floating-point error", "virtualization exception", "control protection exception",
+};
+
+const char *exception_name(uint64_t vector)
+{
+    if (vector < VECTOR_EXCEPTION_COUNT && exception_names[vector])
+        return exception_names[vector];
+    return "reserved exception";
+}
+
+static void set_gate(unsigned vector, uint64_t handler, uint8_t ist)
+{
+    idt[vector] = (struct idt_gate){
+        .offset_low = handler & 0xffff,
+        .selector = SELECTOR_KERNEL_CODE,
+        .ist = ist,
+        .type = GATE_INTERRUPT,
+        .offset_middle = (handler >> 16) & 0xffff,
+        .offset_high = handler >> 32,
+    };
+}
+
+void idt_init(void)
+{
+    for (unsigned vector = 0; vector < VECTOR_COUNT; vector++)
+        set_gate(vector, vector_stubs[vector], 0);
+    set_gate(VECTOR_DOUBLE_FAULT, vector_stubs[VECTOR_DOUBLE_FAULT], IST_DOUBLE_FAULT);
+    set_gate(VECTOR_NMI, vector_stubs[VECTOR_NMI], IST_NMI);
+    set_gate(VECTOR_MACHINE_CHECK, vector_stubs[VECTOR_MACHINE_CHECK], IST_MACHINE_CHECK);
+}
+
+void idt_load(void)
+{
+    struct idt_pointer pointer = { sizeof(idt) - 1, (uint64_t)idt };
+    __asm__ volatile("lidt %0" : : "m"(pointer));
+}
+
+static void handle_nmi(struct trap_frame *frame)
+{
+    if (panic_in_progress())
+        panic_halt_this_cpu();
+    panic_from_trap(frame, "unexpected NMI");
+}
+
+static void handle_exception(struct trap_frame *frame)
+{
+    if (frame->vector == VECTOR_NMI) {
+        handle_nmi(frame);
+        return;
+    }
+    if (frame->vector == VECTOR_PAGE_FAULT)
+        panic_from_trap(frame, "page fault at address %#lx (%s, %s)", read_cr2(),
+                        frame->error_code & 1 ? "protection violation" : "page not present",
+                        frame->error_code & 2 ? "write" : frame->error_code & 16 ? "instruction fetch" : "read");
+    panic_from_trap(frame, "%s in the kernel", exception_name(frame->vector));
+}
+
+void trap_dispatch(struct trap_frame *frame)
+{
+    if (frame->vector < VECTOR_EXCEPTION_COUNT)
+        handle_exception(frame);
+    else
+        irq_dispatch(frame);
+}

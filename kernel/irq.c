@@ -1,0 +1,87 @@
+/* Interrupt dispatch and per-CPU interrupt counters.
+ *
+ * Every interrupt takes the same path: count it against its source on this
+ * CPU, irq_enter(), run the handler, acknowledge the local APIC, irq_exit().
+ * irq_enter/irq_exit are where context tracking and the tick will hook in
+ * (an interrupt that arrives on a CPU whose tick is stopped, or that ends in
+ * user space). */
+#include "kernel/irq.h"
+
+#include "arch/x86/lapic.h"
+#include "arch/x86/trap.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+
+struct irq_action {
+    irq_handler_fn handler;
+    enum irq_source source;
+};
+
+static struct irq_action actions[VECTOR_COUNT];
+
+static const char *const source_names[IRQ_SOURCE_DEVICE_FIRST] = {
+    [IRQ_SOURCE_LOCAL_TIMER] = "LOC",   [IRQ_SOURCE_RESCHEDULE] = "RES",
+    [IRQ_SOURCE_CALL_FUNCTION] = "CAL", [IRQ_SOURCE_NOHZ_KICK] = "NHZ",
+    [IRQ_SOURCE_SPURIOUS] = "SPU",      [IRQ_SOURCE_APIC_ERROR] = "ERR",
+};
+
+const char *irq_source_name(enum irq_source source)
+{
+    return source < IRQ_SOURCE_DEVICE_FIRST ? source_names[source] : "device";
+}
+
+void irq_register(unsigned vector, enum irq_source source, irq_handler_fn handler)
+{
+    ASSERT(vector >= VECTOR_EXCEPTION_COUNT && vector < VECTOR_COUNT);
+    ASSERT(source < IRQ_SOURCE_COUNT);
+    actions[vector].source = source;
+    actions[vector].handler = handler;
+}
+
+uint64_t irq_count(unsigned cpu, enum irq_source source)
+{
+    return __atomic_load_n(&cpus[cpu]->irq_counts[source], __ATOMIC_RELAXED);
+}
+
+bool in_interrupt(void)
+{
+    return this_cpu()->irq_nesting > 0;
+}
+
+static void irq_enter(struct cpu *cpu)
+{
+    cpu->irq_nesting++;
+}
+
+static void irq_exit(struct cpu *cpu)
+{
+    cpu->irq_nesting--;
+}
+
+/* Interrupts the APIC must not be acknowledged for: its own spurious
+ * vector, and the masked 8259's spurious IRQ 7 and 15. */
+static bool is_spurious(unsigned vector)
+{
+    return vector == VECTOR_SPURIOUS ||
+           (vector >= VECTOR_LEGACY_PIC_BASE && vector < VECTOR_LEGACY_PIC_BASE + 16);
+}
+
+void irq_dispatch(struct trap_frame *frame)
+{
+    struct cpu *cpu = this_cpu();
+    unsigned vector = (unsigned)frame->vector;
+    const struct irq_action *action = &actions[vector];
+
+    if (is_spurious(vector) || !action->handler) {
+        cpu->irq_counts[IRQ_SOURCE_SPURIOUS]++;
+        if (!is_spurious(vector))
+            lapic_eoi();
+        return;
+    }
+    cpu->irq_counts[action->source]++;
+    irq_enter(cpu);
+    action->handler(frame);
+    lapic_eoi();
+    irq_exit(cpu);
+}

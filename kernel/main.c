@@ -1,0 +1,199 @@
+/* kernel_main: the boot CPU's path from the boot loader to a running
+ * system, in order; ap_main: the same for the other CPUs. Each step is one
+ * call, so this file reads as the table of contents of the boot. */
+#include "arch/x86/acpi.h"
+#include "arch/x86/clock.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/interrupt_controllers.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/power.h"
+#include "arch/x86/serial.h"
+#include "arch/x86/smpboot.h"
+#include "arch/x86/trap.h"
+#include "kernel/cmdline.h"
+#include "kernel/ktest.h"
+#include "kernel/memmap.h"
+#include "kernel/multiboot2.h"
+#include "kernel/page_alloc.h"
+#include "kernel/panic.h"
+#include "kernel/params.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+#define BOOT_INFO_MAX_BYTES (64 * 1024)
+#define DEFAULT_LAPIC_ADDRESS 0xfee00000ul
+#define LOW_MEMORY_LIMIT 0xa0000ul          /* the trampoline must start below 1 MiB */
+
+extern char __kernel_end[];
+
+static struct boot_info boot_info;
+static struct memmap free_memory;
+static uint64_t trampoline_page;
+
+static void read_boot_info(uint32_t magic, uint32_t info_phys)
+{
+    if (magic != MB2_BOOTLOADER_MAGIC)
+        panic("not started by a multiboot2 boot loader (magic %#x)", magic);
+    uint32_t total_size = *(const uint32_t *)phys_to_virt(info_phys);
+    size_t available = total_size < BOOT_INFO_MAX_BYTES ? total_size : BOOT_INFO_MAX_BYTES;
+    if (mb2_parse(phys_to_virt(info_phys), available, &boot_info) < 0)
+        panic("the multiboot2 boot information is malformed (%u bytes)", total_size);
+    printk("boot: loader '%s', command line '%s'\n", boot_info.boot_loader_name, boot_info.cmdline);
+}
+
+/* The highest address of any RAM, so that the direct map covers the boot
+ * information, modules and ACPI tables as well as free memory. */
+static uint64_t highest_ram_address(void)
+{
+    uint64_t highest = 0;
+    for (size_t i = 0; i < boot_info.memory_map_count; i++) {
+        const struct mb2_memory_entry *entry = &boot_info.memory_map[i];
+        if (entry->type == MB2_MEMORY_RESERVED || entry->type == MB2_MEMORY_BADRAM)
+            continue;
+        if (entry->base + entry->length > highest)
+            highest = entry->base + entry->length;
+    }
+    return highest;
+}
+
+/* The lowest free page below 640 KiB, for the AP trampoline. */
+static uint64_t choose_trampoline_page(void)
+{
+    for (uint64_t page = PAGE_SIZE; page < LOW_MEMORY_LIMIT; page += PAGE_SIZE) {
+        if (memmap_contains(&free_memory, page, PAGE_SIZE))
+            return page;
+    }
+    return 0;
+}
+
+static void build_free_memory(uint32_t info_phys)
+{
+    memmap_init(&free_memory);
+    if (mb2_add_usable_memory(&boot_info, &free_memory) < 0)
+        panic("the boot loader gave no usable memory map");
+    memmap_reserve(&free_memory, 0, PAGE_SIZE);        /* page 0 stays unmapped-as-free: NULL */
+    memmap_reserve(&free_memory, 0x100000, virt_to_phys(__kernel_end) - 0x100000);
+    memmap_reserve(&free_memory, info_phys, boot_info.total_size);
+    for (size_t i = 0; i < boot_info.module_count; i++)
+        memmap_reserve(&free_memory, boot_info.modules[i].start,
+                       boot_info.modules[i].end - boot_info.modules[i].start);
+    acpi_reserve_tables(&free_memory);
+    memmap_align_pages(&free_memory, PAGE_SIZE);
+
+    trampoline_page = choose_trampoline_page();
+    if (trampoline_page)
+        memmap_reserve(&free_memory, trampoline_page, PAGE_SIZE);
+    else
+        printk("smp: no free page below 640 KiB for the AP trampoline\n");
+}
+
+static void start_interrupt_controllers(const struct acpi_info *acpi)
+{
+    pic_disable();
+    lapic_init_boot_cpu(acpi->has_madt ? acpi->madt.lapic_address : DEFAULT_LAPIC_ADDRESS);
+    this_cpu()->apic_id = lapic_id();
+    if (acpi->has_madt && acpi->madt.ioapic_count > 0)
+        ioapic_init(acpi->madt.ioapics[0].address, acpi->madt.ioapics[0].gsi_base);
+}
+
+static void start_secondary_cpus(const struct acpi_info *acpi)
+{
+    uint32_t apic_ids[MAX_CPUS];
+    unsigned count = 0;
+
+    if (!acpi->has_madt || !trampoline_page)
+        return;
+    for (unsigned i = 0; i < acpi->madt.cpu_count && count < MAX_CPUS; i++) {
+        if (acpi->madt.cpus[i].enabled)
+            apic_ids[count++] = acpi->madt.cpus[i].apic_id;
+    }
+    smp_boot_secondary_cpus(apic_ids, count, trampoline_page);
+}
+
+static const struct mb2_module *find_module(const char *name)
+{
+    for (size_t i = 0; i < boot_info.module_count; i++) {
+        if (strcmp(boot_info.modules[i].name, name) == 0)
+            return &boot_info.modules[i];
+    }
+    return 0;
+}
+
+static void show_ticks_after_one_second(void)
+{
+    uint64_t start = clock_now();
+    while (clock_now() - start < 1000000000ul)
+        enable_irqs_and_halt();
+    unsigned cpu;
+    printk("tick: LOC interrupts per CPU after 1 s:");
+    for_each_online_cpu(cpu)
+        printk(" cpu%u=%lu", cpu, irq_count(cpu, IRQ_SOURCE_LOCAL_TIMER));
+    printk("\n");
+}
+
+/* What to do once every CPU is up: run the in-kernel tests, or the command
+ * that tools/boot passed, or stay up for an interactive session. */
+static void __attribute__((noreturn)) run_payload(void)
+{
+    if (kernel_params.ktest[0]) {
+        unsigned failed = ktest_run(kernel_params.ktest);
+        machine_power_off(failed ? 1 : 0);
+    }
+    const struct mb2_module *command = find_module("command");
+    if (command) {
+        size_t length = command->end - command->start;
+        if (length == 0)
+            machine_power_off(0);
+        printk("nohzk: cannot run '%.*s': there is no user space yet\n", (int)length,
+               (const char *)phys_to_virt(command->start));
+        machine_power_off(127);
+    }
+    show_ticks_after_one_second();
+    printk("nohzk: up; there is no shell yet. Ctrl-A X leaves QEMU.\n");
+    for (;;)
+        enable_irqs_and_halt();
+}
+
+void kernel_main(uint32_t magic, uint32_t info_phys)
+{
+    struct cpu *boot_cpu = percpu_setup_boot_cpu();
+
+    serial_init();
+    printk("\nnohzk: booting\n");
+    read_boot_info(magic, info_phys);
+    params_parse(boot_info.cmdline);
+    const struct acpi_info *acpi =
+        acpi_init(boot_info.rsdp_version ? boot_info.rsdp : 0, boot_info.rsdp_length);
+
+    build_free_memory(info_phys);
+    page_alloc_init(&free_memory);
+    paging_init(highest_ram_address());
+
+    idt_init();
+    percpu_install(boot_cpu);
+    start_interrupt_controllers(acpi);
+    clock_init(kernel_params.force_pit || !acpi->has_hpet ? 0 : acpi->hpet_address);
+    lapic_timer_calibrate();
+    ipi_init();
+    tick_init();
+
+    percpu_mark_online(boot_cpu);
+    irq_enable();
+    tick_start_this_cpu();
+    start_secondary_cpus(acpi);
+    printk("smp: %u CPUs online\n", cpu_count);
+    run_payload();
+}
+
+void ap_main(struct cpu *cpu)
+{
+    percpu_install(cpu);
+    lapic_init_this_cpu();
+    percpu_mark_online(cpu);
+    irq_enable();
+    tick_start_this_cpu();
+    for (;;)
+        enable_irqs_and_halt();
+}

@@ -1,0 +1,37 @@
+/* Every kernel command line parameter nohzk understands, in one table.
+ * Anything else on the command line is reported on the console (never
+ * silently ignored), and a bad value keeps the default. */
+#include "kernel/params.h"
+
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/tick.h"
+
+struct kernel_params kernel_params;
+
+enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
+static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
+
+static uint64_t hz = 1000;
+static int clocksource = CLOCKSOURCE_AUTO;
+
+static struct kernel_param params[] = {
+    PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
+    PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
+    PARAM_ENUM("clocksource", &clocksource, clocksource_names),
+};
+
+static void report(void *ctx, const char *message)
+{
+    (void)ctx;
+    printk("cmdline: %s\n", message);
+}
+
+int params_parse(const char *cmdline)
+{
+    int errors = cmdline_parse(cmdline, params, sizeof(params) / sizeof(params[0]), report, 0);
+
+    tick_hz = (unsigned)hz;
+    kernel_params.force_pit = clocksource == CLOCKSOURCE_PIT;
+    return errors;
+}

@@ -1,0 +1,22 @@
+/* The kernel command line parameters, once parsed (kernel/params.c lists
+ * them with their types and defaults). */
+#ifndef KERNEL_PARAMS_H
+#define KERNEL_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define KTEST_NAMES_SIZE 256
+
+struct kernel_params {
+    char ktest[KTEST_NAMES_SIZE];   /* ktest=: suites to run, "" for none */
+    bool force_pit;                 /* clocksource=pit */
+};
+
+extern struct kernel_params kernel_params;
+
+/* Parse and report every bad word on the console; keeps the defaults for
+ * those. Returns the number of problems. */
+int params_parse(const char *cmdline);
+
+#endif

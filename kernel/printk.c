@@ -1,0 +1,43 @@
+/* printk: format into a buffer, then write it to the console under a lock. */
+#include "kernel/printk.h"
+
+#include "arch/x86/serial.h"
+#include "kernel/format.h"
+#include "kernel/spinlock.h"
+
+#define PRINTK_BUFFER_SIZE 512
+
+static struct spinlock console_lock = SPINLOCK_INIT("console");
+
+static void write_formatted(const char *format, va_list args)
+{
+    char buf[PRINTK_BUFFER_SIZE];
+    int length = vsnprintf(buf, sizeof(buf), format, args);
+
+    if (length >= (int)sizeof(buf))
+        length = sizeof(buf) - 1;
+    serial_write(buf, (size_t)length);
+}
+
+void vprintk(const char *format, va_list args)
+{
+    spin_lock(&console_lock);
+    write_formatted(format, args);
+    spin_unlock(&console_lock);
+}
+
+void printk(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vprintk(format, args);
+    va_end(args);
+}
+
+void printk_unlocked(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    write_formatted(format, args);
+    va_end(args);
+}

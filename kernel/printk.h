@@ -1,0 +1,13 @@
+/* Kernel messages on the console. A message is written whole under one lock,
+ * so lines from different CPUs never interleave. */
+#ifndef KERNEL_PRINTK_H
+#define KERNEL_PRINTK_H
+
+#include <stdarg.h>
+
+void printk(const char *format, ...) __attribute__((format(printf, 1, 2)));
+void vprintk(const char *format, va_list args);
+/* For the panic path: never waits for the console lock. */
+void printk_unlocked(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

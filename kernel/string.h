@@ -1,0 +1,22 @@
+/* String and memory helpers. Pure modules (those also compiled into host
+ * unit tests) include this header; under HOST_TEST it is the C library's. */
+#ifndef NOHZK_STRING_H
+#define NOHZK_STRING_H
+
+#include <stddef.h>
+
+#ifdef HOST_TEST
+#include <string.h>
+#else
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+#endif
+
+#endif

@@ -1,0 +1,84 @@
+/* The tick: a periodic interrupt on every CPU, built from one-shot timer
+ * deadlines (arch/x86/timer.h). Each tick the CPU does its periodic work
+ * (for now: the timekeeper advances jiffies); then tick_program_next()
+ * decides when the next one comes. That function is the seam where a tick
+ * policy will decide to stop the tick instead (docs/tick.md).
+ *
+ * Deadlines are absolute and advance by exactly one period, so ticks do not
+ * drift. If the CPU ran late (a vCPU not scheduled by the host for a while)
+ * the periods it missed are counted in tick.missed rather than fired in a
+ * burst. */
+#include "kernel/tick.h"
+
+#include "arch/x86/timer.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/vectors.h"
+#include "kernel/irq.h"
+#include "kernel/percpu.h"
+
+#define NS_PER_SECOND 1000000000ul
+
+unsigned tick_hz = 1000;
+uint64_t tick_period_ns;
+volatile uint64_t jiffies;
+volatile unsigned timekeeper_cpu;
+
+static void timekeeping_update(uint64_t now)
+{
+    __atomic_store_n(&jiffies, now / tick_period_ns, __ATOMIC_RELEASE);
+}
+
+static void tick_do_periodic_work(struct cpu *cpu, uint64_t now)
+{
+    cpu->tick.ticks++;
+    if (cpu->id == timekeeper_cpu)
+        timekeeping_update(now);
+}
+
+/* The next tick: one period after the last deadline, skipping the periods
+ * that are already in the past. */
+static void tick_program_next(struct tick_state *tick, uint64_t now)
+{
+    uint64_t next = tick->next_deadline + tick_period_ns;
+
+    if (next <= now) {
+        uint64_t behind = (now - tick->next_deadline) / tick_period_ns;
+        tick->missed += behind;
+        next = tick->next_deadline + (behind + 1) * tick_period_ns;
+    }
+    tick->next_deadline = next;
+    timer_set_deadline(next);
+}
+
+static void tick_interrupt(struct trap_frame *frame)
+{
+    struct cpu *cpu = this_cpu();
+    struct tick_state *tick = &cpu->tick;
+    uint64_t now = clock_now();
+
+    (void)frame;
+    if (!tick->running)
+        return;                 /* a stale interrupt after the tick was stopped */
+    if (now < tick->next_deadline) {
+        tick->early++;          /* the timer's range is limited: wait more */
+        timer_set_deadline(tick->next_deadline);
+        return;
+    }
+    tick_do_periodic_work(cpu, now);
+    tick_program_next(tick, now);
+}
+
+void tick_init(void)
+{
+    tick_period_ns = NS_PER_SECOND / tick_hz;
+    irq_register(VECTOR_LOCAL_TIMER, IRQ_SOURCE_LOCAL_TIMER, tick_interrupt);
+}
+
+void tick_start_this_cpu(void)
+{
+    struct tick_state *tick = &this_cpu()->tick;
+
+    tick->next_deadline = clock_now() + tick_period_ns;
+    tick->running = true;
+    timer_set_deadline(tick->next_deadline);
+}
