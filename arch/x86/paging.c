@@ -150,20 +150,25 @@ uint64_t virt_to_phys(const void *address)
     return virt - DIRECT_MAP_BASE;
 }
 
-/* Whether address can be read without a fault, in the current tables. */
-bool paging_is_kernel_mapped(uint64_t address)
+/* The entry that maps address in the current tables (4 KiB or 2 MiB), or 0. */
+uint64_t paging_lookup(uint64_t address)
 {
     uint64_t *table = phys_to_virt(read_cr3() & PTE_ADDRESS);
 
     if (address < DIRECT_MAP_BASE)
-        return false;
+        return 0;
     for (int level = 4; level >= 1; level--) {
         uint64_t entry = table[table_index(address, level)];
         if (!(entry & PTE_PRESENT))
-            return false;
+            return 0;
         if (level == 1 || entry & PTE_HUGE)
-            return true;
+            return entry;
         table = table_at(entry);
     }
-    return false;
+    return 0;
+}
+
+bool paging_is_kernel_mapped(uint64_t address)
+{
+    return paging_lookup(address) != 0;
 }

@@ -37,6 +37,7 @@ void paging_init(uint64_t highest_ram_address);
 void *ioremap(uint64_t phys, size_t size);
 void *kernel_stack_allocate(size_t pages);     /* returns the stack top */
 bool paging_is_kernel_mapped(uint64_t address);
+uint64_t paging_lookup(uint64_t address);      /* the mapping entry, 0 if none */
 bool paging_early_is_active(void);
 
 #endif
