@@ -91,7 +91,11 @@ int vsnprintf(char *buf, size_t size, const char *format, va_list args)
             width = width * 10 + (*p - '0');
         if (*p == '.') {
             precision = 0;
-            for (p++; *p >= '0' && *p <= '9'; p++)
+            if (*++p == '*') {
+                precision = va_arg(args, int);
+                p++;
+            }
+            for (; *p >= '0' && *p <= '9'; p++)
                 precision = precision * 10 + (*p - '0');
         }
         for (; *p == 'l' || *p == 'z'; p++)

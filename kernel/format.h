@@ -1,5 +1,5 @@
 /* A small vsnprintf for the kernel: %d %i %u %x %X %o %p %s %c %%, with the
- * flags '-', '0' and '#' (0x prefix), a width (number or '*'), a precision for %s, and the
+ * flags '-', '0' and '#' (0x prefix), a width and a precision for %s (number or '*'), and the
  * length modifiers l, ll, z. No floating point (the kernel has none). */
 #ifndef KERNEL_FORMAT_H
 #define KERNEL_FORMAT_H

@@ -1,0 +1,97 @@
+"""The QEMU scenarios of `make test`, run in order by tests/run, each one
+boot through tools/boot. To add one, append a dict to SCENARIOS.
+
+Keys (defaults in DEFAULTS):
+  name             unique; the log is build/test-logs/NAME.log
+  smp              CPUs (-smp)
+  uefi             boot through OVMF instead of SeaBIOS
+  mem              guest memory (QEMU -m syntax), None = tools/boot's default
+  append           kernel command line (ktest=SUITE,... selects in-kernel
+                   KTAP suites; they power off with 0 if all passed, else 1)
+  qemu             extra QEMU arguments ("-machine ..." replaces the default)
+  add              list of tools/boot --add specs (HOSTFILE[:/GUEST/PATH])
+  command          shell command line run with sh -c; None = none
+  timeout          seconds before tools/boot gives up (exit 124)
+  expect_status    tools/boot's exit status (253 panic, 254 reset, 124
+                   timeout; see tools/boot --help)
+  ktap             the output must hold a complete, all-passing KTAP v1
+                   document (tests/qemu/ktap.py)
+  must_contain     regexes (re.MULTILINE) that must each match the output
+  must_not_contain regexes that must not match it
+
+Times under TCG depend on the host: never assert on them here.
+"""
+
+DEFAULTS = {
+    "smp": 4,
+    "uefi": False,
+    "mem": None,
+    "append": "",
+    "qemu": "",
+    "add": [],
+    "command": None,
+    "timeout": 60,
+    "expect_status": 0,
+    "ktap": True,
+    "must_contain": [],
+    "must_not_contain": [],
+}
+
+
+def _cpus_online(n):
+    """Every CPU announced itself and the count is right."""
+    return [r"smp: %d CPUs online" % n] + \
+        [r"cpu %d: online, APIC ID %d\b" % (k, k) for k in range(n)]
+
+
+SCENARIOS = [
+    # Boot and bring every CPU up, through SeaBIOS and OVMF.
+    {"name": "boot-smp1", "smp": 1, "append": "ktest=boot",
+     "must_contain": _cpus_online(1)},
+    {"name": "boot-smp2", "smp": 2, "append": "ktest=boot",
+     "must_contain": _cpus_online(2)},
+    {"name": "boot-smp4", "smp": 4, "append": "ktest=boot",
+     "must_contain": _cpus_online(4)},
+    {"name": "boot-smp8", "smp": 8, "append": "ktest=boot",
+     "must_contain": _cpus_online(8)},
+    {"name": "boot-smp16", "smp": 16, "timeout": 120, "append": "ktest=boot",
+     "must_contain": _cpus_online(16)},
+    {"name": "boot-uefi-smp4", "smp": 4, "uefi": True, "timeout": 120,
+     "append": "ktest=boot", "must_contain": _cpus_online(4)},
+
+    # In-kernel suites.
+    {"name": "tick", "smp": 4, "append": "ktest=tick"},
+    {"name": "ipi", "smp": 4, "append": "ktest=ipi"},
+    {"name": "alloc", "smp": 2, "append": "ktest=alloc"},
+    # The smallest machine we promise to boot on.
+    {"name": "alloc-mem64", "smp": 4, "mem": "64M", "append": "ktest=boot,alloc"},
+    # hz= changes the tick rate; the tick suite measures against it.
+    {"name": "tick-hz100", "smp": 2, "append": "hz=100 ktest=tick"},
+
+    # A panic is reported with a symbolized backtrace and status 253.
+    {"name": "panic", "append": "ktest=panic", "expect_status": 253,
+     "ktap": False,
+     "must_contain": [r"^PANIC: cpu 0: page fault at address 0x0",
+                      r"^Backtrace:",
+                      r"\] ktest_panic_null_dereference\+0x",
+                      r"\] kernel_main\+0x"]},
+    # An unknown suite is a failure, not a silent pass.
+    {"name": "unknown-suite", "append": "ktest=boot,nonesuch", "ktap": False,
+     "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
+
+    # Bad parameters are reported, never silently ignored.
+    {"name": "unknown-param", "append": "bogus=1 hz=123 ktest=boot",
+     "must_contain": [r'unknown parameter "bogus=1"',
+                      r"hz=123: must be one of 100, 250, 1000"]},
+
+    # Machines without an HPET or without ACPI.
+    {"name": "no-hpet", "qemu": "-machine pc,hpet=off", "append": "ktest=tick",
+     "must_contain": [r"clock: no HPET, using the PIT"]},
+    {"name": "no-acpi", "qemu": "-machine pc,acpi=off", "smp": 2,
+     "append": "ktest=boot",
+     "must_contain": [r"acpi: no MADT", r"smp: 1 CPUs online"]},
+
+    # An empty command line powers off with status 0.
+    {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
+     "must_contain": [r"nohzk: power-off status=0"]},
+]
