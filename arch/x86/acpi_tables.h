@@ -18,8 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Same value as MAX_CPUS in kernel/cpumask.h. */
-#define ACPI_MAX_CPUS       64
+#include "kernel/cpumask.h"
+
+#define ACPI_MAX_CPUS       MAX_CPUS
 #define ACPI_MAX_IOAPICS     8
 #define ACPI_MAX_OVERRIDES  16
 #define ACPI_MAX_LAPIC_NMIS  8
@@ -32,14 +33,14 @@
 
 /* MADT ("APIC" table) entry types. */
 enum acpi_madt_entry_type {
-	ACPI_MADT_LOCAL_APIC                 = 0,
-	ACPI_MADT_IOAPIC                     = 1,
-	ACPI_MADT_INTERRUPT_OVERRIDE         = 2,
-	ACPI_MADT_NMI_SOURCE                 = 3,
-	ACPI_MADT_LOCAL_APIC_NMI             = 4,
-	ACPI_MADT_LOCAL_APIC_ADDRESS_OVERRIDE = 5,
-	ACPI_MADT_LOCAL_X2APIC               = 9,
-	ACPI_MADT_LOCAL_X2APIC_NMI           = 10,
+    ACPI_MADT_LOCAL_APIC                 = 0,
+    ACPI_MADT_IOAPIC                     = 1,
+    ACPI_MADT_INTERRUPT_OVERRIDE         = 2,
+    ACPI_MADT_NMI_SOURCE                 = 3,
+    ACPI_MADT_LOCAL_APIC_NMI             = 4,
+    ACPI_MADT_LOCAL_APIC_ADDRESS_OVERRIDE = 5,
+    ACPI_MADT_LOCAL_X2APIC               = 9,
+    ACPI_MADT_LOCAL_X2APIC_NMI           = 10,
 };
 
 /* MADT flags: the 8259 PICs are present and must be masked by the OS. */
@@ -63,73 +64,73 @@ enum acpi_madt_entry_type {
 
 static inline bool acpi_override_is_level(uint16_t flags)
 {
-	return (flags & ACPI_INTI_TRIGGER_MASK) == ACPI_INTI_TRIGGER_LEVEL;
+    return (flags & ACPI_INTI_TRIGGER_MASK) == ACPI_INTI_TRIGGER_LEVEL;
 }
 
 static inline bool acpi_override_is_active_low(uint16_t flags)
 {
-	return (flags & ACPI_INTI_POLARITY_MASK) == ACPI_INTI_POLARITY_LOW;
+    return (flags & ACPI_INTI_POLARITY_MASK) == ACPI_INTI_POLARITY_LOW;
 }
 
 struct acpi_cpu {
-	uint32_t apic_id;
-	uint32_t processor_uid;   /* ACPI's name for the CPU (NMI entries use it) */
-	bool enabled;             /* false: only online-capable, not started yet */
+    uint32_t apic_id;
+    uint32_t processor_uid;   /* ACPI's name for the CPU (NMI entries use it) */
+    bool enabled;             /* false: only online-capable, not started yet */
 };
 
 struct acpi_ioapic {
-	uint8_t id;
-	uint32_t address;         /* physical MMIO base */
-	uint32_t gsi_base;        /* first global system interrupt it serves */
+    uint8_t id;
+    uint32_t address;         /* physical MMIO base */
+    uint32_t gsi_base;        /* first global system interrupt it serves */
 };
 
 struct acpi_irq_override {
-	uint8_t isa_irq;
-	uint32_t gsi;
-	uint16_t flags;           /* ACPI_INTI_* */
+    uint8_t isa_irq;
+    uint32_t gsi;
+    uint16_t flags;           /* ACPI_INTI_* */
 };
 
 struct acpi_lapic_nmi {
-	uint32_t processor_uid;   /* or ACPI_NMI_ALL_PROCESSORS */
-	uint16_t flags;           /* ACPI_INTI_* */
-	uint8_t lint;             /* LINT0 or LINT1 pin of the local APIC */
+    uint32_t processor_uid;   /* or ACPI_NMI_ALL_PROCESSORS */
+    uint16_t flags;           /* ACPI_INTI_* */
+    uint8_t lint;             /* LINT0 or LINT1 pin of the local APIC */
 };
 
 struct acpi_madt_info {
-	uint64_t lapic_address;   /* physical, after any address override */
-	bool has_legacy_pics;     /* ACPI_MADT_PCAT_COMPAT */
+    uint64_t lapic_address;   /* physical, after any address override */
+    bool has_legacy_pics;     /* ACPI_MADT_PCAT_COMPAT */
 
-	unsigned cpu_count;       /* in MADT order; the BSP is not always first */
-	struct acpi_cpu cpus[ACPI_MAX_CPUS];
-	/* Usable CPUs not recorded: past ACPI_MAX_CPUS, APIC id >= 255
-	 * (x2APIC only), or an APIC id already seen. */
-	unsigned cpus_skipped;
+    unsigned int cpu_count;       /* in MADT order; the BSP is not always first */
+    struct acpi_cpu cpus[ACPI_MAX_CPUS];
+    /* Usable CPUs not recorded: past ACPI_MAX_CPUS, APIC id >= 255
+     * (x2APIC only), or an APIC id already seen. */
+    unsigned int cpus_skipped;
 
-	unsigned ioapic_count;
-	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
-	unsigned override_count;
-	struct acpi_irq_override overrides[ACPI_MAX_OVERRIDES];
-	unsigned nmi_count;
-	struct acpi_lapic_nmi nmis[ACPI_MAX_LAPIC_NMIS];
-	/* IOAPIC, override and NMI entries that did not fit their arrays. */
-	unsigned entries_dropped;
+    unsigned int ioapic_count;
+    struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
+    unsigned int override_count;
+    struct acpi_irq_override overrides[ACPI_MAX_OVERRIDES];
+    unsigned int nmi_count;
+    struct acpi_lapic_nmi nmis[ACPI_MAX_LAPIC_NMIS];
+    /* IOAPIC, override and NMI entries that did not fit their arrays. */
+    unsigned int entries_dropped;
 };
 
 /* What acpi_parse found. About 1 KiB: keep it in static storage, not on
  * a kernel stack. */
 struct acpi_info {
-	uint8_t revision;         /* RSDP revision: 0 = ACPI 1.0, 2 = 2.0+ */
-	char oem_id[7];           /* RSDP OEM id, NUL-terminated */
-	bool root_is_xsdt;        /* tables came from the XSDT, not the RSDT */
-	/* Tables (and a root table we fell back from) that could not be
-	 * mapped or failed validation, and were skipped. */
-	unsigned bad_tables;
+    uint8_t revision;         /* RSDP revision: 0 = ACPI 1.0, 2 = 2.0+ */
+    char oem_id[7];           /* RSDP OEM id, NUL-terminated */
+    bool root_is_xsdt;        /* tables came from the XSDT, not the RSDT */
+    /* Tables (and a root table we fell back from) that could not be
+     * mapped or failed validation, and were skipped. */
+    unsigned int bad_tables;
 
-	bool has_madt;
-	struct acpi_madt_info madt;
+    bool has_madt;
+    struct acpi_madt_info madt;
 
-	bool has_hpet;
-	uint64_t hpet_address;    /* physical MMIO base of HPET block 0 */
+    bool has_hpet;
+    uint64_t hpet_address;    /* physical MMIO base of HPET block 0 */
 };
 
 /* Returns a readable pointer to `length` bytes of physical memory at
@@ -152,16 +153,16 @@ int acpi_table_validate(const void *table, size_t length);
  * the RSDP or every root table is unusable; a missing MADT is not an
  * error (check out->has_madt). */
 int acpi_parse(const void *rsdp, size_t rsdp_length, acpi_map_fn map,
-	       void *ctx, struct acpi_info *out);
+               void *ctx, struct acpi_info *out);
 
 /* Parses a whole MADT. On error (a malformed table or entry) *out is
  * zeroed: half a CPU list is worse than falling back to one CPU. */
 int acpi_parse_madt(const void *table, size_t length,
-		    struct acpi_madt_info *out);
+                    struct acpi_madt_info *out);
 
 /* The GSI an ISA IRQ arrives on, with its INTI flags in *flags_out (0, the
  * ISA default, when not overridden); flags_out may be NULL. */
 uint32_t acpi_irq_to_gsi(const struct acpi_madt_info *madt, uint8_t isa_irq,
-			 uint16_t *flags_out);
+                         uint16_t *flags_out);
 
 #endif
