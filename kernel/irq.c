@@ -12,6 +12,8 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "sched/task.h"
+#include "arch/x86/cpu.h"
 
 struct irq_action {
     irq_handler_fn handler;
@@ -84,4 +86,5 @@ void irq_dispatch(struct trap_frame *frame)
     action->handler(frame);
     lapic_eoi();
     irq_exit(cpu);
+    sched_preempt_on_irq_exit(frame->rflags & RFLAGS_IF);
 }

@@ -12,6 +12,7 @@
 #include "arch/x86/smpboot.h"
 #include "arch/x86/trap.h"
 #include "kernel/cmdline.h"
+#include "kernel/housekeeping.h"
 #include "kernel/ktest.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot2.h"
@@ -21,6 +22,8 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/timers.h"
+#include "sched/task.h"
 
 #define BOOT_INFO_MAX_BYTES (64 * 1024)
 #define DEFAULT_LAPIC_ADDRESS 0xfee00000ul
@@ -123,9 +126,7 @@ static const struct mb2_module *find_module(const char *name)
 
 static void show_ticks_after_one_second(void)
 {
-    uint64_t start = clock_now();
-    while (clock_now() - start < 1000000000ul)
-        enable_irqs_and_halt();
+    sleep_ns(1000000000ul);
     unsigned cpu;
     printk("tick: LOC interrupts per CPU after 1 s:");
     for_each_online_cpu(cpu)
@@ -133,10 +134,11 @@ static void show_ticks_after_one_second(void)
     printk("\n");
 }
 
-/* What to do once every CPU is up: run the in-kernel tests, or the command
- * that tools/boot passed, or stay up for an interactive session. */
-static void __attribute__((noreturn)) run_payload(void)
+/* The first task, pinned to the boot CPU: run the in-kernel tests, or the
+ * command that tools/boot passed, or stay up for an interactive session. */
+static void init_task(void *unused)
 {
+    (void)unused;
     if (kernel_params.ktest[0]) {
         unsigned failed = ktest_run(kernel_params.ktest);
         machine_power_off(failed ? 1 : 0);
@@ -152,8 +154,13 @@ static void __attribute__((noreturn)) run_payload(void)
     }
     show_ticks_after_one_second();
     printk("nohzk: up; there is no shell yet. Ctrl-A X leaves QEMU.\n");
-    for (;;)
-        enable_irqs_and_halt();
+}
+
+static void start_init_task(void)
+{
+    struct cpumask boot_cpu_only = cpumask_of(0);
+    if (!kthread_create("init", init_task, 0, &boot_cpu_only))
+        panic("cannot create the init task");
 }
 
 void kernel_main(uint32_t magic, uint32_t info_phys)
@@ -179,21 +186,26 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     ipi_init();
     tick_init();
 
+    timers_init_this_cpu();
+    sched_init_this_cpu();
     percpu_mark_online(boot_cpu);
     irq_enable();
     tick_start_this_cpu();
     start_secondary_cpus(acpi);
     printk("smp: %u CPUs online\n", cpu_count);
-    run_payload();
+    housekeeping_init();
+    start_init_task();
+    idle_loop();
 }
 
 void ap_main(struct cpu *cpu)
 {
     percpu_install(cpu);
     lapic_init_this_cpu();
+    timers_init_this_cpu();
+    sched_init_this_cpu();
     percpu_mark_online(cpu);
     irq_enable();
     tick_start_this_cpu();
-    for (;;)
-        enable_irqs_and_halt();
+    idle_loop();
 }

@@ -12,6 +12,8 @@
 #include "kernel/irq.h"
 #include "kernel/ipi.h"
 #include "kernel/tick.h"
+#include "kernel/timers.h"
+#include "sched/runqueue.h"
 
 struct cpu {
     struct cpu *self;                   /* must stay first: this_cpu() reads %gs:0 */
@@ -21,9 +23,13 @@ struct cpu {
     uint64_t kernel_stack_top;
     unsigned irq_nesting;               /* > 0 while handling an interrupt */
     unsigned locks_held;
+    unsigned preempt_disabled;
+    volatile bool need_resched;
     uint64_t irq_counts[IRQ_SOURCE_COUNT];
     struct call_queue calls;
     struct tick_state tick;
+    struct timer_base timers;
+    struct runqueue rq;
     struct arch_cpu arch;
 };
 

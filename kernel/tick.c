@@ -15,6 +15,8 @@
 #include "arch/x86/vectors.h"
 #include "kernel/irq.h"
 #include "kernel/percpu.h"
+#include "kernel/timers.h"
+#include "sched/task.h"
 
 #define NS_PER_SECOND 1000000000ul
 
@@ -33,11 +35,13 @@ static void tick_do_periodic_work(struct cpu *cpu, uint64_t now)
     cpu->tick.ticks++;
     if (cpu->id == timekeeper_cpu)
         timekeeping_update(now);
+    sched_tick(now);
 }
 
 /* The next tick: one period after the last deadline, skipping the periods
- * that are already in the past. */
-static void tick_program_next(struct tick_state *tick, uint64_t now)
+ * that are already in the past. This is the seam where a tick policy will
+ * decide to stop the tick instead (docs/tick.md). */
+static void tick_advance_deadline(struct tick_state *tick, uint64_t now)
 {
     uint64_t next = tick->next_deadline + tick_period_ns;
 
@@ -47,7 +51,21 @@ static void tick_program_next(struct tick_state *tick, uint64_t now)
         next = tick->next_deadline + (behind + 1) * tick_period_ns;
     }
     tick->next_deadline = next;
-    timer_set_deadline(next);
+}
+
+/* One timer interrupt serves both the tick and the software timers: ask
+ * for the earlier of the two, or for none. Interrupts must be off. */
+void tick_program_hardware(void)
+{
+    const struct tick_state *tick = &this_cpu()->tick;
+    uint64_t deadline = timers_next_deadline();
+
+    if (tick->running && tick->next_deadline < deadline)
+        deadline = tick->next_deadline;
+    if (deadline == UINT64_MAX)
+        timer_stop();
+    else
+        timer_set_deadline(deadline);
 }
 
 static void tick_interrupt(struct trap_frame *frame)
@@ -57,15 +75,14 @@ static void tick_interrupt(struct trap_frame *frame)
     uint64_t now = clock_now();
 
     (void)frame;
-    if (!tick->running)
-        return;                 /* a stale interrupt after the tick was stopped */
-    if (now < tick->next_deadline) {
-        tick->early++;          /* the timer's range is limited: wait more */
-        timer_set_deadline(tick->next_deadline);
-        return;
+    timers_run_expired(now);
+    if (tick->running && now >= tick->next_deadline) {
+        tick_do_periodic_work(cpu, now);
+        tick_advance_deadline(tick, now);
+    } else if (tick->running) {
+        tick->early++;          /* for a timer, or the LAPIC's range ran out */
     }
-    tick_do_periodic_work(cpu, now);
-    tick_program_next(tick, now);
+    tick_program_hardware();
 }
 
 void tick_init(void)
@@ -80,5 +97,5 @@ void tick_start_this_cpu(void)
 
     tick->next_deadline = clock_now() + tick_period_ns;
     tick->running = true;
-    timer_set_deadline(tick->next_deadline);
+    tick_program_hardware();
 }

@@ -10,7 +10,7 @@ struct tick_state {
     uint64_t next_deadline;     /* clock_now() time of the next tick, ns */
     uint64_t ticks;             /* tick handler runs that did tick work */
     uint64_t missed;            /* periods skipped because we ran late */
-    uint64_t early;             /* timer fired before the deadline (re-armed) */
+    uint64_t early;             /* interrupts before the tick's deadline (timers, range) */
 };
 
 extern unsigned tick_hz;              /* hz= */
@@ -20,5 +20,6 @@ extern volatile unsigned timekeeper_cpu;
 
 void tick_init(void);                 /* once, on the boot CPU */
 void tick_start_this_cpu(void);       /* each CPU, when it comes online */
+void tick_program_hardware(void);     /* next interrupt: tick or timer, whichever is first */
 
 #endif

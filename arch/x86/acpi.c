@@ -32,15 +32,25 @@ static const void *map_early(uint64_t phys, size_t length, void *ctx)
     return phys_to_virt(phys);
 }
 
-static const void *scan_bios_areas(void)
+/* Search one area; *length gets the bytes readable from the RSDP on. */
+static const void *scan_area(uint64_t start, size_t size, size_t *length)
+{
+    const char *area = phys_to_virt(start);
+    const char *rsdp = acpi_rsdp_scan(area, size);
+    if (rsdp)
+        *length = (size_t)(area + size - rsdp);
+    return rsdp;
+}
+
+static const void *scan_bios_areas(size_t *length)
 {
     uint64_t ebda = (uint64_t)*(const uint16_t *)phys_to_virt(EBDA_POINTER) << 4;
     const void *rsdp = 0;
 
     if (ebda >= 0x80000 && ebda < 0xa0000)
-        rsdp = acpi_rsdp_scan(phys_to_virt(ebda), EBDA_SCAN_SIZE);
+        rsdp = scan_area(ebda, EBDA_SCAN_SIZE, length);
     if (!rsdp)
-        rsdp = acpi_rsdp_scan(phys_to_virt(BIOS_AREA_START), BIOS_AREA_SIZE);
+        rsdp = scan_area(BIOS_AREA_START, BIOS_AREA_SIZE, length);
     return rsdp;
 }
 
@@ -48,10 +58,8 @@ const struct acpi_info *acpi_init(const void *rsdp_copy, size_t rsdp_length)
 {
     const void *rsdp = rsdp_copy;
 
-    if (!rsdp) {
-        rsdp = scan_bios_areas();
-        rsdp_length = ACPI_RSDP_V2_SIZE;   /* the scan checked it fits in the area */
-    }
+    if (!rsdp)
+        rsdp = scan_bios_areas(&rsdp_length);
     if (!rsdp) {
         printk("acpi: no RSDP found\n");
     } else if (acpi_parse(rsdp, rsdp_length, map_early, 0, &info) < 0) {

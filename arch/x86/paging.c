@@ -140,6 +140,25 @@ void *kernel_stack_allocate(size_t pages)
     return (void *)(guard + (pages + 1) * PAGE_SIZE);
 }
 
+/* Unmap a kernel stack and give its pages back. The addresses are never
+ * handed out again (kernel_stack_allocate only moves forward): other CPUs
+ * may still cache translations for them, and flushing those would take an
+ * IPI to every CPU, the kind of interruption nohz CPUs must not get. The
+ * cost is a page-table page per ~100 stacks ever created (docs/memory.md). */
+void kernel_stack_free(uint64_t stack_top, size_t pages)
+{
+    spin_lock(&paging_lock);
+    for (size_t i = 1; i <= pages; i++) {
+        uint64_t address = stack_top - i * PAGE_SIZE;
+        uint64_t *entry = entry_for(kernel_pml4, address, 1);
+        ASSERT(*entry & PTE_PRESENT);
+        page_free(*entry & PTE_ADDRESS);
+        *entry = 0;
+        invlpg(address);
+    }
+    spin_unlock(&paging_lock);
+}
+
 uint64_t virt_to_phys(const void *address)
 {
     uint64_t virt = (uint64_t)address;

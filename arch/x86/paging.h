@@ -36,6 +36,7 @@ extern uint64_t kernel_page_table_phys;
 void paging_init(uint64_t highest_ram_address);
 void *ioremap(uint64_t phys, size_t size);
 void *kernel_stack_allocate(size_t pages);     /* returns the stack top */
+void kernel_stack_free(uint64_t stack_top, size_t pages);
 bool paging_is_kernel_mapped(uint64_t address);
 uint64_t paging_lookup(uint64_t address);      /* the mapping entry, 0 if none */
 bool paging_early_is_active(void);

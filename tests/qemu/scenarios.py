@@ -63,6 +63,11 @@ SCENARIOS = [
     {"name": "tick", "smp": 4, "append": "ktest=tick"},
     {"name": "ipi", "smp": 4, "append": "ktest=ipi"},
     {"name": "alloc", "smp": 2, "append": "ktest=alloc"},
+    # Scheduler and timers (kernel threads).
+    {"name": "sched", "smp": 4, "timeout": 240, "append": "ktest=sched"},
+    {"name": "sched-smp2", "smp": 2, "timeout": 240, "append": "ktest=sched"},
+    {"name": "timers", "smp": 4, "append": "ktest=timers"},
+    {"name": "timers-pit", "smp": 4, "qemu": "-machine pc,hpet=off", "append": "ktest=timers"},
     # The smallest machine we promise to boot on.
     {"name": "alloc-mem64", "smp": 4, "mem": "64M", "append": "ktest=boot,alloc"},
     # hz= changes the tick rate; the tick suite measures against it.
@@ -74,7 +79,8 @@ SCENARIOS = [
      "must_contain": [r"^PANIC: cpu 0: page fault at address 0x0",
                       r"^Backtrace:",
                       r"\] ktest_panic_null_dereference\+0x",
-                      r"\] kernel_main\+0x"]},
+                      r"\] init_task\+0x",
+                      r"\] task_first_run\+0x"]},
     # An unknown suite is a failure, not a silent pass.
     {"name": "unknown-suite", "append": "ktest=boot,nonesuch", "ktap": False,
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},

@@ -1,0 +1,19 @@
+/* Housekeeping CPUs: the ones that do work on behalf of the whole system
+ * (unpinned timers now; timekeeping, RCU callbacks and grace-period work
+ * later). A CPU leaves the set when it is reserved for a task that wants no
+ * interruptions (a nohz task, nohz_full=). At least one CPU always stays. */
+#ifndef KERNEL_HOUSEKEEPING_H
+#define KERNEL_HOUSEKEEPING_H
+
+#include <stdbool.h>
+
+#include "kernel/cpumask.h"
+
+extern struct cpumask housekeeping_mask;
+
+void housekeeping_init(void);               /* all online CPUs */
+bool housekeeping_cpu(unsigned cpu);
+unsigned housekeeping_pick_cpu(void);       /* this CPU if it is one, else the first */
+int housekeeping_set(const struct cpumask *mask);   /* -EINVAL if empty or offline CPUs */
+
+#endif

@@ -1,0 +1,46 @@
+/* Per-CPU software timers: call a function at a deadline (clock_now() time,
+ * ns), on one CPU. Each CPU keeps its pending timers sorted by deadline;
+ * the earliest one, with the next tick, decides when its timer interrupt
+ * comes (kernel/tick.c). A timer never fires before its deadline.
+ *
+ * Pinned timers fire on the CPU that started them. Unpinned ones go to a
+ * housekeeping CPU (kernel/housekeeping.h), so that CPUs reserved for
+ * undisturbed work are not interrupted for someone else's timeout. */
+#ifndef KERNEL_TIMERS_H
+#define KERNEL_TIMERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/spinlock.h"
+
+struct timer;
+typedef void (*timer_fn)(struct timer *timer);
+
+struct timer {
+    uint64_t deadline;
+    timer_fn function;          /* runs in interrupt context on timer->cpu */
+    void *data;
+    struct timer *next;
+    unsigned cpu;
+    bool pending;
+};
+
+struct timer_base {
+    struct spinlock lock;
+    struct timer *head;         /* sorted by deadline */
+    uint64_t fired;
+};
+
+void timer_init(struct timer *timer, timer_fn function, void *data);
+/* Start (or restart) the timer; returns the CPU it will fire on. */
+unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned);
+bool timer_cancel(struct timer *timer);      /* true if it was pending */
+void timers_init_this_cpu(void);
+void timers_run_expired(uint64_t now);       /* from the timer interrupt */
+uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_MAX */
+
+/* Sleep for at least ns (the calling task; not from interrupts). */
+void sleep_ns(uint64_t ns);
+
+#endif

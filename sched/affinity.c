@@ -1,0 +1,66 @@
+/* Changing where a task may run. set_affinity() returns only once the task
+ * is on a CPU of its new mask (or sleeping, or dead): a task is never seen
+ * running outside its mask after the call returns.
+ *
+ *   sleeping: nothing to move; the wakeup will place it within the mask
+ *   queued:   take it off its runqueue and place it on an allowed CPU
+ *   running:  ask its CPU to reschedule; schedule() sees the CPU is no
+ *             longer allowed and migrates it (put_prev, finish_switch) */
+#include "arch/x86/cpu.h"
+#include "kernel/errno.h"
+#include "kernel/ipi.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "sched/task.h"
+
+static bool runs_outside(struct task *task, const struct cpumask *mask)
+{
+    return __atomic_load_n(&task->on_cpu, __ATOMIC_ACQUIRE) && !cpumask_test(mask, task->cpu);
+}
+
+int set_affinity(struct task *task, const struct cpumask *mask)
+{
+    struct cpumask allowed;
+
+    cpumask_and(&allowed, mask, &cpu_online_mask);
+    if (cpumask_empty(&allowed) || !cpumask_equal(&allowed, mask))
+        return -EINVAL;
+    if (task->is_idle)
+        return -EINVAL;
+
+    /* Both locks: a queued task is always allowed on its runqueue's CPU. */
+    spin_lock(&task->lock);
+    unsigned cpu = task->cpu;
+    struct runqueue *rq = &cpus[cpu]->rq;
+    bool send_ipi = false;
+    spin_lock(&rq->lock);
+    cpumask_copy(&task->affinity, &allowed);
+    if (task->on_runqueue && !cpumask_test(&allowed, cpu)) {
+        if (rq->current == task) {
+            cpus[cpu]->need_resched = true;
+            send_ipi = cpu != this_cpu_id();
+        } else if (queue_remove_task(rq, task)) {
+            task->on_runqueue = false;
+            rq->nr_running--;
+            spin_unlock(&rq->lock);
+            place_runnable_task(task);
+            spin_unlock(&task->lock);
+            return 0;
+        } else {
+            panic("set_affinity: task %u on_runqueue on cpu %u but neither current nor queued", task->id, cpu);
+        }
+    }
+    spin_unlock(&rq->lock);
+    spin_unlock(&task->lock);
+
+    if (task == current_task()) {
+        if (!cpumask_test(&allowed, this_cpu_id()))
+            schedule();         /* migrates us */
+        return 0;
+    }
+    if (send_ipi)
+        ipi_send(cpu, IPI_RESCHEDULE);
+    while (runs_outside(task, &allowed))
+        cpu_relax();            /* until its CPU has switched it out */
+    return 0;
+}

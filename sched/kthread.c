@@ -1,0 +1,121 @@
+/* Creating, ending and reaping tasks, and each CPU's idle task.
+ *
+ * A new task gets a kernel stack (with an unmapped guard page below it)
+ * prepared so that the first context_switch() to it "returns" into
+ * task_first_run() (sched/sched.c). A task that exits stays allocated, dead,
+ * until kthread_join() reaps it: its stack cannot be freed while it still
+ * runs on it. */
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/timer.h"
+#include "kernel/errno.h"
+#include "kernel/format.h"
+#include "kernel/heap.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/string.h"
+#include "sched/task.h"
+
+void task_first_run(void);
+
+static unsigned next_task_id = 1;
+
+static struct task *task_allocate(const char *name, const struct cpumask *affinity)
+{
+    struct task *task = kzalloc(sizeof(*task));
+    if (!task)
+        return 0;
+    task->id = __atomic_fetch_add(&next_task_id, 1, __ATOMIC_RELAXED);
+    snprintf(task->name, sizeof(task->name), "%s", name);
+    spin_lock_init(&task->lock, "task");
+    wait_queue_init(&task->exited);
+    if (affinity)
+        cpumask_copy(&task->affinity, affinity);
+    else
+        cpumask_copy(&task->affinity, &cpu_online_mask);
+    return task;
+}
+
+/* The stack as context_switch() expects it: six callee-saved registers,
+ * then the address to return to, then a zero return address that ends
+ * backtraces (and keeps the ABI's 16-byte alignment at function entry). */
+static void prepare_first_switch(struct task *task)
+{
+    uint64_t *stack = (uint64_t *)task->stack_top;
+    *--stack = 0;
+    *--stack = (uint64_t)task_first_run;
+    for (int i = 0; i < 6; i++)
+        *--stack = 0;
+    task->saved_rsp = (uint64_t)stack;
+}
+
+struct task *kthread_create(const char *name, void (*entry)(void *arg), void *arg,
+                            const struct cpumask *affinity)
+{
+    struct cpumask allowed;
+
+    if (affinity) {
+        cpumask_and(&allowed, affinity, &cpu_online_mask);
+        if (cpumask_empty(&allowed))
+            return 0;
+    }
+    struct task *task = task_allocate(name, affinity ? &allowed : 0);
+    if (!task)
+        return 0;
+    task->stack_top = (uint64_t)kernel_stack_allocate(KERNEL_STACK_PAGES);
+    task->entry = entry;
+    task->arg = arg;
+    task->cpu = cpumask_first(&task->affinity);
+    prepare_first_switch(task);
+    task->state = TASK_SLEEPING;
+    wake_up_task(task);
+    return task;
+}
+
+void task_exit(int code)
+{
+    struct task *self = current_task();
+
+    ASSERT(!self->is_idle);
+    irq_disable();      /* no preemption between dying and the last schedule() */
+    self->exit_code = code;
+    spin_lock(&self->lock);
+    set_current_state(TASK_DEAD);
+    spin_unlock(&self->lock);
+    wake_up_all(&self->exited);
+    schedule();
+    panic("task_exit: a dead task was scheduled again");
+}
+
+int kthread_join(struct task *task)
+{
+    if (task == current_task())
+        return -EDEADLK;
+    wait_event(&task->exited, task->state == TASK_DEAD);
+    while (__atomic_load_n(&task->on_cpu, __ATOMIC_ACQUIRE))
+        cpu_relax();    /* its last schedule() is still switching away */
+    int code = task->exit_code;
+    kernel_stack_free(task->stack_top, KERNEL_STACK_PAGES);
+    kfree(task);
+    return code;
+}
+
+/* What this CPU runs now (its boot stack) becomes its idle task. */
+void sched_init_this_cpu(void)
+{
+    struct cpu *cpu = this_cpu();
+    struct cpumask only_here = cpumask_of(cpu->id);
+    struct task *idle = task_allocate("idle", &only_here);
+
+    if (!idle)
+        panic("sched: no memory for the idle task of cpu %u", cpu->id);
+    snprintf(idle->name, sizeof(idle->name), "idle/%u", cpu->id);
+    idle->is_idle = true;
+    idle->cpu = cpu->id;
+    idle->on_cpu = true;
+    idle->stack_top = cpu->kernel_stack_top;
+    idle->switched_in_at = clock_now();
+    spin_lock_init(&cpu->rq.lock, "runqueue");
+    cpu->rq.idle = idle;
+    cpu->rq.current = idle;
+}

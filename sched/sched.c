@@ -1,0 +1,318 @@
+/* The scheduler: per-CPU runqueues, round robin with a time slice.
+ *
+ * Locking. Each runqueue has a lock that protects its FIFO, current and
+ * nr_running; each task has a lock that serializes wakeups, affinity
+ * changes and migration, and is taken before a runqueue lock. task->cpu
+ * changes only with the task's lock held.
+ *
+ * A switch happens with the runqueue lock held; the next task releases it
+ * in finish_switch(). A task can be put on another CPU's runqueue while its
+ * registers are still live here (it is switching out): the CPU that picks
+ * it waits until on_cpu is false before switching to it.
+ *
+ * Preemption: the tick sets need_resched when the current task has used its
+ * slice and another waits; interrupts that end with need_resched set, in a
+ * context that holds no lock and had interrupts on, call schedule()
+ * (sched_preempt_on_irq_exit). */
+#include "sched/task.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/timer.h"
+#include "kernel/ipi.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+
+void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
+
+struct task *current_task(void)
+{
+    return this_cpu()->rq.current;
+}
+
+static void queue_append(struct runqueue *rq, struct task *task)
+{
+    task->run_next = 0;
+    if (rq->tail)
+        rq->tail->run_next = task;
+    else
+        rq->head = task;
+    rq->tail = task;
+}
+
+static struct task *queue_pop(struct runqueue *rq)
+{
+    struct task *task = rq->head;
+    if (task) {
+        rq->head = task->run_next;
+        if (!rq->head)
+            rq->tail = 0;
+        task->run_next = 0;
+    }
+    return task;
+}
+
+bool queue_remove_task(struct runqueue *rq, struct task *task)
+{
+    struct task *previous = 0;
+    for (struct task *t = rq->head; t; previous = t, t = t->run_next) {
+        if (t != task)
+            continue;
+        if (previous)
+            previous->run_next = t->run_next;
+        else
+            rq->head = t->run_next;
+        if (rq->tail == t)
+            rq->tail = previous;
+        t->run_next = 0;
+        return true;
+    }
+    return false;
+}
+
+/* Put a runnable task on cpu's runqueue; the caller holds that lock. If the
+ * CPU is idle, it must reschedule: say so, and tell the caller to send the
+ * IPI (after unlocking). */
+static bool enqueue_locked(unsigned cpu, struct task *task)
+{
+    struct runqueue *rq = &cpus[cpu]->rq;
+
+    ASSERT(cpumask_test(&task->affinity, cpu));
+    if (task->cpu != cpu)
+        task->migrations++;
+    task->cpu = cpu;
+    task->on_runqueue = true;
+    rq->nr_running++;
+    queue_append(rq, task);
+    if (rq->current->is_idle) {
+        cpus[cpu]->need_resched = true;
+        return cpu != this_cpu_id();
+    }
+    return false;
+}
+
+/* Where a waking or migrating task should run: its last CPU if that is
+ * allowed and idle, else an allowed idle CPU, else the allowed CPU with the
+ * fewest runnable tasks. Reads nr_running without locks: a hint. */
+static unsigned select_cpu(const struct task *task)
+{
+    struct cpumask allowed;
+    unsigned cpu, best = MAX_CPUS;
+
+    cpumask_and(&allowed, &task->affinity, &cpu_online_mask);
+    ASSERT(!cpumask_empty(&allowed));
+    if (cpumask_test(&allowed, task->cpu) && cpus[task->cpu]->rq.nr_running == 0)
+        return task->cpu;
+    for_each_cpu_in(cpu, &allowed) {
+        if (best == MAX_CPUS || cpus[cpu]->rq.nr_running < cpus[best]->rq.nr_running)
+            best = cpu;
+    }
+    if (cpumask_test(&allowed, task->cpu) && cpus[task->cpu]->rq.nr_running <= cpus[best]->rq.nr_running)
+        return task->cpu;
+    return best;
+}
+
+/* Enqueue a runnable task that is on no runqueue; the caller holds its lock. */
+static void place_task(struct task *task, bool is_wakeup)
+{
+    unsigned cpu = select_cpu(task);
+    struct runqueue *rq = &cpus[cpu]->rq;
+
+    spin_lock(&rq->lock);
+    bool send_ipi = enqueue_locked(cpu, task);
+    if (is_wakeup)
+        rq->wakeups++;
+    spin_unlock(&rq->lock);
+    if (send_ipi)
+        ipi_send(cpu, IPI_RESCHEDULE);
+}
+
+void place_runnable_task(struct task *task)
+{
+    place_task(task, false);
+}
+
+static void account_switch(struct task *prev, struct task *next, uint64_t now)
+{
+    prev->runtime_ns += now - prev->switched_in_at;
+    next->switched_in_at = now;
+    next->slices++;
+}
+
+/* Run by the task that a switch just resumed (or started), still holding
+ * the runqueue lock that the task before it took in schedule(). */
+static void finish_switch(void)
+{
+    struct runqueue *rq = &this_cpu()->rq;
+    struct task *prev = rq->switched_from;
+    struct task *migrating = rq->migrate_after_switch;
+
+    rq->migrate_after_switch = 0;
+    __atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+    spin_unlock(&rq->lock);
+    if (migrating) {
+        spin_lock(&migrating->lock);
+        place_task(migrating, false);
+        spin_unlock(&migrating->lock);
+    }
+}
+
+/* Take prev off the CPU: back to the end of the queue if it is still
+ * runnable here, out of the runqueue if it sleeps or died, or on its way
+ * to another CPU if its affinity no longer includes this one. A preempted
+ * task stays runnable whatever its state says: it was interrupted on its
+ * way to sleep, before it could check its condition (Linux does the same). */
+static void put_prev(struct runqueue *rq, struct task *prev, unsigned cpu, bool preempted)
+{
+    if (prev->is_idle)
+        return;
+    bool stays_runnable = prev->state == TASK_RUNNABLE || (preempted && prev->state == TASK_SLEEPING);
+    if (stays_runnable && cpumask_test(&prev->affinity, cpu)) {
+        queue_append(rq, prev);
+        return;
+    }
+    prev->on_runqueue = false;
+    rq->nr_running--;
+    if (stays_runnable) {
+        prev->state = TASK_RUNNABLE;
+        rq->migrate_after_switch = prev;
+    }
+}
+
+static void schedule_common(bool preempted)
+{
+    uint64_t flags = irq_save();
+    struct cpu *cpu = this_cpu();
+    struct runqueue *rq = &cpu->rq;
+
+    if (cpu->locks_held)
+        panic("schedule: called with %u spinlocks held", cpu->locks_held);
+    spin_lock(&rq->lock);
+    cpu->need_resched = false;
+    struct task *prev = rq->current;
+    put_prev(rq, prev, cpu->id, preempted);
+    struct task *next = queue_pop(rq);
+    if (!next)
+        next = rq->idle;
+    if (next == prev) {
+        spin_unlock(&rq->lock);
+        irq_restore(flags);
+        return;
+    }
+    while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
+        cpu_relax();    /* still switching out on another CPU */
+    if (!next->is_idle && !cpumask_test(&next->affinity, cpu->id))
+        panic("schedule: task %u (%s) is queued on cpu %u outside its affinity %#lx", next->id, next->name,
+              cpu->id, next->affinity.bits[0]);
+
+    account_switch(prev, next, clock_now());
+    next->on_cpu = true;
+    rq->current = next;
+    rq->switched_from = prev;
+    rq->context_switches++;
+    cpu->arch.tss.rsp[0] = next->stack_top;
+    context_switch(&prev->saved_rsp, next->saved_rsp);
+    finish_switch();
+    irq_restore(flags);
+}
+
+void schedule(void)
+{
+    schedule_common(false);
+}
+
+/* The first code a new task runs: context_switch "returns" here. */
+void task_first_run(void)
+{
+    finish_switch();
+    irq_enable();
+    struct task *self = current_task();
+    self->entry(self->arg);
+    task_exit(0);
+}
+
+void yield(void)
+{
+    schedule();
+}
+
+void set_current_state(enum task_state state)
+{
+    __atomic_store_n(&current_task()->state, state, __ATOMIC_SEQ_CST);
+}
+
+bool wake_up_task(struct task *task)
+{
+    spin_lock(&task->lock);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);    /* the waker's condition store before this load */
+    if (task->state != TASK_SLEEPING) {
+        spin_unlock(&task->lock);
+        return false;
+    }
+    struct runqueue *rq = &cpus[task->cpu]->rq;
+    spin_lock(&rq->lock);
+    task->state = TASK_RUNNABLE;
+    if (task->on_runqueue) {
+        /* It has not switched out yet; schedule() will now keep it. */
+        rq->wakeups++;
+        spin_unlock(&rq->lock);
+        spin_unlock(&task->lock);
+        return true;
+    }
+    spin_unlock(&rq->lock);
+    place_task(task, true);
+    spin_unlock(&task->lock);
+    return true;
+}
+
+uint64_t task_runtime_ns(struct task *task)
+{
+    uint64_t flags = irq_save();
+    uint64_t runtime = task->runtime_ns;
+    if (task == current_task())
+        runtime += clock_now() - task->switched_in_at;
+    irq_restore(flags);
+    return runtime;
+}
+
+void sched_tick(uint64_t now)
+{
+    struct cpu *cpu = this_cpu();
+    struct task *current = cpu->rq.current;
+
+    if (cpu->rq.head && (current->is_idle || now - current->switched_in_at >= SCHED_SLICE_NS))
+        cpu->need_resched = true;
+}
+
+void preempt_disable(void)
+{
+    this_cpu()->preempt_disabled++;
+}
+
+void preempt_enable(void)
+{
+    struct cpu *cpu = this_cpu();
+    ASSERT(cpu->preempt_disabled > 0);
+    cpu->preempt_disabled--;
+}
+
+void sched_preempt_on_irq_exit(bool interrupted_with_irqs_on)
+{
+    struct cpu *cpu = this_cpu();
+
+    if (cpu->need_resched && interrupted_with_irqs_on && cpu->irq_nesting == 0 && cpu->locks_held == 0 &&
+        cpu->preempt_disabled == 0 && cpu->rq.idle)
+        schedule_common(true);
+}
+
+void idle_loop(void)
+{
+    for (;;) {
+        irq_disable();
+        if (this_cpu()->need_resched) {
+            irq_enable();
+            schedule();
+        } else {
+            enable_irqs_and_halt();
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/* Tasks: kernel threads now, user processes later. A task is runnable
+ * (queued or running), sleeping, or dead (waiting to be reaped). */
+#ifndef SCHED_TASK_H
+#define SCHED_TASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/cpumask.h"
+#include "kernel/spinlock.h"
+#include "sched/wait.h"
+
+enum task_state {
+    TASK_RUNNABLE,
+    TASK_SLEEPING,
+    TASK_DEAD,
+};
+
+#define TASK_NAME_SIZE 16
+#define KERNEL_STACK_PAGES 4
+#define SCHED_SLICE_NS 10000000ul      /* 10 ms of running before the tick preempts */
+
+struct task {
+    uint64_t saved_rsp;             /* context_switch() keeps the stack pointer here */
+    unsigned id;
+    char name[TASK_NAME_SIZE];
+    volatile enum task_state state;
+    unsigned cpu;                   /* the runqueue it is on, or last ran on */
+    volatile bool on_cpu;           /* its registers are live on a CPU (switching out included) */
+    bool on_runqueue;               /* counted in its runqueue's nr_running */
+    bool is_idle;
+    struct cpumask affinity;
+    struct task *run_next;          /* in the runqueue's FIFO */
+    struct spinlock lock;           /* serializes wakeups, affinity changes, migration */
+
+    uint64_t stack_top;
+    void (*entry)(void *arg);
+    void *arg;
+    int exit_code;
+    struct wait_queue exited;       /* kthread_join() waits here */
+
+    /* accounting, from the clocksource at every switch (never sampled by the tick) */
+    uint64_t runtime_ns;
+    uint64_t switched_in_at;
+    uint64_t slices;                /* times it was switched in */
+    uint64_t migrations;
+};
+
+/* The running task on this CPU. */
+struct task *current_task(void);
+
+struct task *kthread_create(const char *name, void (*entry)(void *arg), void *arg,
+                            const struct cpumask *affinity);
+int kthread_join(struct task *task);        /* waits for exit, frees, returns exit code */
+void task_exit(int code) __attribute__((noreturn));
+
+void schedule(void);
+void yield(void);
+bool wake_up_task(struct task *task);       /* true if it was sleeping */
+void set_current_state(enum task_state state);
+int set_affinity(struct task *task, const struct cpumask *mask);
+uint64_t task_runtime_ns(struct task *task);
+
+void sched_init_this_cpu(void);             /* the running context becomes the idle task */
+void sched_tick(uint64_t now);              /* from the tick: time slices */
+void sched_preempt_on_irq_exit(bool interrupted_with_irqs_on);
+void idle_loop(void) __attribute__((noreturn));
+
+/* For sched/ only: runqueue operations shared by its files. */
+struct runqueue;
+bool queue_remove_task(struct runqueue *rq, struct task *task);
+void place_runnable_task(struct task *task);     /* caller holds task->lock */
+void preempt_disable(void);
+void preempt_enable(void);
+
+#endif
