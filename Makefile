@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: all kernel host-tests run run-uefi debug test clean help deps
+.PHONY: all kernel host-tests run run-uefi debug test bench clean help deps
 
 all: kernel host-tests
 
@@ -46,6 +46,7 @@ help:
 	@echo "make run-uefi   the same under OVMF (UEFI)"
 	@echo "make debug      QEMU stopped at the first instruction, gdb attached with symbols"
 	@echo "make test       host unit tests, then every QEMU scenario"
+	@echo "make bench      boot time and scheduler costs; table and build/bench.json"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
 
@@ -107,6 +108,9 @@ debug: deps $(KERNEL)
 
 test: deps all
 	tests/run
+
+bench: deps $(KERNEL)
+	CPUS=$(CPUS) tools/bench
 
 clean:
 	rm -rf $(BUILD)

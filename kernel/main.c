@@ -11,6 +11,7 @@
 #include "arch/x86/serial.h"
 #include "arch/x86/smpboot.h"
 #include "arch/x86/trap.h"
+#include "kernel/bench.h"
 #include "kernel/cmdline.h"
 #include "kernel/housekeeping.h"
 #include "kernel/ktest.h"
@@ -139,6 +140,8 @@ static void show_ticks_after_one_second(void)
 static void init_task(void *unused)
 {
     (void)unused;
+    if (kernel_params.bench[0])
+        machine_power_off(bench_run(kernel_params.bench) ? 1 : 0);
     if (kernel_params.ktest[0]) {
         unsigned failed = ktest_run(kernel_params.ktest);
         machine_power_off(failed ? 1 : 0);

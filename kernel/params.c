@@ -18,6 +18,7 @@ static int clocksource = CLOCKSOURCE_AUTO;
 static struct kernel_param params[] = {
     PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
     PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
+    PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
     PARAM_ENUM("clocksource", &clocksource, clocksource_names),
 };
 

@@ -10,6 +10,7 @@
 
 struct kernel_params {
     char ktest[KTEST_NAMES_SIZE];   /* ktest=: suites to run, "" for none */
+    char bench[KTEST_NAMES_SIZE];   /* bench=: benchmarks to run, "" for none */
     bool force_pit;                 /* clocksource=pit */
 };
 
