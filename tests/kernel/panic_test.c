@@ -1,7 +1,9 @@
-/* ktest=panic: a deliberate kernel fault must end in a PANIC report with a
+/* ktest=panic*: deliberate kernel faults. ktest=panic: a null write must end in a PANIC report with a
  * symbolized backtrace and the panic exit status, never in a pass. The
  * QEMU scenario checks the report names this function. */
+#include "kernel/heap.h"
 #include "kernel/ktest.h"
+#include "kernel/spinlock.h"
 
 static void __attribute__((noinline)) ktest_panic_null_dereference(struct ktest *test)
 {
@@ -11,3 +13,51 @@ static void __attribute__((noinline)) ktest_panic_null_dereference(struct ktest 
 }
 
 KTEST_SUITE(panic, KTEST_CASE(ktest_panic_null_dereference));
+
+/* ktest=panic_lock: taking a spinlock this CPU already holds is a deadlock;
+ * the owner check turns it into a report. */
+static void ktest_panic_recursive_lock(struct ktest *test)
+{
+    static struct spinlock lock = SPINLOCK_INIT("ktest");
+    spin_lock(&lock);
+    spin_lock(&lock);
+    KTEST_EXPECT(test, false, "taking a held lock again was not caught");
+}
+
+KTEST_SUITE(panic_lock, KTEST_CASE(ktest_panic_recursive_lock));
+
+/* ktest=panic_double_free: the heap catches an object freed twice (a
+ * neighbour keeps the slab alive, so its in-use bitmap is what notices). */
+static void ktest_panic_double_free(struct ktest *test)
+{
+    void *neighbour = kmalloc(40);
+    void *object = kmalloc(40);
+    kfree(object);
+    kfree(object);
+    kfree(neighbour);
+    KTEST_EXPECT(test, false, "a double free was not caught");
+}
+
+KTEST_SUITE(panic_double_free, KTEST_CASE(ktest_panic_double_free));
+
+/* ktest=panic_stack_overflow: running off the bottom of a kernel stack hits
+ * the unmapped guard page; the fault cannot push its frame on that stack,
+ * so it becomes a double fault, which runs on its own IST stack. */
+static volatile unsigned recursion_limit = ~0u;    /* volatile: gcc must not see the end */
+
+static unsigned __attribute__((noinline)) recurse_forever(unsigned depth)
+{
+    volatile char frame_filler[256];
+    frame_filler[0] = (char)depth;
+    if (depth >= recursion_limit)
+        return 0;
+    return recurse_forever(depth + 1) + frame_filler[0];
+}
+
+static void ktest_panic_stack_overflow(struct ktest *test)
+{
+    recurse_forever(0);
+    KTEST_EXPECT(test, false, "endless recursion did not fault");
+}
+
+KTEST_SUITE(panic_stack_overflow, KTEST_CASE(ktest_panic_stack_overflow));

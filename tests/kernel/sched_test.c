@@ -72,6 +72,24 @@ static void threads_on_one_cpu_share_it_fairly(struct ktest *test)
         spinners[i].end_at = start + FAIR_WINDOW_NS;
     start_at = start;
 
+    /* Meanwhile, nr_running there must be exact: every spinner, no more. */
+    struct runqueue *rq = &cpus[last_cpu()]->rq;
+    unsigned samples = 0, inexact = 0;
+    while (clock_now() < start + FAIR_WINDOW_NS / 2) {
+        spin_lock(&rq->lock);
+        unsigned queued = 0;
+        for (struct task *t = rq->head; t; t = t->run_next)
+            queued++;
+        unsigned counted = queued + (rq->current->is_idle ? 0 : 1);
+        if (clock_now() > start && (rq->nr_running != FAIR_THREADS || counted != rq->nr_running))
+            inexact++;
+        spin_unlock(&rq->lock);
+        samples++;
+        sleep_ns(MS);
+    }
+    KTEST_EXPECT(test, inexact == 0, "nr_running was not %d (or disagreed with the queue) in %u of %u samples",
+                 FAIR_THREADS, inexact, samples);
+
     uint64_t total = 0, least = UINT64_MAX, most = 0;
     for (int i = 0; i < FAIR_THREADS; i++) {
         kthread_join(spinners[i].task);
@@ -212,6 +230,61 @@ static void sleeper_is_woken_from_each_other_cpu(struct ktest *test)
     ktest_log(test, "woken from %u other CPUs", woken);
 }
 
+/* --- placement ---------------------------------------------------------- */
+
+struct placement {
+    struct wait_queue queue;
+    volatile bool go, stop_spinning;
+    volatile unsigned woke_on;
+    struct cpumask widen_to;
+};
+
+static void widen_then_sleep(void *arg)
+{
+    struct placement *placement = arg;
+    set_affinity(current_task(), &placement->widen_to);   /* still allowed here: stays */
+    wait_event(&placement->queue, placement->go);
+    placement->woke_on = this_cpu_id();
+}
+
+static void spin_until_stopped(void *arg)
+{
+    struct placement *placement = arg;
+    while (!placement->stop_spinning)
+        cpu_relax();
+}
+
+/* A task that slept on a CPU that is now busy wakes on an idle CPU it may use. */
+static void wakeup_prefers_an_idle_allowed_cpu(struct ktest *test)
+{
+    static struct placement placement;
+    if (cpu_count < 3) {
+        ktest_skip(test, "needs three CPUs");
+        return;
+    }
+    unsigned busy = last_cpu(), idle = last_cpu() - 1;
+    placement = (struct placement){ .woke_on = MAX_CPUS };
+    wait_queue_init(&placement.queue);
+    placement.widen_to = cpumask_of(busy);
+    cpumask_set(&placement.widen_to, idle);
+    struct cpumask on_busy = cpumask_of(busy);
+
+    struct task *sleeper = kthread_create("placed", widen_then_sleep, &placement, &on_busy);
+    while (!is_asleep(sleeper))
+        sleep_ns(MS);
+    KTEST_EXPECT(test, sleeper->cpu == busy, "the sleeper last ran on cpu %u, not %u", sleeper->cpu, busy);
+    struct task *spinner = kthread_create("busy", spin_until_stopped, &placement, &on_busy);
+    while (cpus[busy]->rq.current != spinner)
+        sleep_ns(MS);
+    placement.go = true;
+    wake_up_all(&placement.queue);
+    kthread_join(sleeper);
+    placement.stop_spinning = true;
+    kthread_join(spinner);
+    KTEST_EXPECT(test, placement.woke_on == idle, "woke on cpu %u; cpu %u was busy and cpu %u idle",
+                 placement.woke_on, busy, idle);
+}
+
 /* --- no lost wakeups ---------------------------------------------------- */
 
 #define ROUND_TRIPS 100000
@@ -315,5 +388,6 @@ KTEST_SUITE(sched,
             KTEST_CASE(threads_on_one_cpu_share_it_fairly),
             KTEST_CASE(never_outside_mask_while_it_changes),
             KTEST_CASE(sleeper_is_woken_from_each_other_cpu),
+            KTEST_CASE(wakeup_prefers_an_idle_allowed_cpu),
             KTEST_CASE(round_trips_between_two_cpus_lose_no_wakeup),
             KTEST_CASE(threads_exit_and_are_reaped_without_leaks));

@@ -81,6 +81,13 @@ SCENARIOS = [
                       r"\] ktest_panic_null_dereference\+0x",
                       r"\] init_task\+0x",
                       r"\] task_first_run\+0x"]},
+    {"name": "panic-recursive-lock", "append": "ktest=panic_lock", "expect_status": 253, "ktap": False,
+     "must_contain": [r"^PANIC: cpu 0: spin_lock: lock 'ktest' already held by this CPU",
+                      r"\] ktest_panic_recursive_lock\+0x"]},
+    {"name": "panic-double-free", "append": "ktest=panic_double_free", "expect_status": 253, "ktap": False,
+     "must_contain": [r"^PANIC: cpu 0: kfree: double free of 0x", r"\] ktest_panic_double_free\+0x"]},
+    {"name": "panic-stack-overflow", "append": "ktest=panic_stack_overflow", "expect_status": 253,
+     "ktap": False, "must_contain": [r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
     # An unknown suite is a failure, not a silent pass.
     {"name": "unknown-suite", "append": "ktest=boot,nonesuch", "ktap": False,
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
