@@ -61,7 +61,7 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/obj/%.o: %.asm
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $<"
-	@$(NASM) -f elf64 -g -F dwarf -Werror -o $@ $<
+	@$(NASM) -f elf64 -Werror -o $@ $<
 
 $(BUILD)/trampoline.bin: boot/trampoline.asm
 	@mkdir -p $(dir $@)
@@ -103,7 +103,7 @@ GDB_PORT ?= $(shell echo $$((20000 + $$(id -u) % 20000)))
 debug: deps $(KERNEL)
 	@echo "QEMU waits for gdb on port $(GDB_PORT); the console goes to $(BUILD)/debug-console.log"
 	$(BOOT) --gdb $(GDB_PORT) --interactive > $(BUILD)/debug-console.log 2>&1 < /dev/null & \
-	sleep 1; gdb -q -x tools/gdbinit -ex "target remote 127.0.0.1:$(GDB_PORT)" $(KERNEL); \
+	sleep 1; gdb -q -ex "target remote 127.0.0.1:$(GDB_PORT)" -x tools/gdbinit $(KERNEL); \
 	kill %1 2>/dev/null || true
 
 test: deps all
