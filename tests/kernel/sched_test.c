@@ -43,18 +43,28 @@ struct spinner {
     volatile uint64_t *start_at;
     uint64_t end_at;
     uint64_t slices;
+    uint64_t runtime;                   /* accounted while spinning */
+    uint64_t clock_start, clock_end;    /* when it started and stopped counting */
     struct task *task;
 };
 
 static void spin_until_end(void *arg)
 {
     struct spinner *spinner = arg;
+    struct task *self = current_task();
     while (clock_now() < *spinner->start_at)
         cpu_relax();
-    uint64_t slices_at_start = current_task()->slices;
+    irq_disable();
+    uint64_t slices_at_start = self->slices, runtime_at_start = task_runtime_ns(self);
+    spinner->clock_start = clock_now();
+    irq_enable();
     while (clock_now() < spinner->end_at)
         cpu_relax();
-    spinner->slices = current_task()->slices - slices_at_start;
+    irq_disable();
+    spinner->slices = self->slices - slices_at_start;
+    spinner->runtime = task_runtime_ns(self) - runtime_at_start;
+    spinner->clock_end = clock_now();
+    irq_enable();
 }
 
 static void threads_on_one_cpu_share_it_fairly(struct ktest *test)
@@ -91,9 +101,13 @@ static void threads_on_one_cpu_share_it_fairly(struct ktest *test)
                  FAIR_THREADS, inexact, samples);
 
     uint64_t total = 0, least = UINT64_MAX, most = 0;
+    uint64_t runtime = 0, first_start = UINT64_MAX, last_end = 0;
     for (int i = 0; i < FAIR_THREADS; i++) {
         kthread_join(spinners[i].task);
         total += spinners[i].slices;
+        runtime += spinners[i].runtime;
+        first_start = spinners[i].clock_start < first_start ? spinners[i].clock_start : first_start;
+        last_end = spinners[i].clock_end > last_end ? spinners[i].clock_end : last_end;
         least = spinners[i].slices < least ? spinners[i].slices : least;
         most = spinners[i].slices > most ? spinners[i].slices : most;
     }
@@ -103,6 +117,14 @@ static void threads_on_one_cpu_share_it_fairly(struct ktest *test)
     KTEST_EXPECT(test, mean >= 10, "only %lu slices each: the tick did not preempt", mean);
     KTEST_EXPECT(test, least * 100 >= mean * 80 && most * 100 <= mean * 120,
                  "slices min %lu max %lu are not within 20%% of %lu", least, most, mean);
+
+    /* Accounting is taken from the clocksource at each switch, so the
+     * threads' run times, which cannot overlap on one CPU, add up to the
+     * span in which they ran (minus the switches between them). */
+    uint64_t span = last_end - first_start;
+    ktest_log(test, "accounted %lu us of run time in a span of %lu us", runtime / 1000, span / 1000);
+    KTEST_EXPECT(test, runtime <= span, "accounted %lu ns in a span of %lu ns", runtime, span);
+    KTEST_EXPECT(test, runtime >= span / 10 * 9, "accounted only %lu ns of a %lu ns span", runtime, span);
 }
 
 /* --- affinity ----------------------------------------------------------- */
