@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: all kernel host-tests run run-uefi debug test bench clean help deps
+.PHONY: FORCE all kernel host-tests run run-uefi debug test bench clean help deps
 
 all: kernel host-tests
 
@@ -76,18 +76,28 @@ $(BUILD)/ksyms_empty.o:
 	@mkdir -p $(dir $@)
 	printf '' | $(CC) -c -x assembler -o $@ -
 
-$(BUILD)/nohzk.pass1.elf: $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o linker.ld
-	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o
+# Relink when the set of objects changes (a source added or removed), not
+# only when an object is newer than the kernel.
+$(BUILD)/objects.list: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(KERNEL_OBJECTS)' | cmp -s - $@ || echo '$(KERNEL_OBJECTS)' > $@
+
+FORCE:
+
+$(BUILD)/nohzk.pass1.elf: $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o linker.ld $(BUILD)/objects.list
+	@echo "  LD      $@ (first pass)"
+	@$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o
 
 $(BUILD)/ksyms.S: $(BUILD)/nohzk.pass1.elf tools/ksyms.sh
-	NM=$(NM) tools/ksyms.sh $< > $@
+	@NM=$(NM) tools/ksyms.sh $< > $@
 
 $(BUILD)/ksyms.o: $(BUILD)/ksyms.S
-	$(CC) -c -o $@ $<
+	@$(CC) -c -o $@ $<
 
-$(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld
-	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms.o
-	NM=$(NM) tools/ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: addresses moved between links"; rm -f $@; exit 1; }
+$(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld $(BUILD)/objects.list
+	@echo "  LD      $@"
+	@$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms.o
+	@NM=$(NM) tools/ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: addresses moved between links"; rm -f $@; exit 1; }
 
 host-tests:
 	$(MAKE) -C tests/host OUT=$(abspath $(BUILD))/host

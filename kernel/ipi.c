@@ -7,8 +7,10 @@
  * interrupts off can deadlock, when two CPUs wait for each other). The
  * request is then allocated here and freed by the target.
  *
- * One IPI is sent per request, never coalesced, so that the CAL count of
- * /proc/interrupts equals the number of remote calls: easy to check. */
+ * One IPI is sent per request. The local APIC still merges an IPI with one
+ * of the same vector that is pending and not yet taken, so the CAL count
+ * equals the number of calls only when each is taken before the next is
+ * sent (as in tests/kernel/ipi_test.c); the queue never loses a call. */
 #include "kernel/ipi.h"
 
 #include "arch/x86/cpu.h"

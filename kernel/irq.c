@@ -33,6 +33,17 @@ const char *irq_source_name(enum irq_source source)
     return source < IRQ_SOURCE_DEVICE_FIRST ? source_names[source] : "device";
 }
 
+static void handle_apic_error(struct trap_frame *frame)
+{
+    (void)frame;
+    printk("irq: cpu %u: local APIC error %#x\n", this_cpu_id(), lapic_read_error());
+}
+
+void irq_init(void)
+{
+    irq_register(VECTOR_APIC_ERROR, IRQ_SOURCE_APIC_ERROR, handle_apic_error);
+}
+
 void irq_register(unsigned vector, enum irq_source source, irq_handler_fn handler)
 {
     ASSERT(vector >= VECTOR_EXCEPTION_COUNT && vector < VECTOR_COUNT);

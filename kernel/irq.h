@@ -22,6 +22,7 @@ enum irq_source {
 struct trap_frame;
 typedef void (*irq_handler_fn)(struct trap_frame *frame);
 
+void irq_init(void);            /* the handlers of the local APIC's own sources */
 void irq_register(unsigned vector, enum irq_source source, irq_handler_fn handler);
 void irq_dispatch(struct trap_frame *frame);
 const char *irq_source_name(enum irq_source source);   /* "LOC", "RES", ... */

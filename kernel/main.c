@@ -77,7 +77,7 @@ static void build_free_memory(uint32_t info_phys)
     memmap_init(&free_memory);
     if (mb2_add_usable_memory(&boot_info, &free_memory) < 0)
         panic("the boot loader gave no usable memory map");
-    memmap_reserve(&free_memory, 0, PAGE_SIZE);        /* page 0 stays unmapped-as-free: NULL */
+    memmap_reserve(&free_memory, 0, PAGE_SIZE);        /* page_alloc() returns 0 for "none" */
     memmap_reserve(&free_memory, 0x100000, virt_to_phys(__kernel_end) - 0x100000);
     memmap_reserve(&free_memory, info_phys, boot_info.total_size);
     for (size_t i = 0; i < boot_info.module_count; i++)
@@ -184,8 +184,11 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     idt_init();
     percpu_install(boot_cpu);
     start_interrupt_controllers(acpi);
-    clock_init(kernel_params.force_pit || !acpi->has_hpet ? 0 : acpi->hpet_address);
+    if (kernel_params.require_hpet && !acpi->has_hpet)
+        printk("clock: clocksource=hpet, but this machine has no HPET\n");
+    clock_init(acpi->has_hpet ? acpi->hpet_address : 0, kernel_params.force_pit);
     lapic_timer_calibrate();
+    irq_init();
     ipi_init();
     tick_init();
 

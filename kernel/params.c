@@ -34,5 +34,6 @@ int params_parse(const char *cmdline)
 
     tick_hz = (unsigned)hz;
     kernel_params.force_pit = clocksource == CLOCKSOURCE_PIT;
+    kernel_params.require_hpet = clocksource == CLOCKSOURCE_HPET;
     return errors;
 }

@@ -12,6 +12,7 @@ struct kernel_params {
     char ktest[KTEST_NAMES_SIZE];   /* ktest=: suites to run, "" for none */
     char bench[KTEST_NAMES_SIZE];   /* bench=: benchmarks to run, "" for none */
     bool force_pit;                 /* clocksource=pit */
+    bool require_hpet;              /* clocksource=hpet: say so if there is none */
 };
 
 extern struct kernel_params kernel_params;

@@ -14,8 +14,10 @@ static void write_formatted(const char *format, va_list args)
     char buf[PRINTK_BUFFER_SIZE];
     int length = vsnprintf(buf, sizeof(buf), format, args);
 
-    if (length >= (int)sizeof(buf))
+    if (length >= (int)sizeof(buf)) {
         length = sizeof(buf) - 1;
+        buf[length - 1] = '\n';      /* cut, but never glued to the next message */
+    }
     serial_write(buf, (size_t)length);
 }
 

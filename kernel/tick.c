@@ -1,7 +1,7 @@
 /* The tick: a periodic interrupt on every CPU, built from one-shot timer
  * deadlines (arch/x86/timer.h). Each tick the CPU does its periodic work
- * (for now: the timekeeper advances jiffies); then tick_program_next()
- * decides when the next one comes. That function is the seam where a tick
+ * (the timekeeper advances jiffies, the scheduler checks time slices); then
+ * tick_advance_deadline() sets the next one. That is the seam where a tick
  * policy will decide to stop the tick instead (docs/tick.md).
  *
  * Deadlines are absolute and advance by exactly one period, so ticks do not

@@ -16,7 +16,7 @@
 #define BIOS_AREA_SIZE  0x20000
 #define EBDA_POINTER    0x40e       /* segment of the EBDA, in the BIOS data area */
 #define EBDA_SCAN_SIZE  1024
-#define MAX_MAPPED_RANGES 32
+#define MAX_MAPPED_RANGES 64
 
 static struct acpi_info info;
 static struct mem_region mapped[MAX_MAPPED_RANGES];
@@ -29,6 +29,9 @@ static const void *map_early(uint64_t phys, size_t length, void *ctx)
         return 0;
     if (mapped_count < MAX_MAPPED_RANGES)
         mapped[mapped_count++] = (struct mem_region){ phys, length };
+    else if (mapped_count++ == MAX_MAPPED_RANGES)
+        printk("acpi: more than %d table ranges; the rest are not kept from the page allocator\n",
+               MAX_MAPPED_RANGES);
     return phys_to_virt(phys);
 }
 
@@ -75,7 +78,7 @@ const struct acpi_info *acpi_init(const void *rsdp_copy, size_t rsdp_length)
 
 void acpi_reserve_tables(struct memmap *map)
 {
-    for (unsigned i = 0; i < mapped_count; i++)
+    for (unsigned i = 0; i < mapped_count && i < MAX_MAPPED_RANGES; i++)
         memmap_reserve(map, mapped[i].base & ~(PAGE_SIZE - 1),
                        mapped[i].length + (mapped[i].base & (PAGE_SIZE - 1)));
 }

@@ -6,15 +6,18 @@
 
 static enum clock_source source = CLOCK_SOURCE_NONE;
 
-void clock_init(uint64_t hpet_phys_address)
+void clock_init(uint64_t hpet_phys_address, bool force_pit)
 {
-    if (hpet_phys_address && hpet_init(hpet_phys_address)) {
+    if (!force_pit && hpet_phys_address && hpet_init(hpet_phys_address)) {
         source = CLOCK_SOURCE_HPET;
         return;
     }
     pit_clock_init();
     source = CLOCK_SOURCE_PIT;
-    printk("clock: no HPET, using the PIT (the timekeeper must keep ticking)\n");
+    if (force_pit)
+        printk("clock: using the PIT (clocksource=pit; the timekeeper must keep ticking)\n");
+    else
+        printk("clock: no HPET, using the PIT (the timekeeper must keep ticking)\n");
 }
 
 uint64_t clock_now(void)

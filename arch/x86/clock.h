@@ -11,7 +11,8 @@
 
 enum clock_source { CLOCK_SOURCE_NONE, CLOCK_SOURCE_HPET, CLOCK_SOURCE_PIT };
 
-void clock_init(uint64_t hpet_phys_address);    /* 0: no HPET */
+/* hpet_phys_address 0: no HPET; force_pit: use the PIT even with one. */
+void clock_init(uint64_t hpet_phys_address, bool force_pit);
 uint64_t clock_now(void);
 enum clock_source clock_source(void);
 const char *clock_source_name(void);

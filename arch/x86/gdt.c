@@ -45,8 +45,8 @@ static void load_gdt_and_tss(const uint64_t *gdt)
         "movw %%ax, %%es\n\t"
         "movw %%ax, %%ss\n\t"
         "xorl %%eax, %%eax\n\t"
-        "movw %%ax, %%fs\n\t"           /* writing FS/GS selectors clears their bases, */
-        "ltr %w3"                       /* so percpu_install() sets GS base after this */
+        "movw %%ax, %%fs\n\t"           /* GS is left alone: its base (this_cpu()) */
+        "ltr %w3"                       /* was set by percpu_install() before this */
         :
         : "m"(pointer), "i"(SELECTOR_KERNEL_CODE), "r"(SELECTOR_KERNEL_DATA), "r"(SELECTOR_TSS)
         : "rax", "memory");

@@ -53,6 +53,12 @@ void lapic_init_boot_cpu(uint64_t phys_address)
     lapic_init_this_cpu();
 }
 
+uint32_t lapic_read_error(void)
+{
+    lapic_write(LAPIC_ERROR_STATUS, 0);     /* latch the errors into the register */
+    return lapic_read(LAPIC_ERROR_STATUS);
+}
+
 void lapic_init_this_cpu(void)
 {
     wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_ENABLE);

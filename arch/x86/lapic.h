@@ -10,6 +10,7 @@ void lapic_init_boot_cpu(uint64_t phys_address);
 void lapic_init_this_cpu(void);
 uint32_t lapic_id(void);
 void lapic_eoi(void);
+uint32_t lapic_read_error(void);
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_startup(uint32_t apic_id, uint8_t page_number);

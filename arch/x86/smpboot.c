@@ -1,8 +1,10 @@
 /* Starting application processors: see arch/x86/smpboot.h and
  * boot/trampoline.asm. The sequence is Intel's: INIT, wait 10 ms, STARTUP,
- * wait 200 us, and a second STARTUP only if the AP has not arrived. Waits
+ * wait 200 us, a second STARTUP (ignored by an AP that already runs). Waits
  * are measured on the clocksource, never with calibrated loops. APs start
- * one at a time: they share the trampoline's parameter block. */
+ * one at a time: they share the trampoline's parameter block, which is why
+ * a CPU that does not arrive stops the bring-up (it might still wake later
+ * and read the block). */
 #include "arch/x86/smpboot.h"
 
 #include "arch/x86/clock.h"
@@ -51,11 +53,10 @@ static bool start_one(struct cpu *cpu, struct trampoline_params *params, uint8_t
     lapic_send_init(cpu->apic_id);
     clock_delay_ns(INIT_WAIT_NS);
     lapic_send_startup(cpu->apic_id, startup_page);
-    if (!wait_until(&params->started, STARTUP_WAIT_NS)) {
-        lapic_send_startup(cpu->apic_id, startup_page);
-        if (!wait_until(&params->started, ARRIVAL_WAIT_NS))
-            return false;
-    }
+    clock_delay_ns(STARTUP_WAIT_NS);
+    lapic_send_startup(cpu->apic_id, startup_page);
+    if (!wait_until(&params->started, ARRIVAL_WAIT_NS))
+        return false;
     /* It runs 64-bit code; now wait for it to finish coming online. */
     uint64_t start = clock_now();
     while (!cpu->online) {
@@ -83,9 +84,9 @@ unsigned smp_boot_secondary_cpus(const uint32_t *apic_ids, unsigned count, uint6
         struct cpu *cpu = percpu_allocate(cpu_count, apic_ids[i]);
         cpu->kernel_stack_top = (uint64_t)kernel_stack_allocate(AP_STACK_PAGES);
         if (!start_one(cpu, params, (uint8_t)(trampoline_phys >> 12))) {
-            printk("smp: the CPU with APIC ID %u did not start; continuing without it\n", apic_ids[i]);
+            printk("smp: the CPU with APIC ID %u did not start; not starting the others\n", apic_ids[i]);
             cpus[cpu->id] = 0;   /* its memory stays: it may still wake up and use it */
-            continue;
+            break;
         }
         started++;   /* ap_main() counted it in cpu_count */
     }

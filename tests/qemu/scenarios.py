@@ -88,6 +88,12 @@ SCENARIOS = [
      "must_contain": [r"^PANIC: cpu 0: kfree: double free of 0x", r"\] ktest_panic_double_free\+0x"]},
     {"name": "panic-stack-overflow", "append": "ktest=panic_stack_overflow", "expect_status": 253,
      "ktap": False, "must_contain": [r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
+    # Every suite in one boot (ktest=all leaves out the panic suites).
+    {"name": "all-suites", "smp": 4, "timeout": 300, "append": "ktest=all",
+     "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$"],
+     "must_not_contain": [r"Subtest: panic"]},
+    {"name": "clocksource-pit", "smp": 2, "append": "clocksource=pit ktest=tick",
+     "must_contain": [r"clock: using the PIT \(clocksource=pit"]},
     # An unknown suite is a failure, not a silent pass.
     {"name": "unknown-suite", "append": "ktest=boot,nonesuch", "ktap": False,
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
