@@ -81,10 +81,14 @@ unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
     spin_unlock(&base->lock);
 
     if (earliest) {
-        if (cpu == this_cpu_id())
+        if (cpu == this_cpu_id()) {
+            uint64_t flags = irq_save();    /* an IPI must not reprogram in between */
             tick_program_hardware();
-        else
-            smp_call_function_single(cpu, reprogram_this_cpu, 0, false);
+            irq_restore(flags);
+        } else if (smp_call_function_single(cpu, reprogram_this_cpu, 0, false) < 0) {
+            /* No memory for the request: the timer fires at that CPU's next
+             * interrupt instead. Rare, and never early. */
+        }
     }
     preempt_enable();
     return cpu;

@@ -16,6 +16,8 @@
  * (sched_preempt_on_irq_exit). */
 #include "sched/task.h"
 
+#include <stddef.h>
+
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
 #include "kernel/ipi.h"
@@ -24,9 +26,16 @@
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
+/* One %gs-relative load: reading this_cpu() and then ->rq.current would be
+ * two, and a task moved to another CPU in between would get that CPU's
+ * old current task instead of itself. */
 struct task *current_task(void)
 {
-    return this_cpu()->rq.current;
+    struct task *task;
+    __asm__ volatile("movq %%gs:%c1, %0"
+                     : "=r"(task)
+                     : "i"(offsetof(struct cpu, rq) + offsetof(struct runqueue, current)));
+    return task;
 }
 
 static void queue_append(struct runqueue *rq, struct task *task)
@@ -264,13 +273,16 @@ bool wake_up_task(struct task *task)
     return true;
 }
 
+/* Run time so far, the current stretch included if it runs now (on any
+ * CPU: a tick-less task must not look idle to whoever reads this). */
 uint64_t task_runtime_ns(struct task *task)
 {
-    uint64_t flags = irq_save();
+    struct runqueue *rq = &cpus[task->cpu]->rq;
+    spin_lock(&rq->lock);
     uint64_t runtime = task->runtime_ns;
-    if (task == current_task())
+    if (rq->current == task)
         runtime += clock_now() - task->switched_in_at;
-    irq_restore(flags);
+    spin_unlock(&rq->lock);
     return runtime;
 }
 
@@ -283,16 +295,16 @@ void sched_tick(uint64_t now)
         cpu->need_resched = true;
 }
 
+/* Single %gs-relative instructions, for the reason given at current_task(). */
 void preempt_disable(void)
 {
-    this_cpu()->preempt_disabled++;
+    __asm__ volatile("incl %%gs:%c0" : : "i"(offsetof(struct cpu, preempt_disabled)) : "memory");
 }
 
 void preempt_enable(void)
 {
-    struct cpu *cpu = this_cpu();
-    ASSERT(cpu->preempt_disabled > 0);
-    cpu->preempt_disabled--;
+    ASSERT(this_cpu()->preempt_disabled > 0);   /* cannot move while it is > 0 */
+    __asm__ volatile("decl %%gs:%c0" : : "i"(offsetof(struct cpu, preempt_disabled)) : "memory");
 }
 
 void sched_preempt_on_irq_exit(bool interrupted_with_irqs_on)

@@ -1,7 +1,9 @@
 /* Wait queues: sleep until a condition holds, woken by whoever makes it
  * hold. The sleeper marks itself sleeping before it checks the condition,
  * and the waker makes the condition true before it wakes; so whichever
- * comes second sees the other, and no wakeup is lost (docs/scheduling.md). */
+ * comes second sees the other, and no wakeup is lost (docs/scheduling.md).
+ * Waiters are kept newest first: wake_up_one() wakes the latest sleeper
+ * (fine for the one-waiter handoffs it serves; a fair FIFO was left out). */
 #ifndef SCHED_WAIT_H
 #define SCHED_WAIT_H
 
