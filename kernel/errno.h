@@ -32,5 +32,6 @@
 #define ENAMETOOLONG 36
 #define ENOSYS  38
 #define ENOTEMPTY 39
+#define ELOOP   40
 
 #endif

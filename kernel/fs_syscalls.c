@@ -1,0 +1,562 @@
+/* The file system calls: argument checks, user memory, descriptors. The
+ * work itself is done by kernel/vfs.c on kernel buffers.
+ *
+ * Data moves between user memory and files through a bounce buffer of at
+ * most IO_CHUNK bytes: copy_to_user may fault, and it must not do so with
+ * vfs_lock held (that lock disables interrupts). A read loops only while
+ * each piece comes back whole, so a terminal or pipe read that returns
+ * what is there now does not block a second time.
+ *
+ * Left out: O_PATH, O_TMPFILE, faccessat2's flags, fchdir, rename, link,
+ * symlink, chmod/chown, utimes, and truncate (open with O_TRUNC works). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/fs_syscalls.h"
+#include "kernel/errno.h"
+#include "kernel/heap.h"
+#include "kernel/process.h"
+#include "kernel/string.h"
+#include "kernel/uaccess.h"
+#include "kernel/vfs.h"
+
+#define IO_CHUNK         4096
+#define IO_COUNT_MAX     0x7ffff000ul /* Linux's MAX_RW_COUNT: longer I/O is shortened */
+#define IOV_MAX          1024
+#define AT_REMOVEDIR     0x200
+#define ACCESS_MODE_BITS 7 /* R_OK | W_OK | X_OK */
+
+static struct fd_table *current_files(void)
+{
+    struct process *process = current_process();
+    return process ? process->files : NULL;
+}
+
+static struct inode *current_cwd(void)
+{
+    struct process *process = current_process();
+    return process ? process->cwd : NULL;
+}
+
+static struct file *file_of(int fd)
+{
+    return fd_get(current_files(), fd);
+}
+
+/* A path from user memory, in a kmalloc'd PATH_MAX buffer (kernel stacks
+ * are small), or NULL with *error set. */
+static char *path_from_user(const char *user_path, long *error)
+{
+    char *path = kmalloc(PATH_MAX);
+    if (!path) {
+        *error = -ENOMEM;
+        return NULL;
+    }
+    long length = strncpy_from_user(path, user_path, PATH_MAX);
+    if (length < 0) {
+        kfree(path);
+        *error = length;
+        return NULL;
+    }
+    *error = 0;
+    return path;
+}
+
+/* Where a relative path starts for an *at() call: the working directory,
+ * or the directory open at dirfd (held through *holder while in use). An
+ * absolute path ignores dirfd, even a bad one, as on Linux. */
+static long start_directory(int dirfd, const char *path, struct file **holder, struct inode **start)
+{
+    *holder = NULL;
+    *start = current_cwd();
+    if (path[0] == '/' || dirfd == AT_FDCWD)
+        return 0;
+    *holder = file_of(dirfd);
+    if (!*holder)
+        return -EBADF;
+    *start = (*holder)->inode;
+    return 0;
+}
+
+/* ---- Reading and writing ---- */
+
+static long read_to_user(struct file *file, char *user_buffer, size_t count)
+{
+    if (count > IO_COUNT_MAX)
+        count = IO_COUNT_MAX;
+    char *buffer = kmalloc(count < IO_CHUNK ? (count ? count : 1) : IO_CHUNK);
+    if (!buffer)
+        return -ENOMEM;
+    size_t done = 0;
+    long result = 0;
+    while (done < count) {
+        size_t chunk = count - done < IO_CHUNK ? count - done : IO_CHUNK;
+        long got = vfs_read(file, buffer, chunk);
+        if (got < 0) {
+            result = got;
+            break;
+        }
+        if (copy_to_user(user_buffer + done, buffer, (size_t)got) < 0) {
+            result = -EFAULT;
+            break;
+        }
+        done += (size_t)got;
+        if ((size_t)got < chunk)
+            break;
+    }
+    if (count == 0)
+        result = vfs_read(file, buffer, 0); /* still checks the fd's mode */
+    kfree(buffer);
+    return done > 0 ? (long)done : result;
+}
+
+static long write_from_user(struct file *file, const char *user_buffer, size_t count)
+{
+    if (count > IO_COUNT_MAX)
+        count = IO_COUNT_MAX;
+    char *buffer = kmalloc(count < IO_CHUNK ? (count ? count : 1) : IO_CHUNK);
+    if (!buffer)
+        return -ENOMEM;
+    size_t done = 0;
+    long result = 0;
+    do {
+        size_t chunk = count - done < IO_CHUNK ? count - done : IO_CHUNK;
+        if (copy_from_user(buffer, user_buffer + done, chunk) < 0) {
+            result = -EFAULT;
+            break;
+        }
+        long written = vfs_write(file, buffer, chunk);
+        if (written < 0) {
+            result = written;
+            break;
+        }
+        done += (size_t)written;
+        if ((size_t)written < chunk)
+            break;
+    } while (done < count);
+    kfree(buffer);
+    return done > 0 ? (long)done : result;
+}
+
+long sys_read(int fd, void *user_buffer, size_t count)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    long result = read_to_user(file, user_buffer, count);
+    vfs_close(file);
+    return result;
+}
+
+long sys_write(int fd, const void *user_buffer, size_t count)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    long result = write_from_user(file, user_buffer, count);
+    vfs_close(file);
+    return result;
+}
+
+/* readv and writev: each piece in turn, stopping at the first short one. */
+static long vector_io(int fd, const struct linux_iovec *user_iov, int count, bool write)
+{
+    if (count < 0 || count > IOV_MAX)
+        return -EINVAL;
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    struct linux_iovec *iov = kmalloc(sizeof(*iov) * (count ? (size_t)count : 1));
+    long result = iov ? 0 : -ENOMEM;
+    if (!result && copy_from_user(iov, user_iov, sizeof(*iov) * (size_t)count) < 0)
+        result = -EFAULT;
+    uint64_t total = 0;
+    for (int i = 0; i < count && !result; i++) {
+        if (iov[i].length > INT64_MAX || __builtin_add_overflow(total, iov[i].length, &total) ||
+            total > INT64_MAX)
+            result = -EINVAL;
+    }
+    size_t done = 0;
+    for (int i = 0; i < count && !result; i++) {
+        char *base = (char *)(uintptr_t)iov[i].base;
+        long moved =
+            write ? write_from_user(file, base, iov[i].length) : read_to_user(file, base, iov[i].length);
+        if (moved < 0) {
+            result = done ? 0 : moved;
+            break;
+        }
+        done += (size_t)moved;
+        if ((uint64_t)moved < iov[i].length)
+            break;
+    }
+    kfree(iov);
+    vfs_close(file);
+    return result < 0 ? result : (long)done;
+}
+
+long sys_readv(int fd, const struct linux_iovec *user_iov, int count)
+{
+    return vector_io(fd, user_iov, count, false);
+}
+
+long sys_writev(int fd, const struct linux_iovec *user_iov, int count)
+{
+    return vector_io(fd, user_iov, count, true);
+}
+
+long sys_lseek(int fd, int64_t offset, int whence)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    long result = vfs_seek(file, offset, whence);
+    vfs_close(file);
+    return result;
+}
+
+long sys_ioctl(int fd, unsigned long request, unsigned long argument)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    long result = file->ops->ioctl ? file->ops->ioctl(file, request, argument) : -ENOTTY;
+    vfs_close(file);
+    return result;
+}
+
+/* ---- Opening and closing ---- */
+
+long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
+{
+    struct fd_table *table = current_files();
+    if (!table)
+        return -EBADF;
+    long error;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    struct file *holder;
+    struct inode *start;
+    error = start_directory(dirfd, path, &holder, &start);
+    struct file *file = NULL;
+    if (!error) {
+        struct process *process = current_process();
+        file = vfs_open_at(start, path, flags, mode & ~process->umask & 07777, &error);
+    }
+    if (holder)
+        vfs_close(holder);
+    kfree(path);
+    if (!file)
+        return error;
+    int fd = fd_install(table, file, flags & O_CLOEXEC);
+    if (fd < 0)
+        vfs_close(file);
+    return fd;
+}
+
+long sys_open(const char *user_path, int flags, uint32_t mode)
+{
+    return sys_openat(AT_FDCWD, user_path, flags, mode);
+}
+
+long sys_close(int fd)
+{
+    struct fd_table *table = current_files();
+    struct file *file = table ? fd_detach(table, fd) : NULL;
+    if (!file)
+        return -EBADF;
+    vfs_close(file);
+    return 0;
+}
+
+long sys_dup(int fd)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    int new_fd = fd_install(current_files(), file, false);
+    if (new_fd < 0)
+        vfs_close(file);
+    return new_fd;
+}
+
+long sys_dup3(int old_fd, int new_fd, int flags)
+{
+    if ((flags & ~O_CLOEXEC) || old_fd == new_fd)
+        return -EINVAL;
+    if (new_fd < 0 || new_fd >= FD_MAX)
+        return -EBADF;
+    struct file *file = file_of(old_fd);
+    if (!file)
+        return -EBADF;
+    struct file *replaced = fd_install_at(current_files(), new_fd, file, flags & O_CLOEXEC);
+    if (replaced)
+        vfs_close(replaced);
+    return new_fd;
+}
+
+long sys_dup2(int old_fd, int new_fd)
+{
+    if (old_fd == new_fd) {
+        struct file *file = file_of(old_fd);
+        if (!file)
+            return -EBADF;
+        vfs_close(file);
+        return new_fd;
+    }
+    return sys_dup3(old_fd, new_fd, 0);
+}
+
+long sys_fcntl(int fd, int command, unsigned long argument)
+{
+    struct fd_table *table = current_files();
+    struct file *file = fd_get(table, fd);
+    if (!file)
+        return -EBADF;
+    long result;
+    switch (command) {
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+        if (argument >= FD_MAX) {
+            result = -EINVAL;
+            break;
+        }
+        result = fd_install_from(table, (int)argument, vfs_file_get(file), command == F_DUPFD_CLOEXEC);
+        if (result < 0)
+            vfs_close(file);
+        break;
+    case F_GETFD:
+        result = fd_close_on_exec(table, fd) ? FD_CLOEXEC : 0;
+        break;
+    case F_SETFD:
+        result = fd_set_close_on_exec(table, fd, argument & FD_CLOEXEC);
+        break;
+    case F_GETFL:
+        result = file->flags;
+        break;
+    case F_SETFL:
+        /* Only these two may change after open, as on Linux. */
+        file->flags = (file->flags & ~(unsigned)(O_APPEND | O_NONBLOCK)) |
+                      ((unsigned)argument & (O_APPEND | O_NONBLOCK));
+        result = 0;
+        break;
+    default:
+        result = -EINVAL;
+    }
+    vfs_close(file);
+    return result;
+}
+
+/* ---- Metadata ---- */
+
+static long copy_stat_to_user(struct linux_stat *user_stat, const struct linux_stat *stat)
+{
+    return copy_to_user(user_stat, stat, sizeof(*stat)) < 0 ? -EFAULT : 0;
+}
+
+long sys_fstat(int fd, struct linux_stat *user_stat)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    struct linux_stat stat;
+    vfs_stat_file(file, &stat);
+    vfs_close(file);
+    return copy_stat_to_user(user_stat, &stat);
+}
+
+long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_stat, int flags)
+{
+    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+        return -EINVAL;
+    long error;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    if (path[0] == '\0' && (flags & AT_EMPTY_PATH)) {
+        if (dirfd != AT_FDCWD) {
+            kfree(path);
+            return sys_fstat(dirfd, user_stat);
+        }
+        memcpy(path, ".", 2); /* the working directory itself */
+    }
+    struct file *holder;
+    struct inode *start;
+    struct linux_stat stat;
+    error = start_directory(dirfd, path, &holder, &start);
+    if (!error)
+        error = vfs_stat_at(start, path, !(flags & AT_SYMLINK_NOFOLLOW), &stat);
+    if (holder)
+        vfs_close(holder);
+    kfree(path);
+    return error ? error : copy_stat_to_user(user_stat, &stat);
+}
+
+long sys_stat(const char *user_path, struct linux_stat *user_stat)
+{
+    return sys_newfstatat(AT_FDCWD, user_path, user_stat, 0);
+}
+
+long sys_lstat(const char *user_path, struct linux_stat *user_stat)
+{
+    return sys_newfstatat(AT_FDCWD, user_path, user_stat, AT_SYMLINK_NOFOLLOW);
+}
+
+long sys_getdents64(int fd, void *user_buffer, size_t size)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    size_t room = size < IO_CHUNK ? size : IO_CHUNK;
+    char *buffer = kmalloc(room ? room : 1);
+    long result = buffer ? vfs_getdents(file, buffer, room) : -ENOMEM;
+    if (result > 0 && copy_to_user(user_buffer, buffer, (size_t)result) < 0)
+        result = -EFAULT;
+    kfree(buffer);
+    vfs_close(file);
+    return result;
+}
+
+long sys_readlinkat(int dirfd, const char *user_path, char *user_buffer, int size)
+{
+    if (size <= 0)
+        return -EINVAL;
+    long error;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    size_t room = (size_t)size < PATH_MAX ? (size_t)size : PATH_MAX;
+    char *target = kmalloc(room);
+    struct file *holder = NULL;
+    struct inode *start;
+    long result = target ? start_directory(dirfd, path, &holder, &start) : -ENOMEM;
+    if (!result)
+        result = vfs_readlink_at(start, path, target, room);
+    if (result > 0 && copy_to_user(user_buffer, target, (size_t)result) < 0)
+        result = -EFAULT;
+    if (holder)
+        vfs_close(holder);
+    kfree(target);
+    kfree(path);
+    return result;
+}
+
+long sys_readlink(const char *user_path, char *user_buffer, int size)
+{
+    return sys_readlinkat(AT_FDCWD, user_path, user_buffer, size);
+}
+
+long sys_faccessat(int dirfd, const char *user_path, int mode)
+{
+    if (mode & ~ACCESS_MODE_BITS)
+        return -EINVAL;
+    long error;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    struct file *holder;
+    struct inode *start;
+    error = start_directory(dirfd, path, &holder, &start);
+    if (!error)
+        error = vfs_access_at(start, path, mode);
+    if (holder)
+        vfs_close(holder);
+    kfree(path);
+    return error;
+}
+
+long sys_access(const char *user_path, int mode)
+{
+    return sys_faccessat(AT_FDCWD, user_path, mode);
+}
+
+/* ---- Directories ---- */
+
+long sys_getcwd(char *user_buffer, size_t size)
+{
+    size_t room = size < PATH_MAX ? size : PATH_MAX;
+    char *buffer = kmalloc(room ? room : 1);
+    if (!buffer)
+        return -ENOMEM;
+    long result = vfs_getcwd(current_cwd(), buffer, room);
+    if (result > 0 && copy_to_user(user_buffer, buffer, (size_t)result) < 0)
+        result = -EFAULT;
+    kfree(buffer);
+    return result;
+}
+
+long sys_chdir(const char *user_path)
+{
+    struct process *process = current_process();
+    if (!process)
+        return -EINVAL;
+    long error;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    struct inode *directory;
+    error = vfs_lookup_directory(process->cwd, path, &directory);
+    kfree(path);
+    if (error)
+        return error;
+    struct inode *old = process->cwd;
+    process->cwd = directory;
+    if (old)
+        inode_put(old);
+    return 0;
+}
+
+long sys_mkdirat(int dirfd, const char *user_path, uint32_t mode)
+{
+    long error;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    struct file *holder;
+    struct inode *start;
+    error = start_directory(dirfd, path, &holder, &start);
+    if (!error) {
+        struct process *process = current_process();
+        uint32_t umask = process ? process->umask : 0;
+        error = vfs_mkdir_at(start, path, mode & ~umask & 07777);
+    }
+    if (holder)
+        vfs_close(holder);
+    kfree(path);
+    return error;
+}
+
+long sys_mkdir(const char *user_path, uint32_t mode)
+{
+    return sys_mkdirat(AT_FDCWD, user_path, mode);
+}
+
+long sys_unlinkat(int dirfd, const char *user_path, int flags)
+{
+    if (flags & ~AT_REMOVEDIR)
+        return -EINVAL;
+    long error;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    struct file *holder;
+    struct inode *start;
+    error = start_directory(dirfd, path, &holder, &start);
+    if (!error)
+        error = vfs_unlink_at(start, path, flags & AT_REMOVEDIR);
+    if (holder)
+        vfs_close(holder);
+    kfree(path);
+    return error;
+}
+
+long sys_unlink(const char *user_path)
+{
+    return sys_unlinkat(AT_FDCWD, user_path, 0);
+}
+
+long sys_rmdir(const char *user_path)
+{
+    return sys_unlinkat(AT_FDCWD, user_path, AT_REMOVEDIR);
+}

@@ -1,0 +1,101 @@
+/* Structures and constants of the Linux x86-64 ABI that nohzk speaks.
+ * Layouts are Linux's, byte for byte: unmodified static binaries read them. */
+#ifndef KERNEL_LINUX_ABI_H
+#define KERNEL_LINUX_ABI_H
+
+#include <stdint.h>
+
+/* struct stat, as the x86-64 fstat/newfstatat/stat return it */
+struct linux_stat {
+    uint64_t st_dev;
+    uint64_t st_ino;
+    uint64_t st_nlink;
+    uint32_t st_mode;
+    uint32_t st_uid;
+    uint32_t st_gid;
+    uint32_t pad0;
+    uint64_t st_rdev;
+    int64_t st_size;
+    int64_t st_blksize;
+    int64_t st_blocks;
+    uint64_t st_atime_sec, st_atime_nsec;
+    uint64_t st_mtime_sec, st_mtime_nsec;
+    uint64_t st_ctime_sec, st_ctime_nsec;
+    int64_t reserved[3];
+};
+
+#define S_IFMT   0170000
+#define S_IFSOCK 0140000
+#define S_IFLNK  0120000
+#define S_IFREG  0100000
+#define S_IFBLK  0060000
+#define S_IFDIR  0040000
+#define S_IFCHR  0020000
+#define S_IFIFO  0010000
+
+/* open flags */
+#define O_ACCMODE   00000003
+#define O_RDONLY    00000000
+#define O_WRONLY    00000001
+#define O_RDWR      00000002
+#define O_CREAT     00000100
+#define O_EXCL      00000200
+#define O_NOCTTY    00000400
+#define O_TRUNC     00001000
+#define O_APPEND    00002000
+#define O_NONBLOCK  00004000
+#define O_DIRECTORY 00200000
+#define O_NOFOLLOW  00400000
+#define O_CLOEXEC   02000000
+#define AT_FDCWD    (-100)
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_EMPTY_PATH 0x1000
+
+/* getdents64 record */
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    uint16_t d_reclen;
+    uint8_t d_type;
+    char d_name[];
+};
+#define DT_UNKNOWN 0
+#define DT_FIFO 1
+#define DT_CHR 2
+#define DT_DIR 4
+#define DT_REG 8
+#define DT_LNK 10
+
+/* fcntl */
+#define F_DUPFD 0
+#define F_GETFD 1
+#define F_SETFD 2
+#define F_GETFL 3
+#define F_SETFL 4
+#define F_DUPFD_CLOEXEC 1030
+#define FD_CLOEXEC 1
+
+/* lseek */
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+
+/* termios (struct termios as the TCGETS ioctl returns it: the kernel's) */
+struct linux_termios {
+    uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
+    uint8_t c_line;
+    uint8_t c_cc[19];
+};
+struct linux_winsize {
+    uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;
+};
+#define TCGETS     0x5401
+#define TCSETS     0x5402
+#define TCSETSW    0x5403
+#define TCSETSF    0x5404
+#define TIOCGPGRP  0x540F
+#define TIOCSPGRP  0x5410
+#define TIOCGWINSZ 0x5413
+#define TIOCSWINSZ 0x5414
+
+#endif

@@ -1,0 +1,110 @@
+/* The virtual file system: one tree of inodes in memory (the initramfs is
+ * unpacked into it at boot and it is writable, like Linux's rootfs), device
+ * nodes and generated files (procfs) hanging from it, open files, and each
+ * process's file descriptor table. File operations take kernel buffers: the
+ * system calls (kernel/fs_syscalls.c) copy to and from user memory.
+ *
+ * Inodes are opaque outside kernel/vfs.c: everything else names them by
+ * path, or holds one through an open file or a working directory. */
+#ifndef KERNEL_VFS_H
+#define KERNEL_VFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/linux_abi.h"
+
+/* Not in kernel/errno.h yet (which the file layer does not own). */
+
+#define PATH_MAX          4096 /* NUL included */
+#define NAME_MAX          255
+#define SYMLINK_DEPTH_MAX 8 /* symlinks followed inside symlinks, as Linux's nesting limit */
+
+struct inode;
+struct file;
+
+struct file_ops {
+    /* Optional: called once when the file is opened (a generated file
+     * builds its content here); a negative errno fails the open. */
+    int (*open)(struct file *file);
+    /* Both use and advance file->position (when the file is seekable). */
+    long (*read)(struct file *file, void *buffer, size_t count);
+    long (*write)(struct file *file, const void *buffer, size_t count);
+    /* arg is passed through from the system call: a user pointer for most
+     * requests, to be used with copy_from_user/copy_to_user. */
+    long (*ioctl)(struct file *file, unsigned long request, unsigned long arg);
+    void (*release)(struct file *file);
+};
+
+struct file {
+    struct inode *inode;
+    const struct file_ops *ops;
+    unsigned flags; /* O_ACCMODE bits, O_APPEND, O_NONBLOCK */
+    uint64_t position;
+    unsigned references; /* dup() and fork() share a struct file; atomic */
+    void *private;       /* the device's, given to vfs_create_device */
+};
+
+#define FD_MAX 256
+
+/* Setup: the empty root, then the initramfs (a cpio "newc" archive). */
+void vfs_init(void);
+int initramfs_unpack(const void *archive, size_t length); /* 0, -EINVAL or -ENOMEM */
+
+/* Device nodes and generated files, for drivers (e.g. /dev/console).
+ * Missing parent directories are created; mode without type bits means
+ * S_IFCHR. */
+int vfs_create_device(const char *path, uint32_t mode, const struct file_ops *ops, void *private);
+
+/* Kernel-side access, for execve and init: open by path (relative to the
+ * current process's working directory), read, close. */
+struct file *vfs_open(const char *path, int flags, uint32_t mode, long *error);
+long vfs_read(struct file *file, void *buffer, size_t count);
+void vfs_close(struct file *file); /* drops one reference */
+long vfs_file_size(struct file *file);
+bool vfs_is_executable(struct file *file);
+
+/* Open files, for the system calls. */
+struct file *vfs_file_get(struct file *file); /* one more reference */
+long vfs_write(struct file *file, const void *buffer, size_t count);
+long vfs_seek(struct file *file, int64_t offset, int whence);
+void vfs_stat_file(struct file *file, struct linux_stat *out);
+long vfs_getdents(struct file *file, void *buffer, size_t size); /* linux_dirent64 records */
+
+/* Inodes held by processes (their working directory). */
+struct inode *vfs_root(void);
+void inode_get(struct inode *inode);
+void inode_put(struct inode *inode);
+
+/* Operations by path. A relative path starts at `start`, a directory
+ * (NULL means the root); an absolute one ignores it. `mode` is used as
+ * given: the caller applies the umask. */
+struct file *vfs_open_at(struct inode *start, const char *path, int flags, uint32_t mode, long *error);
+int vfs_stat_at(struct inode *start, const char *path, bool follow, struct linux_stat *out);
+long vfs_readlink_at(struct inode *start, const char *path, char *buffer, size_t size);
+int vfs_mkdir_at(struct inode *start, const char *path, uint32_t mode);
+int vfs_unlink_at(struct inode *start, const char *path, bool directory); /* directory: rmdir */
+int vfs_access_at(struct inode *start, const char *path, int mode);       /* F_OK, R_OK, W_OK, X_OK */
+int vfs_lookup_directory(struct inode *start, const char *path, struct inode **out); /* referenced */
+long vfs_getcwd(struct inode *cwd, char *buffer, size_t size); /* length with the NUL, or -ERANGE */
+
+/* File descriptor tables. */
+struct fd_table *fd_table_create(void);
+struct fd_table *fd_table_clone(struct fd_table *table); /* fork */
+void fd_table_close_on_exec(struct fd_table *table);     /* execve */
+void fd_table_destroy(struct fd_table *table);           /* exit */
+/* Lowest free fd; the table takes over the caller's reference. -EMFILE. */
+int fd_install(struct fd_table *table, struct file *file, bool close_on_exec);
+/* The file at fd with a reference the caller drops with vfs_close, or NULL. */
+struct file *fd_get(struct fd_table *table, int fd);
+/* For dup and fcntl: the lowest free fd >= lowest (-EMFILE); put a file
+ * at fd (0 <= fd < FD_MAX), returning the one it replaces for the caller
+ * to close; take a file out (NULL if none); the close-on-exec flag. */
+int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
+struct file *fd_install_at(struct fd_table *table, int fd, struct file *file, bool close_on_exec);
+struct file *fd_detach(struct fd_table *table, int fd);
+bool fd_close_on_exec(struct fd_table *table, int fd);
+int fd_set_close_on_exec(struct fd_table *table, int fd, bool close_on_exec); /* 0 or -EBADF */
+
+#endif
