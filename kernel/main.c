@@ -11,6 +11,7 @@
 #include "arch/x86/serial.h"
 #include "arch/x86/smpboot.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/user_mode.h"
 #include "kernel/bench.h"
 #include "kernel/cmdline.h"
 #include "kernel/housekeeping.h"
@@ -188,6 +189,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
         printk("clock: clocksource=hpet, but this machine has no HPET\n");
     clock_init(acpi->has_hpet ? acpi->hpet_address : 0, kernel_params.force_pit);
     lapic_timer_calibrate();
+    user_mode_init_this_cpu();
     irq_init();
     ipi_init();
     tick_init();
@@ -208,6 +210,7 @@ void ap_main(struct cpu *cpu)
 {
     percpu_install(cpu);
     lapic_init_this_cpu();
+    user_mode_init_this_cpu();
     timers_init_this_cpu();
     sched_init_this_cpu();
     percpu_mark_online(cpu);

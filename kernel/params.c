@@ -5,6 +5,7 @@
 
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/syscall.h"
 #include "kernel/tick.h"
 
 struct kernel_params kernel_params;
@@ -20,6 +21,7 @@ static struct kernel_param params[] = {
     PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
     PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
     PARAM_ENUM("clocksource", &clocksource, clocksource_names),
+    PARAM_BOOL("strace", &syscall_trace),
 };
 
 static void report(void *ctx, const char *message)

@@ -17,6 +17,8 @@
 
 struct cpu {
     struct cpu *self;                   /* must stay first: this_cpu() reads %gs:0 */
+    uint64_t syscall_user_rsp;          /* offset 8: arch/x86/syscall_entry.asm */
+    uint64_t syscall_stack_top;         /* offset 16: the running task's kernel stack */
     unsigned id;                        /* 0 .. cpu_count-1, boot CPU is 0 */
     uint32_t apic_id;
     volatile bool online;
@@ -25,6 +27,8 @@ struct cpu {
     unsigned locks_held;
     unsigned preempt_disabled;
     volatile bool need_resched;
+    volatile bool in_user;              /* kernel/context_tracking.c */
+    uint64_t user_exits;
     uint64_t irq_counts[IRQ_SOURCE_COUNT];
     struct call_queue calls;
     struct tick_state tick;
@@ -32,6 +36,9 @@ struct cpu {
     struct runqueue rq;
     struct arch_cpu arch;
 };
+
+_Static_assert(__builtin_offsetof(struct cpu, syscall_user_rsp) == 8, "syscall_entry.asm knows this offset");
+_Static_assert(__builtin_offsetof(struct cpu, syscall_stack_top) == 16, "syscall_entry.asm knows this offset");
 
 extern struct cpu *cpus[MAX_CPUS];
 extern unsigned cpu_count;             /* CPUs that came online */

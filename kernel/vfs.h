@@ -15,8 +15,6 @@
 
 #include "kernel/linux_abi.h"
 
-/* Not in kernel/errno.h yet (which the file layer does not own). */
-
 #define PATH_MAX          4096 /* NUL included */
 #define NAME_MAX          255
 #define SYMLINK_DEPTH_MAX 8 /* symlinks followed inside symlinks, as Linux's nesting limit */

@@ -52,6 +52,17 @@ static void prepare_first_switch(struct task *task)
 struct task *kthread_create(const char *name, void (*entry)(void *arg), void *arg,
                             const struct cpumask *affinity)
 {
+    struct task *task = kthread_create_stopped(name, entry, arg, affinity);
+    if (task)
+        wake_up_task(task);
+    return task;
+}
+
+/* The same, but it does not run until someone wakes it (wake_up_task):
+ * the caller can finish setting it up first. */
+struct task *kthread_create_stopped(const char *name, void (*entry)(void *arg), void *arg,
+                                    const struct cpumask *affinity)
+{
     struct cpumask allowed;
 
     if (affinity) {
@@ -68,7 +79,6 @@ struct task *kthread_create(const char *name, void (*entry)(void *arg), void *ar
     task->cpu = cpumask_first(&task->affinity);
     prepare_first_switch(task);
     task->state = TASK_SLEEPING;
-    wake_up_task(task);
     return task;
 }
 

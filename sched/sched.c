@@ -23,6 +23,7 @@
 #include "kernel/ipi.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/process.h"
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
@@ -218,7 +219,9 @@ static void schedule_common(bool preempted)
     rq->current = next;
     rq->switched_from = prev;
     rq->context_switches++;
-    cpu->arch.tss.rsp[0] = next->stack_top;
+    cpu->arch.tss.rsp[0] = next->stack_top;      /* interrupts from ring 3 */
+    cpu->syscall_stack_top = next->stack_top;    /* system calls */
+    process_switch_in(next->process);
     context_switch(&prev->saved_rsp, next->saved_rsp);
     finish_switch();
     irq_restore(flags);

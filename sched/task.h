@@ -20,6 +20,8 @@ enum task_state {
 #define KERNEL_STACK_PAGES 4
 #define SCHED_SLICE_NS 10000000ul      /* 10 ms of running before the tick preempts */
 
+struct process;
+
 struct task {
     uint64_t saved_rsp;             /* context_switch() keeps the stack pointer here */
     unsigned id;
@@ -38,6 +40,7 @@ struct task {
     void *arg;
     int exit_code;
     struct wait_queue exited;       /* kthread_join() waits here */
+    struct process *process;        /* NULL for a kernel thread */
 
     /* accounting, from the clocksource at every switch (never sampled by the tick) */
     uint64_t runtime_ns;
@@ -51,6 +54,8 @@ struct task *current_task(void);
 
 struct task *kthread_create(const char *name, void (*entry)(void *arg), void *arg,
                             const struct cpumask *affinity);
+struct task *kthread_create_stopped(const char *name, void (*entry)(void *arg), void *arg,
+                                    const struct cpumask *affinity);
 int kthread_join(struct task *task);        /* waits for exit, frees, returns exit code */
 void task_exit(int code) __attribute__((noreturn));
 

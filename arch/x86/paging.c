@@ -10,6 +10,8 @@
 #include "arch/x86/paging.h"
 
 #include "arch/x86/cpu.h"
+#include "kernel/errno.h"
+#include "kernel/heap.h"
 #include "kernel/page_alloc.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -190,4 +192,113 @@ uint64_t paging_lookup(uint64_t address)
 bool paging_is_kernel_mapped(uint64_t address)
 {
     return paging_lookup(address) != 0;
+}
+
+/* --- user address spaces ------------------------------------------------
+ * A process's PML4 shares the kernel half (entries 256-511) with the kernel
+ * tables: those entries point to the same lower-level tables, which exist
+ * before the first process (direct map, kernel stacks, kernel image), so a
+ * kernel mapping added later shows in every address space. The user half
+ * is the process's own; its tables and pages are freed on exit. */
+
+#define FIRST_KERNEL_ENTRY 256
+
+struct address_space *address_space_create(void)
+{
+    struct address_space *space = kzalloc(sizeof(*space));
+    if (!space)
+        return 0;
+    space->root_phys = page_alloc();
+    if (!space->root_phys) {
+        kfree(space);
+        return 0;
+    }
+    uint64_t *root = phys_to_virt(space->root_phys);
+    for (unsigned i = FIRST_KERNEL_ENTRY; i < ENTRIES_PER_TABLE; i++)
+        root[i] = kernel_pml4[i];
+    return space;
+}
+
+/* The entry for a user page, creating user-accessible tables on the way. */
+static uint64_t *user_entry_for(struct address_space *space, uint64_t address, bool create)
+{
+    uint64_t *table = phys_to_virt(space->root_phys);
+
+    for (int level = 4; level > 1; level--) {
+        uint64_t *entry = &table[table_index(address, level)];
+        if (!(*entry & PTE_PRESENT)) {
+            if (!create)
+                return 0;
+            uint64_t page = page_alloc();
+            if (!page)
+                return 0;
+            *entry = page | PTE_PRESENT | PTE_WRITE | PTE_USER;
+        }
+        table = table_at(*entry);
+    }
+    return &table[table_index(address, 1)];
+}
+
+int address_space_map(struct address_space *space, uint64_t address, uint64_t flags)
+{
+    if (address >= USER_HALF_END || address % PAGE_SIZE)
+        return -EINVAL;
+    uint64_t *entry = user_entry_for(space, address, true);
+    if (!entry)
+        return -ENOMEM;
+    if (*entry & PTE_PRESENT)
+        return -EEXIST;
+    uint64_t page = page_alloc();
+    if (!page)
+        return -ENOMEM;
+    *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX));
+    return 0;
+}
+
+/* The user page mapping address, checked for user access (and for writing
+ * if asked); 0 if there is none. */
+uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write)
+{
+    if (address >= USER_HALF_END)
+        return 0;
+    uint64_t *entry = user_entry_for(space, address, false);
+    if (!entry || !(*entry & PTE_PRESENT) || !(*entry & PTE_USER))
+        return 0;
+    if (for_write && !(*entry & PTE_WRITE))
+        return 0;
+    return *entry;
+}
+
+static void free_user_table(uint64_t table_phys, int level)
+{
+    uint64_t *table = phys_to_virt(table_phys);
+    for (unsigned i = 0; i < ENTRIES_PER_TABLE; i++) {
+        if (!(table[i] & PTE_PRESENT))
+            continue;
+        if (level > 1)
+            free_user_table(table[i] & PTE_ADDRESS, level - 1);
+        else
+            page_free(table[i] & PTE_ADDRESS);
+    }
+    page_free(table_phys);
+}
+
+void address_space_destroy(struct address_space *space)
+{
+    uint64_t *root = phys_to_virt(space->root_phys);
+
+    ASSERT((read_cr3() & PTE_ADDRESS) != space->root_phys);
+    for (unsigned i = 0; i < FIRST_KERNEL_ENTRY; i++) {
+        if (root[i] & PTE_PRESENT)
+            free_user_table(root[i] & PTE_ADDRESS, 3);
+    }
+    page_free(space->root_phys);
+    kfree(space);
+}
+
+void address_space_switch(struct address_space *space)
+{
+    uint64_t root = space ? space->root_phys : kernel_page_table_phys;
+    if ((read_cr3() & PTE_ADDRESS) != root)
+        write_cr3(root);
 }

@@ -41,4 +41,15 @@ bool paging_is_kernel_mapped(uint64_t address);
 uint64_t paging_lookup(uint64_t address);      /* the mapping entry, 0 if none */
 bool paging_early_is_active(void);
 
+/* User address spaces (the lower half); the kernel half is shared. */
+#define USER_HALF_END 0x0000800000000000ul
+struct address_space {
+    uint64_t root_phys;         /* the PML4 */
+};
+struct address_space *address_space_create(void);
+int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);  /* a zeroed page */
+uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);
+void address_space_destroy(struct address_space *space);
+void address_space_switch(struct address_space *space);    /* NULL: the kernel's own tables */
+
 #endif

@@ -8,11 +8,14 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/vectors.h"
+#include "kernel/context_tracking.h"
 #include "kernel/irq.h"
+#include "kernel/process.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 
 #define GATE_INTERRUPT 0x8e     /* present, ring 0, 64-bit interrupt gate (IF cleared) */
+#define GATE_USER_CALLABLE 0x60 /* DPL 3: `int3` and `into` from ring 3 reach the handler */
 
 struct idt_gate {
     uint16_t offset_low;
@@ -49,11 +52,12 @@ const char *exception_name(uint64_t vector)
 
 static void set_gate(unsigned vector, uint64_t handler, uint8_t ist)
 {
+    bool user_callable = vector == VECTOR_BREAKPOINT || vector == 4;   /* int3, into */
     idt[vector] = (struct idt_gate){
         .offset_low = handler & 0xffff,
         .selector = SELECTOR_KERNEL_CODE,
         .ist = ist,
-        .type = GATE_INTERRUPT,
+        .type = GATE_INTERRUPT | (user_callable ? GATE_USER_CALLABLE : 0),
         .offset_middle = (handler >> 16) & 0xffff,
         .offset_high = handler >> 32,
     };
@@ -94,10 +98,44 @@ static void handle_exception(struct trap_frame *frame)
     panic_from_trap(frame, "%s in the kernel", exception_name(frame->vector));
 }
 
+/* The signal Linux sends for an exception in user mode. */
+static int exception_signal(uint64_t vector)
+{
+    switch (vector) {
+    case VECTOR_DIVIDE_ERROR:
+    case 16:                    /* x87 error */
+    case 19:                    /* SIMD error */
+        return SIGFPE;
+    case VECTOR_DEBUG:
+    case VECTOR_BREAKPOINT:
+        return SIGTRAP;
+    case VECTOR_INVALID_OPCODE:
+        return SIGILL;
+    case 17:                    /* alignment check */
+        return SIGBUS;
+    default:
+        return SIGSEGV;
+    }
+}
+
+/* Every entry from ring 3 leaves user context first and enters it again
+ * last (kernel/context_tracking.h). An exception from ring 3 is the
+ * process's fault, not the kernel's: it gets the signal's default action,
+ * which for all of these is to die. Only the process dies. */
 void trap_dispatch(struct trap_frame *frame)
 {
-    if (frame->vector < VECTOR_EXCEPTION_COUNT)
+    bool from_user = trap_from_user(frame);
+
+    if (from_user)
+        context_user_exit();
+    if (frame->vector < VECTOR_EXCEPTION_COUNT) {
+        if (from_user && frame->vector != VECTOR_NMI)
+            process_kill_by_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
+                                  frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
         handle_exception(frame);
-    else
+    } else {
         irq_dispatch(frame);
+    }
+    if (from_user)
+        context_user_enter();
 }

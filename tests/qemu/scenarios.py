@@ -67,6 +67,13 @@ SCENARIOS = [
     {"name": "sched", "smp": 4, "timeout": 240, "append": "ktest=sched"},
     {"name": "sched-smp2", "smp": 2, "timeout": 240, "append": "ktest=sched"},
     {"name": "timers", "smp": 4, "append": "ktest=timers"},
+    # Ring 3: system calls, bad arguments, faults that kill only the process.
+    {"name": "user", "smp": 4, "timeout": 120, "append": "ktest=user",
+     "must_contain": [r"^hello from ring 3$",
+                      r"pid \d+ \(null_write\) killed by signal 11: page fault at 0x0"]},
+    {"name": "strace", "smp": 2, "append": "strace=1 ktest=user",
+     "must_contain": [r"strace: pid \d+: write\(0x1, 0x0, 0xa, .*\) = -14",
+                      r"strace: pid \d+: unknown\(.*\) = -38"]},
     {"name": "timers-pit", "smp": 4, "qemu": "-machine pc,hpet=off", "append": "ktest=timers"},
     # The smallest machine we promise to boot on.
     {"name": "alloc-mem64", "smp": 4, "mem": "64M", "append": "ktest=boot,alloc"},

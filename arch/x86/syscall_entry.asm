@@ -1,0 +1,58 @@
+; The SYSCALL instruction lands here (MSR_LSTAR), in ring 0 with interrupts
+; off (MSR_SFMASK), RCX = user RIP, R11 = user RFLAGS, and still on the
+; user's stack. We switch to the task's kernel stack (kept in struct cpu at
+; offset 16) and build the same struct trap_frame as an interrupt from ring
+; 3 would (arch/x86/trap.h), so that syscalls, exceptions and interrupts
+; from user space share one C type and one way out: trap_return, which
+; swaps GS back and returns with iretq. (sysretq would be a little faster;
+; iretq is one path fewer to get right, and has no non-canonical RIP trap.)
+
+%define USER_DATA_SELECTOR (0x18 | 3)
+%define USER_CODE_SELECTOR (0x20 | 3)
+%define SYSCALL_VECTOR     0x100          ; not a real vector: marks a syscall frame
+
+bits 64
+section .text
+extern syscall_dispatch
+extern trap_return
+global syscall_entry
+syscall_entry:
+        swapgs
+        mov [gs:8], rsp                   ; struct cpu.syscall_user_rsp
+        mov rsp, [gs:16]                  ; struct cpu.syscall_stack_top
+        push USER_DATA_SELECTOR           ; ss
+        push qword [gs:8]                 ; rsp
+        push r11                          ; rflags
+        push USER_CODE_SELECTOR           ; cs
+        push rcx                          ; rip
+        push 0                            ; error code
+        push SYSCALL_VECTOR               ; vector
+        push rax
+        push rbx
+        push rcx
+        push rdx
+        push rsi
+        push rdi
+        push rbp
+        push r8
+        push r9
+        push r10
+        push r11
+        push r12
+        push r13
+        push r14
+        push r15
+        cld
+        xor ebp, ebp                      ; backtraces end here
+        mov rdi, rsp
+        call syscall_dispatch
+        cli
+        jmp trap_return
+
+; enter_user_mode(struct trap_frame *frame): leave the kernel for the first
+; time through the common exit path, with a frame built by the caller.
+global enter_user_mode
+enter_user_mode:
+        cli
+        mov rsp, rdi
+        jmp trap_return

@@ -1,0 +1,72 @@
+/* Ring 3 support: see arch/x86/user_mode.h.
+ *
+ * SYSCALL jumps to syscall_entry (arch/x86/syscall_entry.asm) with the
+ * kernel code selector from STAR[47:32]; SYSRET would use STAR[63:48] + 16
+ * for the user code selector, which is why the GDT puts user data before
+ * user code (arch/x86/gdt.h). SFMASK clears IF, DF, TF and AC on entry.
+ *
+ * SMEP stops the kernel from executing user pages, SMAP from touching them
+ * except inside user_access_begin/end: a stray user pointer in the kernel
+ * faults instead of quietly following the user's data. */
+#include "arch/x86/user_mode.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/gdt.h"
+#include "arch/x86/trap.h"
+#include "kernel/printk.h"
+
+#define MSR_STAR   0xc0000081
+#define MSR_LSTAR  0xc0000082
+#define MSR_SFMASK 0xc0000084
+#define EFER_SYSCALL_ENABLE (1ul << 0)
+#define CR4_SMEP (1ul << 20)
+#define CR4_SMAP (1ul << 21)
+#define RFLAGS_TF (1ul << 8)
+#define RFLAGS_DF (1ul << 10)
+#define RFLAGS_AC (1ul << 18)
+
+extern char syscall_entry[];
+void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
+
+static bool smap_on;
+
+bool smap_enabled(void)
+{
+    return smap_on;
+}
+
+static void enable_smep_smap(void)
+{
+    uint32_t a, b, c, d;
+    cpuid(7, 0, &a, &b, &c, &d);
+    uint64_t cr4 = read_cr4();
+    if (b & (1u << 7))
+        cr4 |= CR4_SMEP;
+    if (b & (1u << 20)) {
+        cr4 |= CR4_SMAP;
+        smap_on = true;
+    }
+    write_cr4(cr4);
+}
+
+void user_mode_init_this_cpu(void)
+{
+    wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SYSCALL_ENABLE);
+    wrmsr(MSR_STAR, ((uint64_t)(SELECTOR_USER_DATA - 8) << 48) | ((uint64_t)SELECTOR_KERNEL_CODE << 32));
+    wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+    wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_TF | RFLAGS_AC);
+    enable_smep_smap();
+}
+
+void user_mode_start(uint64_t kernel_stack_top, uint64_t rip, uint64_t rsp)
+{
+    struct trap_frame *frame = (struct trap_frame *)(kernel_stack_top - sizeof(struct trap_frame));
+    *frame = (struct trap_frame){
+        .rip = rip,
+        .cs = SELECTOR_USER_CODE,
+        .rflags = RFLAGS_IF,
+        .rsp = rsp,
+        .ss = SELECTOR_USER_DATA,
+    };
+    enter_user_mode(frame);
+}

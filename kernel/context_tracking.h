@@ -1,0 +1,17 @@
+/* Context tracking: the one pair of hooks every crossing between user and
+ * kernel mode goes through (system calls, exceptions and interrupts from
+ * ring 3). Today they count crossings and remember which side each CPU is
+ * on; the nohz model hooks RCU's extended quiescent state and tick-less
+ * time accounting here (DESIGN.md section 2). */
+#ifndef KERNEL_CONTEXT_TRACKING_H
+#define KERNEL_CONTEXT_TRACKING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void context_user_exit(void);       /* entered the kernel from ring 3 */
+void context_user_enter(void);      /* about to return to ring 3 */
+bool context_cpu_in_user(unsigned cpu);
+uint64_t context_user_exits(unsigned cpu);
+
+#endif
