@@ -35,11 +35,18 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel host-tests run run-uefi debug test bench clean help deps
+.PHONY: FORCE all kernel initrd host-tests run run-uefi debug test bench clean help deps
 
-all: kernel host-tests
+all: kernel initrd host-tests
 
 kernel: $(KERNEL)
+
+# The initrd: Debian's busybox-static and its applets (tools/mkinitrd);
+# tools/boot puts build/initrd.cpio in every ISO it makes.
+initrd: $(BUILD)/initrd.cpio
+$(BUILD)/initrd.cpio: tools/mkinitrd tools/lib/newc.py
+	@echo "  INITRD  $@"
+	@tools/mkinitrd -o $@
 
 help:
 	@echo "make run        boot nohzk in QEMU (-smp $(CPUS), SeaBIOS), console on this terminal"
@@ -102,15 +109,15 @@ $(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld $(BUILD)/objects.list
 host-tests:
 	$(MAKE) -C tests/host OUT=$(abspath $(BUILD))/host
 
-run: deps $(KERNEL)
+run: deps $(KERNEL) $(BUILD)/initrd.cpio
 	$(BOOT) --interactive
 
-run-uefi: deps $(KERNEL)
+run-uefi: deps $(KERNEL) $(BUILD)/initrd.cpio
 	$(BOOT) --interactive --uefi
 
 # A port of our own: two users of one machine must not share a gdb port.
 GDB_PORT ?= $(shell echo $$((20000 + $$(id -u) % 20000)))
-debug: deps $(KERNEL)
+debug: deps $(KERNEL) $(BUILD)/initrd.cpio
 	@echo "QEMU waits for gdb on port $(GDB_PORT); the console goes to $(BUILD)/debug-console.log"
 	$(BOOT) --gdb $(GDB_PORT) --interactive > $(BUILD)/debug-console.log 2>&1 < /dev/null & \
 	sleep 1; gdb -q -ex "target remote 127.0.0.1:$(GDB_PORT)" -x tools/gdbinit $(KERNEL); \
@@ -119,7 +126,7 @@ debug: deps $(KERNEL)
 test: deps all
 	tests/run
 
-bench: deps $(KERNEL)
+bench: deps $(KERNEL) $(BUILD)/initrd.cpio
 	CPUS=$(CPUS) tools/bench
 
 clean:

@@ -14,6 +14,10 @@
 #include "arch/x86/user_mode.h"
 #include "kernel/bench.h"
 #include "kernel/cmdline.h"
+#include "kernel/console.h"
+#include "kernel/heap.h"
+#include "kernel/process.h"
+#include "kernel/vfs.h"
 #include "kernel/housekeeping.h"
 #include "kernel/ktest.h"
 #include "kernel/memmap.h"
@@ -136,10 +140,60 @@ static void show_ticks_after_one_second(void)
     printk("\n");
 }
 
+static const char *const shell_environment[] = { "PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", "TERM=vt100",
+                                                   "USER=root", 0 };
+
+/* The file tree from the initrd, and the console. False if there is no
+ * initrd with a /bin/sh (the kernel still boots, for its own tests). */
+static bool start_user_space(void)
+{
+    const struct mb2_module *initrd = find_module("initrd");
+    const struct acpi_info *acpi = acpi_info();
+    uint16_t flags = 0;
+    uint32_t serial_gsi = acpi->has_madt ? acpi_irq_to_gsi(&acpi->madt, 4, &flags) : 4;
+
+    vfs_init();
+    console_init(serial_gsi, acpi_override_is_level(flags), acpi_override_is_active_low(flags));
+    if (!initrd)
+        return false;
+    int error = initramfs_unpack(phys_to_virt(initrd->start), initrd->end - initrd->start);
+    if (error) {
+        printk("initrd: cannot unpack (error %d)\n", error);
+        return false;
+    }
+    long open_error = 0;
+    struct file *shell = vfs_open("/bin/sh", O_RDONLY, 0, &open_error);
+    if (!shell)
+        return false;
+    vfs_close(shell);
+    return true;
+}
+
+/* A wait status as a shell reports it: the exit code, or 128 + signal. */
+static int exit_status_of(int wait_status)
+{
+    return (wait_status & 0x7f) ? 128 + (wait_status & 0x7f) : (wait_status >> 8) & 0xff;
+}
+
+static int run_shell_command(const char *text, size_t length)
+{
+    char *command = kmalloc(length + 1);
+    if (!command)
+        return 127;
+    memcpy(command, text, length);
+    command[length] = '\0';
+    const char *const argv[] = { "sh", "-c", command, 0 };
+    struct process *shell = process_spawn_exec("/bin/sh", argv, shell_environment, "/dev/console");
+    int status = shell ? exit_status_of(process_reap(shell)) : 127;
+    kfree(command);
+    return status;
+}
+
 /* The first task, pinned to the boot CPU: run the in-kernel tests, or the
  * command that tools/boot passed, or stay up for an interactive session. */
 static void init_task(void *unused)
 {
+    bool have_shell = start_user_space();
     (void)unused;
     if (kernel_params.bench[0])
         machine_power_off(bench_run(kernel_params.bench) ? 1 : 0);
@@ -152,12 +206,21 @@ static void init_task(void *unused)
         size_t length = command->end - command->start;
         if (length == 0)
             machine_power_off(0);
-        printk("nohzk: cannot run '%.*s': there is no user space yet\n", (int)length,
-               (const char *)phys_to_virt(command->start));
-        machine_power_off(127);
+        if (!have_shell) {
+            printk("nohzk: cannot run '%.*s': no /bin/sh (was the initrd built?)\n", (int)length,
+                   (const char *)phys_to_virt(command->start));
+            machine_power_off(127);
+        }
+        machine_power_off(run_shell_command(phys_to_virt(command->start), length));
+    }
+    if (have_shell) {
+        static const char *const argv[] = { "sh", 0 };
+        printk("nohzk: starting an interactive shell; `poweroff` or Ctrl-A X to leave\n");
+        struct process *shell = process_spawn_exec("/bin/sh", argv, shell_environment, "/dev/console");
+        machine_power_off(shell ? exit_status_of(process_reap(shell)) : 127);
     }
     show_ticks_after_one_second();
-    printk("nohzk: up; there is no shell yet. Ctrl-A X leaves QEMU.\n");
+    printk("nohzk: up, without an initrd: no shell. Ctrl-A X leaves QEMU.\n");
 }
 
 static void start_init_task(void)

@@ -11,13 +11,16 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/fpu.h"
 #include "kernel/context_tracking.h"
 #include "kernel/format.h"
+#include "kernel/errno.h"
 #include "kernel/heap.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/vfs.h"
 #include "sched/task.h"
 
 #define FLAT_IMAGE_BASE  0x400000ul
@@ -25,6 +28,9 @@
 #define USER_STACK_PAGES 8
 
 static int next_pid = 1;
+struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
+
+void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 struct process *current_process(void)
 {
@@ -34,7 +40,7 @@ struct process *current_process(void)
 
 /* Copy size bytes into the user pages at address of a space (not the
  * current one), through the kernel's direct map of those pages. */
-static void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size)
+void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size)
 {
     for (size_t done = 0; done < size;) {
         uint64_t page = (address + done) & ~(PAGE_SIZE - 1);
@@ -57,9 +63,13 @@ static int map_pages(struct address_space *space, uint64_t start, size_t pages, 
     return 0;
 }
 
-struct flat_start {
-    struct process *process;
-};
+/* The first return to ring 3 of a new program, with interrupts off: the
+ * context hooks see it like any other. */
+static void __attribute__((noreturn)) start_in_user(uint64_t rip, uint64_t rsp)
+{
+    context_user_enter();
+    user_mode_start(rip, rsp);
+}
 
 static void run_flat_image(void *arg)
 {
@@ -69,8 +79,7 @@ static void run_flat_image(void *arg)
     irq_disable();
     address_space_switch(process->memory);
     this_cpu()->syscall_stack_top = self->stack_top;
-    context_user_enter();
-    user_mode_start(self->stack_top, FLAT_IMAGE_BASE, USER_STACK_TOP);
+    start_in_user(FLAT_IMAGE_BASE, USER_STACK_TOP);
 }
 
 struct process *process_spawn_flat(const char *name, const void *code, size_t size, int cpu)
@@ -115,18 +124,141 @@ void process_switch_in(struct process *process)
         wrmsr(MSR_FS_BASE, process->fs_base);
 }
 
+static void link_child(struct process *parent, struct process *child)
+{
+    spin_lock(&process_tree_lock);
+    child->parent = parent;
+    child->next_sibling = parent->first_child;
+    parent->first_child = child;
+    spin_unlock(&process_tree_lock);
+}
+
+/* Children of an exiting process lose their parent; those already dead are
+ * reaped here, the others when they die (no init to adopt them yet). */
+static void orphan_children(struct process *process)
+{
+    spin_lock(&process_tree_lock);
+    struct process *child = process->first_child;
+    process->first_child = 0;
+    for (; child; child = child->next_sibling)
+        child->parent = 0;
+    spin_unlock(&process_tree_lock);
+}
+
 void process_exit(int wait_status)
 {
     struct process *process = current_process();
 
     ASSERT(process);
+    if (process->files)
+        fd_table_destroy(process->files);
+    process->files = 0;
+    if (process->cwd)
+        inode_put(process->cwd);
+    process->cwd = 0;
+    orphan_children(process);
     irq_disable();
-    process->exit_status = wait_status;
-    process->exited = true;
     address_space_switch(0);
     address_space_destroy(process->memory);
     process->memory = 0;
+    spin_lock(&process_tree_lock);
+    process->exit_status = wait_status;
+    process->exited = true;
+    struct process *parent = process->parent;
+    spin_unlock(&process_tree_lock);
+    if (parent)
+        wake_up_all(&parent->child_exited);
     task_exit(wait_status);
+}
+
+void process_resume_in_user(struct trap_frame *frame)
+{
+    context_user_enter();
+    enter_user_mode(frame);
+}
+
+struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg)
+{
+    struct process *child = kzalloc(sizeof(*child));
+    if (!child)
+        return 0;
+    *child = *parent;
+    child->first_child = child->next_sibling = 0;
+    child->exited = false;
+    wait_queue_init(&child->child_exited);
+    child->memory = address_space_clone(parent->memory);
+    child->files = parent->files ? fd_table_clone(parent->files) : 0;
+    if (!child->memory || (parent->files && !child->files)) {
+        if (child->memory)
+            address_space_destroy(child->memory);
+        if (child->files)
+            fd_table_destroy(child->files);
+        kfree(child);
+        return 0;
+    }
+    if (child->cwd)
+        inode_get(child->cwd);
+    child->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    child->task = kthread_create_stopped(child->name, child_entry, arg, &parent->task->affinity);
+    if (!child->task) {
+        address_space_destroy(child->memory);
+        if (child->files)
+            fd_table_destroy(child->files);
+        if (child->cwd)
+            inode_put(child->cwd);
+        kfree(child);
+        return 0;
+    }
+    child->task->process = child;
+    fpu_save(&child->task->fpu);        /* the parent's registers, as at the fork */
+    link_child(parent, child);
+    wake_up_task(child->task);
+    return child;
+}
+
+/* Find an exited child matching pid, unlink it; or say whether any matches. */
+static struct process *take_exited_child(struct process *parent, int pid, bool *any)
+{
+    *any = false;
+    for (struct process **link = &parent->first_child; *link; link = &(*link)->next_sibling) {
+        struct process *child = *link;
+        if (pid != -1 && child->pid != pid)
+            continue;
+        *any = true;
+        if (child->exited) {
+            *link = child->next_sibling;
+            return child;
+        }
+    }
+    return 0;
+}
+
+long process_wait_child(int pid, bool no_hang, int *status)
+{
+    struct process *parent = current_process();
+    struct process *child = 0;
+    bool any = false;
+
+    if (pid < -1 || pid == 0)
+        pid = -1;               /* process groups: any child, for now */
+    for (;;) {
+        struct wait_entry entry = { 0 };
+        wait_prepare(&parent->child_exited, &entry);
+        spin_lock(&process_tree_lock);
+        child = take_exited_child(parent, pid, &any);
+        spin_unlock(&process_tree_lock);
+        if (child || !any || no_hang) {
+            wait_finish(&parent->child_exited, &entry);
+            break;
+        }
+        schedule();
+        wait_finish(&parent->child_exited, &entry);
+    }
+    if (!child)
+        return any ? 0 : -ECHILD;
+    int child_pid = child->pid;
+    *status = process_reap(child);
+    return child_pid;
 }
 
 void process_kill_by_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
@@ -145,4 +277,73 @@ int process_reap(struct process *process)
     int status = kthread_join(process->task);
     kfree(process);
     return status;
+}
+
+struct exec_request {
+    const char *path;
+    const char *const *argv;
+    const char *const *envp;
+};
+
+static void run_first_program(void *arg)
+{
+    struct exec_request *request = arg;
+    struct exec_start start;
+    long error = process_execve(request->path, request->argv, request->envp, &start);
+
+    if (error) {
+        printk("nohzk: cannot run %s: error %ld\n", request->path, error);
+        kfree(request);
+        process_exit(WAIT_STATUS_EXITED(127));
+    }
+    kfree(request);
+    irq_disable();
+    start_in_user(start.entry, start.stack_pointer);
+}
+
+static int open_console(struct process *process, const char *console)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        long error = 0;
+        struct file *file = vfs_open(console, O_RDWR, 0, &error);
+        if (!file)
+            return (int)error;
+        if (fd_install(process->files, file, false) != fd) {
+            vfs_close(file);
+            return -EBADF;
+        }
+    }
+    return 0;
+}
+
+/* The first user process: no parent, fds 0-2 on the console, cwd "/". The
+ * caller reaps it with process_reap(). The argv/envp strings must live
+ * until it has run execve (the caller's statics). */
+struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
+                                   const char *console)
+{
+    struct process *process = kzalloc(sizeof(*process));
+    struct exec_request *request = kzalloc(sizeof(*request));
+    if (!process || !request)
+        goto fail;
+    *request = (struct exec_request){ path, argv, envp };
+    process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    process->umask = 022;
+    snprintf(process->name, sizeof(process->name), "init");
+    wait_queue_init(&process->child_exited);
+    process->files = fd_table_create();
+    if (!process->files || open_console(process, console) < 0)
+        goto fail;
+    process->task = kthread_create_stopped("init", run_first_program, request, 0);
+    if (!process->task)
+        goto fail;
+    process->task->process = process;
+    wake_up_task(process->task);
+    return process;
+fail:
+    if (process && process->files)
+        fd_table_destroy(process->files);
+    kfree(process);
+    kfree(request);
+    return 0;
 }

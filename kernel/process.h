@@ -36,7 +36,11 @@ struct process {
     uint64_t signal_handlers[65];                   /* rt_sigaction: recorded only */
     uint64_t signal_mask;
     int process_group, session;
+    uint64_t brk_start, brk;                        /* the heap: brk() */
+    uint64_t mmap_next;                             /* where the next mmap() goes */
 };
+
+extern struct spinlock process_tree_lock;
 
 #define SIGTRAP  5
 #define SIGBUS   7
@@ -60,6 +64,25 @@ struct process *process_spawn_flat(const char *name, const void *code, size_t si
 int process_reap(struct process *process);
 void process_exit(int wait_status) __attribute__((noreturn));
 void process_switch_in(struct process *process);    /* from schedule() */
+struct address_space;
+void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size);
+
+/* execve: replace the current process's program (kernel/exec.c). Returns 0
+ * and where to start, or a negative errno with the process unchanged. */
+struct exec_start {
+    uint64_t entry, stack_pointer;
+};
+long process_execve(const char *path, const char *const *argv, const char *const *envp,
+                    struct exec_start *start);
+/* Start the first user process: path with argv/envp, fds 0-2 on path_console. */
+/* fork: a copy of parent whose task starts in child_entry(arg). */
+struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg);
+void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
+/* wait4: reap a child that has exited (pid -1: any); 0 with no_hang and
+ * none ready; -ECHILD without children. */
+long process_wait_child(int pid, bool no_hang, int *status);
+struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
+                                   const char *console);
 void process_kill_by_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
     __attribute__((noreturn));
 

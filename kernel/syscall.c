@@ -18,7 +18,9 @@
 #include "kernel/errno.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/fs_syscalls.h"
 #include "kernel/process.h"
+#include "kernel/process_syscalls.h"
 #include "kernel/string.h"
 #include "kernel/uaccess.h"
 #include "sched/task.h"
@@ -104,10 +106,85 @@ static long sys_set_tid_address(uint64_t address, uint64_t a1, uint64_t a2, uint
     return current_process()->pid;
 }
 
+/* Adapters from the six raw registers to each handler's own types. */
+#define A(n) ((uint64_t)a##n)
+#define WRAP(name, call)                                                                          \
+    static long wrap_##name(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5) \
+    {                                                                                             \
+        (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;                               \
+        return call;                                                                              \
+    }
+
+WRAP(read, sys_read((int)a0, (void *)a1, a2))
+WRAP(write, current_process()->files ? sys_write((int)a0, (const void *)a1, a2)
+                                      : sys_write_console(a0, a1, a2, 0, 0, 0))
+WRAP(open, sys_open((const char *)a0, (int)a1, (uint32_t)a2))
+WRAP(close, sys_close((int)a0))
+WRAP(stat, sys_stat((const char *)a0, (struct linux_stat *)a1))
+WRAP(fstat, sys_fstat((int)a0, (struct linux_stat *)a1))
+WRAP(lstat, sys_lstat((const char *)a0, (struct linux_stat *)a1))
+WRAP(lseek, sys_lseek((int)a0, (int64_t)a1, (int)a2))
+WRAP(mmap, sys_mmap(a0, a1, a2, a3, (int64_t)a4, a5))
+WRAP(mprotect, sys_mprotect(a0, a1, a2))
+WRAP(munmap, sys_munmap(a0, a1))
+WRAP(brk, sys_brk(a0))
+WRAP(rt_sigaction, sys_rt_sigaction((int)a0, (const void *)a1, (void *)a2, a3))
+WRAP(rt_sigprocmask, sys_rt_sigprocmask((int)a0, (const uint64_t *)a1, (uint64_t *)a2, a3))
+WRAP(ioctl, sys_ioctl((int)a0, a1, a2))
+WRAP(readv, sys_readv((int)a0, (const struct linux_iovec *)a1, (int)a2))
+WRAP(writev, sys_writev((int)a0, (const struct linux_iovec *)a1, (int)a2))
+WRAP(access, sys_access((const char *)a0, (int)a1))
+WRAP(dup, sys_dup((int)a0))
+WRAP(dup2, sys_dup2((int)a0, (int)a1))
+WRAP(nanosleep, sys_nanosleep((const void *)a0, (void *)a1))
+WRAP(fork, sys_fork())
+WRAP(clone, sys_clone(a0, a1, a2, a3, a4))
+WRAP(execve, sys_execve((const char *)a0, (const char *const *)a1, (const char *const *)a2))
+WRAP(wait4, sys_wait4((int64_t)a0, (int *)a1, a2, (void *)a3))
+WRAP(uname, sys_uname((void *)a0))
+WRAP(fcntl, sys_fcntl((int)a0, (int)a1, a2))
+WRAP(getcwd, sys_getcwd((char *)a0, a1))
+WRAP(chdir, sys_chdir((const char *)a0))
+WRAP(mkdir, sys_mkdir((const char *)a0, (uint32_t)a1))
+WRAP(rmdir, sys_rmdir((const char *)a0))
+WRAP(unlink, sys_unlink((const char *)a0))
+WRAP(readlink, sys_readlink((const char *)a0, (char *)a1, (int)a2))
+WRAP(umask, sys_umask((uint32_t)a0))
+WRAP(getuid, sys_get_id_root())
+WRAP(setuid, sys_set_id_ignored())
+WRAP(getppid, sys_getppid())
+WRAP(getpgrp, current_process()->process_group)
+WRAP(setpgid, sys_set_id_ignored())
+WRAP(setsid, current_process()->pid)
+WRAP(getpgid, current_process()->process_group)
+WRAP(sched_setaffinity, sys_sched_setaffinity((int64_t)a0, a1, (const void *)a2))
+WRAP(sched_getaffinity, sys_sched_getaffinity((int64_t)a0, a1, (void *)a2))
+WRAP(getdents64, sys_getdents64((int)a0, (void *)a1, a2))
+WRAP(clock_gettime, sys_clock_gettime(a0, (void *)a1))
+WRAP(openat, sys_openat((int)a0, (const char *)a1, (int)a2, (uint32_t)a3))
+WRAP(mkdirat, sys_mkdirat((int)a0, (const char *)a1, (uint32_t)a2))
+WRAP(newfstatat, sys_newfstatat((int)a0, (const char *)a1, (struct linux_stat *)a2, (int)a3))
+WRAP(unlinkat, sys_unlinkat((int)a0, (const char *)a1, (int)a2))
+WRAP(readlinkat, sys_readlinkat((int)a0, (const char *)a1, (char *)a2, (int)a3))
+WRAP(faccessat, sys_faccessat((int)a0, (const char *)a1, (int)a2))
+WRAP(dup3, sys_dup3((int)a0, (int)a1, (int)a2))
+
 #define NR(number, function) [number] = { #function, sys_##function }
+#define W(number, name) [number] = { #name, wrap_##name }
 
 static const struct syscall_entry table[] = {
-    [1] = { "write", sys_write_console },
+    W(0, read), W(1, write), W(2, open), W(3, close), W(4, stat), W(5, fstat), W(6, lstat),
+    W(8, lseek), W(9, mmap), W(10, mprotect), W(11, munmap), W(12, brk), W(13, rt_sigaction),
+    W(14, rt_sigprocmask), W(16, ioctl), W(19, readv), W(20, writev), W(21, access), W(32, dup),
+    W(33, dup2), W(35, nanosleep), W(56, clone), W(57, fork), [58] = { "vfork", wrap_fork },
+    W(59, execve), W(61, wait4), W(63, uname), W(72, fcntl), W(79, getcwd), W(80, chdir),
+    W(83, mkdir), W(84, rmdir), W(87, unlink), W(89, readlink), W(95, umask), W(102, getuid),
+    W(105, setuid), [104] = { "getgid", wrap_getuid }, [106] = { "setgid", wrap_setuid },
+    [107] = { "geteuid", wrap_getuid }, [108] = { "getegid", wrap_getuid }, W(109, setpgid),
+    W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(203, sched_setaffinity),
+    W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
+    W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
+    W(292, dup3),
     NR(24, sched_yield),
     NR(39, getpid),
     NR(60, exit),
@@ -135,6 +212,7 @@ static long call(struct trap_frame *frame)
 void syscall_dispatch(struct trap_frame *frame)
 {
     context_user_exit();
+    current_task()->syscall_frame = frame;
     irq_enable();
     long result = call(frame);
     if (syscall_trace) {

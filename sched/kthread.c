@@ -78,6 +78,7 @@ struct task *kthread_create_stopped(const char *name, void (*entry)(void *arg), 
     task->arg = arg;
     task->cpu = cpumask_first(&task->affinity);
     prepare_first_switch(task);
+    fpu_state_init(&task->fpu);
     task->state = TASK_SLEEPING;
     return task;
 }

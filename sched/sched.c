@@ -221,6 +221,10 @@ static void schedule_common(bool preempted)
     rq->context_switches++;
     cpu->arch.tss.rsp[0] = next->stack_top;      /* interrupts from ring 3 */
     cpu->syscall_stack_top = next->stack_top;    /* system calls */
+    if (prev->process)
+        fpu_save(&prev->fpu);
+    if (next->process)
+        fpu_restore(&next->fpu);
     process_switch_in(next->process);
     context_switch(&prev->saved_rsp, next->saved_rsp);
     finish_switch();

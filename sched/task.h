@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/fpu.h"
 #include "kernel/cpumask.h"
 #include "kernel/spinlock.h"
 #include "sched/wait.h"
@@ -21,6 +22,7 @@ enum task_state {
 #define SCHED_SLICE_NS 10000000ul      /* 10 ms of running before the tick preempts */
 
 struct process;
+struct trap_frame;
 
 struct task {
     uint64_t saved_rsp;             /* context_switch() keeps the stack pointer here */
@@ -41,6 +43,8 @@ struct task {
     int exit_code;
     struct wait_queue exited;       /* kthread_join() waits here */
     struct process *process;        /* NULL for a kernel thread */
+    struct trap_frame *syscall_frame;   /* the user registers of the system call in progress */
+    struct fpu_state fpu;           /* x87/SSE registers of a user task, while it is switched out */
 
     /* accounting, from the clocksource at every switch (never sampled by the tick) */
     uint64_t runtime_ns;

@@ -76,6 +76,11 @@ const struct acpi_info *acpi_init(const void *rsdp_copy, size_t rsdp_length)
     return &info;
 }
 
+const struct acpi_info *acpi_info(void)
+{
+    return &info;
+}
+
 void acpi_reserve_tables(struct memmap *map)
 {
     for (unsigned i = 0; i < mapped_count && i < MAX_MAPPED_RANGES; i++)

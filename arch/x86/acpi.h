@@ -15,5 +15,6 @@ const struct acpi_info *acpi_init(const void *rsdp_copy, size_t rsdp_length);
 
 /* Keep the pages holding the tables we read out of the page allocator. */
 void acpi_reserve_tables(struct memmap *map);
+const struct acpi_info *acpi_info(void);     /* what acpi_init() found */
 
 #endif

@@ -16,6 +16,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
+#include "kernel/string.h"
 
 #define ENTRIES_PER_TABLE 512
 #define HUGE_PAGE_SIZE    (2ul << 20)
@@ -267,6 +268,74 @@ uint64_t address_space_lookup(struct address_space *space, uint64_t address, boo
     if (for_write && !(*entry & PTE_WRITE))
         return 0;
     return *entry;
+}
+
+/* Unmap one user page and free it; 0 if it was not mapped. */
+int address_space_unmap(struct address_space *space, uint64_t address)
+{
+    uint64_t *entry = user_entry_for(space, address, false);
+    if (!entry || !(*entry & PTE_PRESENT))
+        return 0;
+    page_free(*entry & PTE_ADDRESS);
+    *entry = 0;
+    if ((read_cr3() & PTE_ADDRESS) == space->root_phys)
+        invlpg(address);
+    return 1;
+}
+
+/* Change a mapped user page's write and execute permissions. */
+int address_space_protect(struct address_space *space, uint64_t address, uint64_t flags)
+{
+    uint64_t *entry = user_entry_for(space, address, false);
+    if (!entry || !(*entry & PTE_PRESENT))
+        return -ENOMEM;
+    *entry = (*entry & ~(PTE_WRITE | PTE_NX)) | (flags & (PTE_WRITE | PTE_NX));
+    if ((read_cr3() & PTE_ADDRESS) == space->root_phys)
+        invlpg(address);
+    return 0;
+}
+
+/* A copy of every user page (fork). No copy-on-write: simpler to read, and
+ * the programs here are small. */
+static int clone_table(uint64_t *to, const uint64_t *from, int level)
+{
+    for (unsigned i = 0; i < ENTRIES_PER_TABLE; i++) {
+        if (!(from[i] & PTE_PRESENT))
+            continue;
+        uint64_t page = page_alloc();
+        if (!page)
+            return -ENOMEM;
+        to[i] = page | (from[i] & ~PTE_ADDRESS);
+        if (level > 1) {
+            int error = clone_table(phys_to_virt(page), table_at(from[i]), level - 1);
+            if (error)
+                return error;
+        } else {
+            memcpy(phys_to_virt(page), table_at(from[i]), PAGE_SIZE);
+        }
+    }
+    return 0;
+}
+
+struct address_space *address_space_clone(struct address_space *from)
+{
+    struct address_space *space = address_space_create();
+    if (!space)
+        return 0;
+    uint64_t *to_root = phys_to_virt(space->root_phys), *from_root = phys_to_virt(from->root_phys);
+    for (unsigned i = 0; i < FIRST_KERNEL_ENTRY; i++) {
+        if (!(from_root[i] & PTE_PRESENT))
+            continue;
+        uint64_t page = page_alloc();
+        if (!page || clone_table(phys_to_virt(page), table_at(from_root[i]), 3) < 0) {
+            if (page)
+                to_root[i] = page | (from_root[i] & ~PTE_ADDRESS);
+            address_space_destroy(space);
+            return 0;
+        }
+        to_root[i] = page | (from_root[i] & ~PTE_ADDRESS);
+    }
+    return space;
 }
 
 static void free_user_table(uint64_t table_phys, int level)

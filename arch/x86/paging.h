@@ -50,6 +50,9 @@ struct address_space *address_space_create(void);
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);  /* a zeroed page */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);
 void address_space_destroy(struct address_space *space);
+int address_space_unmap(struct address_space *space, uint64_t address);
+int address_space_protect(struct address_space *space, uint64_t address, uint64_t flags);
+struct address_space *address_space_clone(struct address_space *from);     /* fork */
 void address_space_switch(struct address_space *space);    /* NULL: the kernel's own tables */
 
 #endif

@@ -11,6 +11,7 @@
 #include "arch/x86/user_mode.h"
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/trap.h"
 #include "kernel/printk.h"
@@ -56,17 +57,20 @@ void user_mode_init_this_cpu(void)
     wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
     wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_TF | RFLAGS_AC);
     enable_smep_smap();
+    fpu_init_this_cpu();
 }
 
-void user_mode_start(uint64_t kernel_stack_top, uint64_t rip, uint64_t rsp)
+/* The frame is a local: it lies below our own stack frames, and
+ * enter_user_mode() drops everything above it. (Building it at the top of
+ * the stack would overwrite the frames of the functions that called us.) */
+void user_mode_start(uint64_t rip, uint64_t rsp)
 {
-    struct trap_frame *frame = (struct trap_frame *)(kernel_stack_top - sizeof(struct trap_frame));
-    *frame = (struct trap_frame){
+    struct trap_frame frame = {
         .rip = rip,
         .cs = SELECTOR_USER_CODE,
         .rflags = RFLAGS_IF,
         .rsp = rsp,
         .ss = SELECTOR_USER_DATA,
     };
-    enter_user_mode(frame);
+    enter_user_mode(&frame);
 }

@@ -12,9 +12,8 @@ struct trap_frame;
 
 void user_mode_init_this_cpu(void);
 bool smap_enabled(void);
-/* Build a frame for ring 3 at rip/rsp on the top of this kernel stack and
- * leave the kernel through it. */
-void user_mode_start(uint64_t kernel_stack_top, uint64_t rip, uint64_t rsp) __attribute__((noreturn));
+/* Leave the kernel for ring 3 at rip with stack rsp, interrupts on. */
+void user_mode_start(uint64_t rip, uint64_t rsp) __attribute__((noreturn));
 
 /* Let the kernel touch user pages around a copy (SMAP's AC flag). */
 static inline void user_access_begin(void)

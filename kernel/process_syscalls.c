@@ -1,0 +1,392 @@
+/* The process system calls: memory (brk, mmap, munmap, mprotect), life
+ * (fork, vfork, clone, execve, exit, wait4), identity and the small ones
+ * busybox and the C libraries ask at start-up. Linux's semantics for the
+ * documented subset; see docs/user-space.md for what is left out. */
+#include "kernel/process_syscalls.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/timer.h"
+#include "arch/x86/trap.h"
+#include "kernel/errno.h"
+#include "kernel/heap.h"
+#include "kernel/percpu.h"
+#include "kernel/process.h"
+#include "kernel/string.h"
+#include "kernel/timers.h"
+#include "kernel/uaccess.h"
+#include "kernel/vfs.h"
+#include "sched/task.h"
+
+#define PROT_WRITE 0x2
+#define PROT_EXEC  0x4
+#define MAP_SHARED    0x01
+#define MAP_PRIVATE   0x02
+#define MAP_FIXED     0x10
+#define MAP_ANONYMOUS 0x20
+#define MMAP_END      0x7ff000000000ul
+#define ARG_MAX_COUNT 256
+#define ARG_MAX_BYTES (64 * 1024)
+
+static uint64_t page_up(uint64_t value) { return (value + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
+
+static uint64_t protection_flags(uint64_t prot)
+{
+    return (prot & PROT_WRITE ? PTE_WRITE : 0) | (prot & PROT_EXEC ? 0 : PTE_NX);
+}
+
+long sys_brk(uint64_t address)
+{
+    struct process *process = current_process();
+    uint64_t old_end = page_up(process->brk), new_end = page_up(address);
+
+    if (address < process->brk_start || address > process->brk_start + (1ul << 30))
+        return (long)process->brk;
+    for (uint64_t page = old_end; page < new_end; page += PAGE_SIZE) {
+        if (address_space_map(process->memory, page, PTE_WRITE | PTE_NX) < 0) {
+            for (uint64_t undo = old_end; undo < page; undo += PAGE_SIZE)
+                address_space_unmap(process->memory, undo);
+            return (long)process->brk;
+        }
+    }
+    for (uint64_t page = new_end; page < old_end; page += PAGE_SIZE)
+        address_space_unmap(process->memory, page);
+    process->brk = address;
+    return (long)address;
+}
+
+static long fill_from_file(struct process *process, uint64_t address, uint64_t length, int fd, uint64_t offset)
+{
+    struct file *file = fd_get(process->files, fd);
+    if (!file)
+        return -EBADF;
+    char *buffer = kmalloc(PAGE_SIZE);
+    long result = buffer ? vfs_seek(file, (int64_t)offset, SEEK_SET) : -ENOMEM;
+    for (uint64_t done = 0; result >= 0 && done < length;) {
+        long got = vfs_read(file, buffer, length - done < PAGE_SIZE ? length - done : PAGE_SIZE);
+        if (got <= 0) {
+            result = got;
+            break;
+        }
+        copy_into_space(process->memory, address + done, buffer, (size_t)got);
+        done += (uint64_t)got;
+    }
+    kfree(buffer);
+    vfs_close(file);
+    return result < 0 ? result : 0;
+}
+
+long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, int64_t fd, uint64_t offset)
+{
+    struct process *process = current_process();
+
+    if (length == 0 || length > (1ul << 32) || offset % PAGE_SIZE || !(flags & (MAP_PRIVATE | MAP_SHARED)))
+        return -EINVAL;
+    if (flags & MAP_SHARED && !(flags & MAP_ANONYMOUS))
+        return -ENOSYS;     /* shared file mappings were left out */
+    length = page_up(length);
+    if (flags & MAP_FIXED) {
+        if (address % PAGE_SIZE || address >= MMAP_END || length > MMAP_END - address)
+            return -EINVAL;
+        for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
+            address_space_unmap(process->memory, page);
+    } else {
+        if (process->mmap_next + length > MMAP_END)
+            return -ENOMEM;
+        address = process->mmap_next;
+        process->mmap_next += length + PAGE_SIZE;   /* a hole between mappings */
+    }
+    for (uint64_t page = address; page < address + length; page += PAGE_SIZE) {
+        if (address_space_map(process->memory, page, PTE_WRITE | PTE_NX) < 0) {
+            for (uint64_t undo = address; undo < page; undo += PAGE_SIZE)
+                address_space_unmap(process->memory, undo);
+            return -ENOMEM;
+        }
+    }
+    if (!(flags & MAP_ANONYMOUS)) {
+        long error = fill_from_file(process, address, length, (int)fd, offset);
+        if (error < 0) {
+            for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
+                address_space_unmap(process->memory, page);
+            return error;
+        }
+    }
+    for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
+        address_space_protect(process->memory, page, protection_flags(prot));
+    return (long)address;
+}
+
+long sys_munmap(uint64_t address, uint64_t length)
+{
+    if (address % PAGE_SIZE || length == 0 || address >= USER_HALF_END || length > USER_HALF_END - address)
+        return -EINVAL;
+    for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
+        address_space_unmap(current_process()->memory, page);
+    return 0;
+}
+
+long sys_mprotect(uint64_t address, uint64_t length, uint64_t prot)
+{
+    if (address % PAGE_SIZE || address >= USER_HALF_END || length > USER_HALF_END - address)
+        return -EINVAL;
+    for (uint64_t page = address; page < address + length; page += PAGE_SIZE) {
+        if (address_space_protect(current_process()->memory, page, protection_flags(prot)) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* --- fork -------------------------------------------------------------- */
+
+static void return_to_user_as_child(void *arg)
+{
+    struct trap_frame frame = *(struct trap_frame *)arg;     /* a local: see user_mode_start() */
+
+    kfree(arg);
+    frame.rax = 0;                  /* fork returns 0 in the child */
+    irq_disable();
+    process_resume_in_user(&frame);
+}
+
+long sys_fork(void)
+{
+    struct process *parent = current_process();
+    struct trap_frame *frame = kmalloc(sizeof(*frame));
+    if (!frame)
+        return -ENOMEM;
+    *frame = *current_task()->syscall_frame;
+    struct process *child = process_fork(parent, return_to_user_as_child, frame);
+    if (!child) {
+        kfree(frame);
+        return -ENOMEM;
+    }
+    return child->pid;
+}
+
+#define CLONE_VM      0x00000100
+#define CLONE_VFORK   0x00004000
+#define CLONE_THREAD  0x00010000
+#define CLONE_SETTLS  0x00080000
+#define CLONE_PARENT_SETTID 0x00100000
+#define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_CHILD_SETTID 0x01000000
+
+long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls)
+{
+    (void)tls;
+    if (flags & CLONE_THREAD)
+        return -ENOSYS;     /* no threads: one task per process */
+    if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+        return -ENOSYS;
+    if (stack && !(flags & CLONE_VFORK))
+        return -EINVAL;
+    long pid = sys_fork();  /* vfork is run as fork: the child gets a copy */
+    if (pid > 0 && flags & CLONE_PARENT_SETTID)
+        copy_to_user((void *)parent_tid, &pid, sizeof(int));
+    (void)child_tid;
+    return pid;
+}
+
+/* --- execve ------------------------------------------------------------ */
+
+/* Copy a NULL-terminated array of user strings into one kernel block. */
+static long copy_string_array(const char *const *user_array, char **block_out, const char ***array_out)
+{
+    char *block = kmalloc(ARG_MAX_BYTES);
+    const char **array = kmalloc((ARG_MAX_COUNT + 1) * sizeof(char *));
+    size_t used = 0, count = 0;
+    long error = block && array ? 0 : -ENOMEM;
+
+    while (!error && user_array) {
+        uint64_t pointer;
+        if (copy_from_user(&pointer, &user_array[count], sizeof(pointer)) < 0) {
+            error = -EFAULT;
+            break;
+        }
+        if (!pointer)
+            break;
+        if (count == ARG_MAX_COUNT) {
+            error = -E2BIG;
+            break;
+        }
+        long length = strncpy_from_user(block + used, (const char *)pointer, ARG_MAX_BYTES - used);
+        if (length < 0) {
+            error = length == -ENAMETOOLONG ? -E2BIG : length;
+            break;
+        }
+        array[count++] = block + used;
+        used += (size_t)length + 1;
+    }
+    if (error) {
+        kfree(block);
+        kfree(array);
+        return error;
+    }
+    array[count] = 0;
+    *block_out = block;
+    *array_out = array;
+    return 0;
+}
+
+long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp)
+{
+    char path[PATH_MAX];
+    char *argv_block = 0, *envp_block = 0;
+    const char **argv = 0, **envp = 0;
+    struct exec_start start;
+
+    long error = strncpy_from_user(path, user_path, sizeof(path));
+    if (error < 0)
+        return error;
+    error = copy_string_array(user_argv, &argv_block, &argv);
+    if (!error)
+        error = copy_string_array(user_envp, &envp_block, &envp);
+    if (!error)
+        error = process_execve(path, argv, envp, &start);
+    kfree(argv_block);
+    kfree(argv);
+    kfree(envp_block);
+    kfree(envp);
+    if (error)
+        return error;
+    struct trap_frame *frame = current_task()->syscall_frame;
+    *frame = (struct trap_frame){ .rip = start.entry, .rsp = start.stack_pointer, .cs = frame->cs,
+                                  .ss = frame->ss, .rflags = RFLAGS_IF, .vector = frame->vector };
+    return 0;
+}
+
+/* --- wait4 ------------------------------------------------------------- */
+
+#define WNOHANG 1
+
+long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage)
+{
+    (void)user_rusage;
+    if (options & ~(uint64_t)WNOHANG)
+        return -EINVAL;
+    int status = 0;
+    long reaped = process_wait_child((int)pid, options & WNOHANG, &status);
+    if (reaped > 0 && user_status && copy_to_user(user_status, &status, sizeof(status)) < 0)
+        return -EFAULT;
+    return reaped;
+}
+
+/* --- identity and small ones ------------------------------------------- */
+
+struct linux_utsname {
+    char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
+};
+
+long sys_uname(void *user_buffer)
+{
+    static const struct linux_utsname name = {
+        "Linux", "nohzk", "6.1.0-nohzk", "#1 SMP nohzk", "x86_64", "(none)",
+    };
+    return copy_to_user(user_buffer, &name, sizeof(name));
+}
+
+long sys_getppid(void)
+{
+    struct process *parent = current_process()->parent;
+    return parent ? parent->pid : 0;
+}
+
+struct linux_timespec {
+    int64_t seconds, nanoseconds;
+};
+
+long sys_clock_gettime(uint64_t clock, void *user_time)
+{
+    if (clock > 7)
+        return -EINVAL;
+    uint64_t now = clock_now();     /* every clock is "since boot" here */
+    struct linux_timespec time = { (int64_t)(now / 1000000000ul), (int64_t)(now % 1000000000ul) };
+    return copy_to_user(user_time, &time, sizeof(time));
+}
+
+long sys_nanosleep(const void *user_request, void *user_remaining)
+{
+    struct linux_timespec request;
+    (void)user_remaining;
+    if (copy_from_user(&request, user_request, sizeof(request)) < 0)
+        return -EFAULT;
+    if (request.seconds < 0 || request.nanoseconds < 0 || request.nanoseconds >= 1000000000)
+        return -EINVAL;
+    sleep_ns((uint64_t)request.seconds * 1000000000ul + (uint64_t)request.nanoseconds);
+    return 0;
+}
+
+long sys_rt_sigaction(int signal, const void *user_action, void *user_old, uint64_t size)
+{
+    struct process *process = current_process();
+    uint64_t handler;
+    if (signal < 1 || signal > 64 || signal == SIGKILL || signal == 19 /* SIGSTOP */ || size != 8)
+        return -EINVAL;
+    if (user_old && copy_to_user(user_old, &process->signal_handlers[signal], sizeof(uint64_t)) < 0)
+        return -EFAULT;
+    if (user_action) {
+        if (copy_from_user(&handler, user_action, sizeof(handler)) < 0)
+            return -EFAULT;
+        process->signal_handlers[signal] = handler;     /* recorded; delivery comes later */
+    }
+    return 0;
+}
+
+long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, uint64_t size)
+{
+    struct process *process = current_process();
+    uint64_t set;
+    if (size != 8 || how < 0 || how > 2)
+        return -EINVAL;
+    if (user_old && copy_to_user(user_old, &process->signal_mask, sizeof(uint64_t)) < 0)
+        return -EFAULT;
+    if (!user_set)
+        return 0;
+    if (copy_from_user(&set, user_set, sizeof(set)) < 0)
+        return -EFAULT;
+    if (how == 0)
+        process->signal_mask |= set;
+    else if (how == 1)
+        process->signal_mask &= ~set;
+    else
+        process->signal_mask = set;
+    return 0;
+}
+
+long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
+{
+    struct process *process = current_process();
+    if (pid != 0 && pid != process->pid)
+        return -ESRCH;
+    if (size < sizeof(uint64_t))
+        return -EINVAL;
+    uint64_t mask = process->task->affinity.bits[0];
+    if (copy_to_user(user_mask, &mask, sizeof(mask)) < 0)
+        return -EFAULT;
+    return sizeof(uint64_t);
+}
+
+long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
+{
+    struct process *process = current_process();
+    struct cpumask mask = { 0 };
+    if (pid != 0 && pid != process->pid)
+        return -ESRCH;      /* other processes: by pid once there is a table */
+    if (size < sizeof(uint64_t))
+        return -EINVAL;
+    if (copy_from_user(&mask.bits[0], user_mask, sizeof(uint64_t)) < 0)
+        return -EFAULT;
+    cpumask_and(&mask, &mask, &cpu_online_mask);
+    return set_affinity(process->task, &mask);
+}
+
+long sys_umask(uint32_t mask)
+{
+    struct process *process = current_process();
+    uint32_t old = process->umask;
+    process->umask = mask & 0777;
+    return old;
+}
+
+long sys_set_id_ignored(void) { return 0; }   /* everyone is root */
+long sys_get_id_root(void) { return 0; }
