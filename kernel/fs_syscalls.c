@@ -560,3 +560,40 @@ long sys_rmdir(const char *user_path)
 {
     return sys_unlinkat(AT_FDCWD, user_path, AT_REMOVEDIR);
 }
+
+/* ---- Pipes ---- */
+
+long sys_pipe2(int *user_fds, int flags)
+{
+    if (flags & ~(O_CLOEXEC | O_NONBLOCK))
+        return -EINVAL; /* O_DIRECT (packet mode) is left out */
+    struct fd_table *table = current_files();
+    if (!table)
+        return -EBADF;
+    struct file *read_end, *write_end;
+    int error = pipe_create(&read_end, &write_end, flags & O_NONBLOCK);
+    if (error)
+        return error;
+    bool close_on_exec = flags & O_CLOEXEC;
+    int fds[2] = { fd_install(table, read_end, close_on_exec), -1 };
+    if (fds[0] >= 0)
+        fds[1] = fd_install(table, write_end, close_on_exec);
+    long result = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
+    if (!result && copy_to_user(user_fds, fds, sizeof(fds)) < 0)
+        result = -EFAULT;
+    if (result) {
+        /* Undo: the fds were never reported, so nobody can have used them. */
+        if (fds[0] >= 0)
+            fd_detach(table, fds[0]);
+        if (fds[1] >= 0)
+            fd_detach(table, fds[1]);
+        vfs_close(read_end);
+        vfs_close(write_end);
+    }
+    return result;
+}
+
+long sys_pipe(int *user_fds)
+{
+    return sys_pipe2(user_fds, 0);
+}

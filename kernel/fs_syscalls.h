@@ -44,5 +44,7 @@ long sys_unlink(const char *user_path);
 long sys_rmdir(const char *user_path);
 long sys_faccessat(int dirfd, const char *user_path, int mode);
 long sys_access(const char *user_path, int mode);
+long sys_pipe2(int *user_fds, int flags); /* O_CLOEXEC, O_NONBLOCK */
+long sys_pipe(int *user_fds);
 
 #endif

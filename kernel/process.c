@@ -328,6 +328,7 @@ struct process *process_spawn_exec(const char *path, const char *const *argv, co
         goto fail;
     *request = (struct exec_request){ path, argv, envp };
     process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    process->process_group = process->session = process->pid;     /* it leads both */
     process->umask = 022;
     snprintf(process->name, sizeof(process->name), "init");
     wait_queue_init(&process->child_exited);

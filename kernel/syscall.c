@@ -13,6 +13,7 @@
 #include "kernel/syscall.h"
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/power.h"
 #include "arch/x86/trap.h"
 #include "kernel/context_tracking.h"
 #include "kernel/errno.h"
@@ -154,7 +155,7 @@ WRAP(getuid, sys_get_id_root())
 WRAP(setuid, sys_set_id_ignored())
 WRAP(getppid, sys_getppid())
 WRAP(getpgrp, current_process()->process_group)
-WRAP(setpgid, sys_set_id_ignored())
+WRAP(setpgid, sys_setpgid((int64_t)a0, (int64_t)a1))
 WRAP(setsid, current_process()->pid)
 WRAP(getpgid, current_process()->process_group)
 WRAP(sched_setaffinity, sys_sched_setaffinity((int64_t)a0, a1, (const void *)a2))
@@ -168,6 +169,46 @@ WRAP(unlinkat, sys_unlinkat((int)a0, (const char *)a1, (int)a2))
 WRAP(readlinkat, sys_readlinkat((int)a0, (const char *)a1, (char *)a2, (int)a3))
 WRAP(faccessat, sys_faccessat((int)a0, (const char *)a1, (int)a2))
 WRAP(dup3, sys_dup3((int)a0, (int)a1, (int)a2))
+WRAP(poll, sys_poll((void *)a0, a1, (int64_t)a2))
+WRAP(ppoll, sys_poll((void *)a0, a1, -1))
+
+#define REBOOT_MAGIC1 0xfee1deadu
+#define REBOOT_CMD_RESTART 0x01234567u
+#define REBOOT_CMD_HALT 0xcdef0123u
+#define REBOOT_CMD_POWER_OFF 0x4321fedcu
+
+#define SIGUSR1 10
+#define SIGUSR2 12
+#define SIGTERM 15
+
+/* kill, before signals exist: busybox's poweroff, halt and reboot signal
+ * pid 1 (SIGUSR2, SIGUSR1, SIGTERM), as they would ask busybox init, and
+ * that ends the run; signal 0 only checks that the target exists (itself
+ * or pid 1, the processes we can name without a table). Delivering other
+ * signals comes with signal support: -ENOSYS until then. */
+static long sys_kill(uint64_t pid, uint64_t signal, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    (void)a2, (void)a3, (void)a4, (void)a5;
+    if (signal > 64)
+        return -EINVAL;
+    if (signal == 0)
+        return pid == 1 || (int64_t)pid == current_process()->pid ? 0 : -ESRCH;
+    if (pid == 1 && (signal == SIGUSR1 || signal == SIGUSR2 || signal == SIGTERM))
+        machine_power_off(0);
+    return -ENOSYS;
+}
+
+/* busybox's poweroff, halt and reboot all end the run: under QEMU there is
+ * no difference worth keeping, and tools/boot sees status 0. */
+static long sys_reboot(uint64_t magic, uint64_t magic2, uint64_t command, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    (void)magic2, (void)a3, (void)a4, (void)a5;
+    if ((uint32_t)magic != REBOOT_MAGIC1)
+        return -EINVAL;
+    if (command != REBOOT_CMD_POWER_OFF && command != REBOOT_CMD_HALT && command != REBOOT_CMD_RESTART)
+        return -EINVAL;
+    machine_power_off(0);
+}
 
 #define NR(number, function) [number] = { #function, sys_##function }
 #define W(number, name) [number] = { #name, wrap_##name }
@@ -184,7 +225,7 @@ static const struct syscall_entry table[] = {
     W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
-    W(292, dup3),
+    W(292, dup3), NR(169, reboot), NR(62, kill), W(7, poll), W(271, ppoll),
     NR(24, sched_yield),
     NR(39, getpid),
     NR(60, exit),

@@ -529,6 +529,33 @@ struct file *vfs_open_at(struct inode *start, const char *path, int flags, uint3
     return file;
 }
 
+/* An open file on a new inode that no directory holds (a pipe end): it
+ * goes away with its last open file. */
+struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void *private, unsigned flags,
+                                long *error)
+{
+    struct file *file = kzalloc(sizeof(*file));
+    spin_lock(&vfs_lock);
+    struct inode *inode = file ? inode_new("", 0, mode) : NULL;
+    if (inode)
+        inode->references = 1;
+    spin_unlock(&vfs_lock);
+    if (!inode) {
+        kfree(file);
+        *error = -ENOMEM;
+        return NULL;
+    }
+    inode->ops = ops;
+    inode->private = private;
+    file->inode = inode;
+    file->ops = ops;
+    file->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
+    file->references = 1;
+    file->private = private;
+    *error = 0;
+    return file;
+}
+
 struct file *vfs_open(const char *path, int flags, uint32_t mode, long *error)
 {
     struct process *process = current_process();

@@ -55,6 +55,17 @@ int initramfs_unpack(const void *archive, size_t length); /* 0, -EINVAL or -ENOM
  * S_IFCHR. */
 int vfs_create_device(const char *path, uint32_t mode, const struct file_ops *ops, void *private);
 
+/* An open file on an inode in no directory, gone with its last close. */
+struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void *private, unsigned flags,
+                                long *error);
+
+/* Pipes (kernel/pipe.c): two open files, O_RDONLY and O_WRONLY; flags may
+ * hold O_NONBLOCK. 0 or -ENOMEM. */
+int pipe_create(struct file **read_end, struct file **write_end, int flags);
+
+/* /proc (kernel/procfs.c): interrupts, uptime, meminfo, stat; after vfs_init. */
+void procfs_init(void);
+
 /* Kernel-side access, for execve and init: open by path (relative to the
  * current process's working directory), read, close. */
 struct file *vfs_open(const char *path, int flags, uint32_t mode, long *error);

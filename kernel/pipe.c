@@ -1,0 +1,174 @@
+/* Pipes: a 4 KiB ring buffer between two open files, the read end and the
+ * write end. Each end is one struct file (dup and fork share it, so its
+ * release runs once, at its last close); the pipe counts the ends still
+ * open and is freed when both are gone.
+ *
+ * Locking: pipe->lock guards the ring and the counts. It is a spinlock,
+ * so it is never held while sleeping: a reader or writer that must wait
+ * drops it and sleeps on its wait queue (sched/wait.h), and rechecks after
+ * waking, since another reader or writer may have got there first. Copies
+ * under the lock are at most PIPE_SIZE bytes.
+ *
+ * A read returns what is there (at least one byte), 0 at end of file (no
+ * writer left); a blocking write returns only once everything is written.
+ *
+ * Left out: SIGPIPE (a write with no reader just fails with -EPIPE; there
+ * are no signals yet), PIPE_BUF atomicity for concurrent writers (a write
+ * may be split when the ring fills), F_SETPIPE_SZ, FIONREAD, poll/select,
+ * and interruption of a sleep by a signal. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/errno.h"
+#include "kernel/heap.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/vfs.h"
+#include "sched/task.h"
+#include "sched/wait.h"
+
+#define PIPE_SIZE 4096
+
+struct pipe {
+    struct spinlock lock;
+    size_t head;  /* next byte to read */
+    size_t count; /* bytes in the ring */
+    unsigned readers, writers; /* ends open: 0 or 1 each */
+    struct wait_queue readable, writable;
+    char ring[PIPE_SIZE];
+};
+
+/* For wait_event, outside the lock: a stale value only means one more
+ * pass through the loop, since the waker changes state before waking. */
+static bool can_read(struct pipe *pipe)
+{
+    return __atomic_load_n(&pipe->count, __ATOMIC_ACQUIRE) > 0 ||
+           __atomic_load_n(&pipe->writers, __ATOMIC_ACQUIRE) == 0;
+}
+
+static bool can_write(struct pipe *pipe)
+{
+    return __atomic_load_n(&pipe->count, __ATOMIC_ACQUIRE) < PIPE_SIZE ||
+           __atomic_load_n(&pipe->readers, __ATOMIC_ACQUIRE) == 0;
+}
+
+static long pipe_read(struct file *file, void *buffer, size_t count)
+{
+    struct pipe *pipe = file->private;
+    if (count == 0)
+        return 0;
+    for (;;) {
+        spin_lock(&pipe->lock);
+        if (pipe->count > 0) {
+            size_t done = 0;
+            while (done < count && pipe->count > 0) {
+                size_t piece = PIPE_SIZE - pipe->head; /* up to the end of the ring */
+                if (piece > pipe->count)
+                    piece = pipe->count;
+                if (piece > count - done)
+                    piece = count - done;
+                memcpy((char *)buffer + done, pipe->ring + pipe->head, piece);
+                pipe->head = (pipe->head + piece) % PIPE_SIZE;
+                __atomic_store_n(&pipe->count, pipe->count - piece, __ATOMIC_RELEASE);
+                done += piece;
+            }
+            spin_unlock(&pipe->lock);
+            wake_up_all(&pipe->writable);
+            return (long)done;
+        }
+        bool writer = pipe->writers > 0;
+        spin_unlock(&pipe->lock);
+        if (!writer)
+            return 0;
+        if (file->flags & O_NONBLOCK)
+            return -EAGAIN;
+        wait_event(&pipe->readable, can_read(pipe));
+    }
+}
+
+static long pipe_write(struct file *file, const void *buffer, size_t count)
+{
+    struct pipe *pipe = file->private;
+    size_t done = 0;
+    while (done < count) {
+        spin_lock(&pipe->lock);
+        if (pipe->readers == 0) {
+            spin_unlock(&pipe->lock);
+            return done > 0 ? (long)done : -EPIPE; /* and SIGPIPE, once there are signals */
+        }
+        size_t copied = 0;
+        while (done < count && pipe->count < PIPE_SIZE) {
+            size_t tail = (pipe->head + pipe->count) % PIPE_SIZE;
+            size_t piece = tail >= pipe->head ? PIPE_SIZE - tail : pipe->head - tail;
+            if (piece > count - done)
+                piece = count - done;
+            memcpy(pipe->ring + tail, (const char *)buffer + done, piece);
+            __atomic_store_n(&pipe->count, pipe->count + piece, __ATOMIC_RELEASE);
+            done += piece;
+            copied += piece;
+        }
+        spin_unlock(&pipe->lock);
+        if (copied > 0)
+            wake_up_all(&pipe->readable);
+        if (done == count)
+            break;
+        if (file->flags & O_NONBLOCK)
+            return done > 0 ? (long)done : -EAGAIN;
+        wait_event(&pipe->writable, can_write(pipe));
+    }
+    return (long)done;
+}
+
+/* The last close of one end: the other side sees EOF or -EPIPE. */
+static void pipe_release(struct file *file)
+{
+    struct pipe *pipe = file->private;
+    bool read_end = (file->flags & O_ACCMODE) == O_RDONLY;
+    spin_lock(&pipe->lock);
+    if (read_end)
+        __atomic_store_n(&pipe->readers, pipe->readers - 1, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&pipe->writers, pipe->writers - 1, __ATOMIC_RELEASE);
+    bool last = pipe->readers == 0 && pipe->writers == 0;
+    /* Woken under the lock: once it is dropped, the other end's release
+     * may free the pipe. */
+    if (!last)
+        wake_up_all(read_end ? &pipe->writable : &pipe->readable);
+    spin_unlock(&pipe->lock);
+    if (last)
+        kfree(pipe); /* nobody can be asleep on it: no end is open */
+}
+
+static const struct file_ops pipe_ops = {
+    .read = pipe_read,
+    .write = pipe_write,
+    .release = pipe_release,
+};
+
+int pipe_create(struct file **read_end, struct file **write_end, int flags)
+{
+    struct pipe *pipe = kzalloc(sizeof(*pipe));
+    if (!pipe)
+        return -ENOMEM;
+    spin_lock_init(&pipe->lock, "pipe");
+    wait_queue_init(&pipe->readable);
+    wait_queue_init(&pipe->writable);
+    unsigned nonblock = (unsigned)flags & O_NONBLOCK;
+    long error;
+    /* Each end has an inode of its own (Linux shares one): fstat tells
+     * them apart by st_ino, which nothing relies on. */
+    *read_end = vfs_open_anonymous(S_IFIFO | 0600, &pipe_ops, pipe, O_RDONLY | nonblock, &error);
+    if (!*read_end) {
+        kfree(pipe);
+        return (int)error;
+    }
+    pipe->readers = 1;
+    *write_end = vfs_open_anonymous(S_IFIFO | 0600, &pipe_ops, pipe, O_WRONLY | nonblock, &error);
+    if (!*write_end) {
+        vfs_close(*read_end); /* the last end: frees the pipe */
+        return (int)error;
+    }
+    pipe->writers = 1;
+    return 0;
+}
