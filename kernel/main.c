@@ -153,6 +153,7 @@ static bool start_user_space(void)
     uint32_t serial_gsi = acpi->has_madt ? acpi_irq_to_gsi(&acpi->madt, 4, &flags) : 4;
 
     vfs_init();
+    procfs_init();
     console_init(serial_gsi, acpi_override_is_level(flags), acpi_override_is_active_low(flags));
     if (!initrd)
         return false;

@@ -170,6 +170,8 @@ WRAP(readlinkat, sys_readlinkat((int)a0, (const char *)a1, (char *)a2, (int)a3))
 WRAP(faccessat, sys_faccessat((int)a0, (const char *)a1, (int)a2))
 WRAP(dup3, sys_dup3((int)a0, (int)a1, (int)a2))
 WRAP(poll, sys_poll((void *)a0, a1, (int64_t)a2))
+WRAP(pipe, sys_pipe((int *)a0))
+WRAP(pipe2, sys_pipe2((int *)a0, (int)a1))
 WRAP(ppoll, sys_poll((void *)a0, a1, -1))
 
 #define REBOOT_MAGIC1 0xfee1deadu
@@ -225,7 +227,7 @@ static const struct syscall_entry table[] = {
     W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
-    W(292, dup3), NR(169, reboot), NR(62, kill), W(7, poll), W(271, ppoll),
+    W(292, dup3), NR(169, reboot), NR(62, kill), W(7, poll), W(271, ppoll), W(22, pipe), W(293, pipe2),
     NR(24, sched_yield),
     NR(39, getpid),
     NR(60, exit),

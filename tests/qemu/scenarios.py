@@ -78,6 +78,10 @@ SCENARIOS = [
     {"name": "busybox-failure", "smp": 2, "ktap": False, "expect_status": 127,
      "command": "/no/such/program", "must_contain": [r"/no/such/program: not found"]},
     {"name": "console", "smp": 2, "append": "ktest=console"},
+    {"name": "pipe", "smp": 4, "append": "ktest=pipe"},
+    {"name": "busybox-pipes-proc", "smp": 4, "ktap": False,
+     "command": "echo a b c | wc -w; ls /bin | grep -c busybox; cat /proc/interrupts | grep -c -e LOC: -e RES: -e CAL: -e NHZ:; head -1 /proc/interrupts",
+     "must_contain": [r"^3$", r"^1$", r"^4$", r"^ +CPU0 +CPU1 +CPU2 +CPU3 *$"]},
     # Ring 3: system calls, bad arguments, faults that kill only the process.
     {"name": "user", "smp": 4, "timeout": 120, "append": "ktest=user",
      "must_contain": [r"^hello from ring 3$",
