@@ -65,7 +65,7 @@ $(BUILD)/obj/%.o: %.c
 	@echo "  CC      $<"
 	@$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.asm
+$(BUILD)/obj/%.o: %.asm arch/x86/trap_frame.inc
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $<"
 	@$(NASM) -f elf64 -Werror -o $@ $<

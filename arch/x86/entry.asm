@@ -7,6 +7,7 @@
 ; (kernel/percpu.h). Nothing runs in ring 3 yet, but the check belongs here.
 
 bits 64
+%include "arch/x86/trap_frame.inc"
 section .text
 
 extern trap_dispatch
@@ -32,21 +33,7 @@ trap_common:
         jz .from_kernel
         swapgs
 .from_kernel:
-        push rax
-        push rbx
-        push rcx
-        push rdx
-        push rsi
-        push rdi
-        push rbp
-        push r8
-        push r9
-        push r10
-        push r11
-        push r12
-        push r13
-        push r14
-        push r15
+        PUSH_GENERAL_REGISTERS
         cld
         mov rdi, rsp
         call trap_dispatch

@@ -12,6 +12,7 @@
 %define SYSCALL_VECTOR     0x100          ; not a real vector: marks a syscall frame
 
 bits 64
+%include "arch/x86/trap_frame.inc"
 section .text
 extern syscall_dispatch
 extern trap_return
@@ -27,21 +28,7 @@ syscall_entry:
         push rcx                          ; rip
         push 0                            ; error code
         push SYSCALL_VECTOR               ; vector
-        push rax
-        push rbx
-        push rcx
-        push rdx
-        push rsi
-        push rdi
-        push rbp
-        push r8
-        push r9
-        push r10
-        push r11
-        push r12
-        push r13
-        push r14
-        push r15
+        PUSH_GENERAL_REGISTERS
         cld
         xor ebp, ebp                      ; backtraces end here
         mov rdi, rsp
