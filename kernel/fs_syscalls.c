@@ -79,6 +79,34 @@ static long start_directory(int dirfd, const char *path, struct file **holder, s
     return 0;
 }
 
+/* The path of an *at() call, copied in, and the directory it starts from. */
+struct at_path {
+    char *path;
+    struct file *holder;
+    struct inode *start;
+};
+
+static void at_path_put(struct at_path *at)
+{
+    if (at->holder)
+        vfs_close(at->holder);
+    kfree(at->path);
+}
+
+/* 0 with *at ready (release it with at_path_put), or an error and nothing held. */
+static long at_path_get(int dirfd, const char *user_path, struct at_path *at)
+{
+    long error;
+    at->holder = NULL;
+    at->path = path_from_user(user_path, &error);
+    if (!at->path)
+        return error;
+    error = start_directory(dirfd, at->path, &at->holder, &at->start);
+    if (error)
+        at_path_put(at);
+    return error;
+}
+
 /* ---- Reading and writing ---- */
 
 static long read_to_user(struct file *file, char *user_buffer, size_t count)
@@ -232,21 +260,12 @@ long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
     struct fd_table *table = current_files();
     if (!table)
         return -EBADF;
-    long error;
-    char *path = path_from_user(user_path, &error);
-    if (!path)
+    struct at_path at;
+    long error = at_path_get(dirfd, user_path, &at);
+    if (error)
         return error;
-    struct file *holder;
-    struct inode *start;
-    error = start_directory(dirfd, path, &holder, &start);
-    struct file *file = NULL;
-    if (!error) {
-        struct process *process = current_process();
-        file = vfs_open_at(start, path, flags, mode & ~process->umask & 07777, &error);
-    }
-    if (holder)
-        vfs_close(holder);
-    kfree(path);
+    struct file *file = vfs_open_at(at.start, at.path, flags, mode & ~current_process()->umask & 07777, &error);
+    at_path_put(&at);
     if (!file)
         return error;
     int fd = fd_install(table, file, flags & O_CLOEXEC);
@@ -451,18 +470,12 @@ long sys_faccessat(int dirfd, const char *user_path, int mode)
 {
     if (mode & ~ACCESS_MODE_BITS)
         return -EINVAL;
-    long error;
-    char *path = path_from_user(user_path, &error);
-    if (!path)
+    struct at_path at;
+    long error = at_path_get(dirfd, user_path, &at);
+    if (error)
         return error;
-    struct file *holder;
-    struct inode *start;
-    error = start_directory(dirfd, path, &holder, &start);
-    if (!error)
-        error = vfs_access_at(start, path, mode);
-    if (holder)
-        vfs_close(holder);
-    kfree(path);
+    error = vfs_access_at(at.start, at.path, mode);
+    at_path_put(&at);
     return error;
 }
 
@@ -509,21 +522,14 @@ long sys_chdir(const char *user_path)
 
 long sys_mkdirat(int dirfd, const char *user_path, uint32_t mode)
 {
-    long error;
-    char *path = path_from_user(user_path, &error);
-    if (!path)
+    struct at_path at;
+    long error = at_path_get(dirfd, user_path, &at);
+    if (error)
         return error;
-    struct file *holder;
-    struct inode *start;
-    error = start_directory(dirfd, path, &holder, &start);
-    if (!error) {
-        struct process *process = current_process();
-        uint32_t umask = process ? process->umask : 0;
-        error = vfs_mkdir_at(start, path, mode & ~umask & 07777);
-    }
-    if (holder)
-        vfs_close(holder);
-    kfree(path);
+    struct process *process = current_process();
+    uint32_t umask = process ? process->umask : 0;
+    error = vfs_mkdir_at(at.start, at.path, mode & ~umask & 07777);
+    at_path_put(&at);
     return error;
 }
 
@@ -536,18 +542,12 @@ long sys_unlinkat(int dirfd, const char *user_path, int flags)
 {
     if (flags & ~AT_REMOVEDIR)
         return -EINVAL;
-    long error;
-    char *path = path_from_user(user_path, &error);
-    if (!path)
+    struct at_path at;
+    long error = at_path_get(dirfd, user_path, &at);
+    if (error)
         return error;
-    struct file *holder;
-    struct inode *start;
-    error = start_directory(dirfd, path, &holder, &start);
-    if (!error)
-        error = vfs_unlink_at(start, path, flags & AT_REMOVEDIR);
-    if (holder)
-        vfs_close(holder);
-    kfree(path);
+    error = vfs_unlink_at(at.start, at.path, flags & AT_REMOVEDIR);
+    at_path_put(&at);
     return error;
 }
 
