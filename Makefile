@@ -35,9 +35,9 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd host-tests run run-uefi debug test bench clean help deps
+.PHONY: FORCE all kernel initrd host-tests test-programs run run-uefi debug test bench clean help deps
 
-all: kernel initrd host-tests
+all: kernel initrd host-tests test-programs
 
 kernel: $(KERNEL)
 
@@ -108,6 +108,15 @@ $(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld $(BUILD)/objects.list
 
 host-tests:
 	$(MAKE) -C tests/host OUT=$(abspath $(BUILD))/host
+
+# Programs that tests run inside nohzk (tools/boot --add) and on the host:
+# static musl binaries, so the same file runs on both.
+TEST_PROGRAMS := $(patsubst tests/user/%.c,$(BUILD)/tests/user/%,$(wildcard tests/user/*.c))
+test-programs: $(TEST_PROGRAMS)
+$(BUILD)/tests/user/%: tests/user/%.c
+	@mkdir -p $(dir $@)
+	@echo "  MUSL    $<"
+	@musl-gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
 run: deps $(KERNEL) $(BUILD)/initrd.cpio
 	$(BOOT) --interactive

@@ -10,8 +10,12 @@
  * that carries no byte, so that ^D on an empty line reads as 0: end of
  * file.
  *
- * Left out on purpose: signals (^C, ^\ and ^Z flush the line and are
- * echoed, nothing is sent: there are no signals yet), flow control (IXON:
+ * With ISIG, ^C and ^\ flush the input and send SIGINT and SIGQUIT to
+ * the foreground process group (TIOCSPGRP); the signals are sent after
+ * the console lock is dropped (send_signals).
+ *
+ * Left out on purpose: ^Z (SIGTSTP is sent, but nohzk has no stopped
+ * state, so it does nothing by default), flow control (IXON:
  * ^S/^Q are ordinary bytes), VLNEXT and VREPRINT, VTIME (reads behave as
  * VTIME=0), tab columns when erasing (a tab is erased as one column),
  * sessions and hangup. Output goes straight to serial_write, which always
@@ -25,6 +29,7 @@
 #include "kernel/irq.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "kernel/timers.h"
 #include "kernel/uaccess.h"
@@ -52,7 +57,8 @@ static struct {
     unsigned line_ends; /* entries in the ring marked ENTRY_LINE_END */
     char line[LINE_SIZE];
     size_t line_length;
-    unsigned interrupt_chars; /* ^C, ^\ and ^Z seen: for signals, later */
+    unsigned interrupt_chars; /* ^C, ^\ and ^Z seen */
+    uint64_t signals_to_send; /* bit n-1: signal n, for the foreground group */
     bool polling;             /* no receive interrupt: read() polls */
 } console = {
     .lock = SPINLOCK_INIT("console"),
@@ -223,12 +229,13 @@ static void canonical_byte(uint8_t c)
     }
 }
 
-/* ^C, ^\, ^Z: Linux flushes the input and signals the foreground process
- * group. There are no signals yet: we count and echo them, and flush, so
- * that at least the half-typed line is gone. */
+/* ^C, ^\, ^Z: flush the input and, once the lock is dropped, signal the
+ * foreground process group, as Linux does. */
 static void interrupt_char(uint8_t c)
 {
+    int signal = is_special(c, VINTR) ? SIGINT : is_special(c, VQUIT) ? SIGQUIT : SIGTSTP;
     console.interrupt_chars++;
+    console.signals_to_send |= signal_bit(signal);
     if (!has_flag(console.termios.c_lflag, NOFLSH))
         flush_input();
     echo_byte(c);
@@ -267,14 +274,31 @@ static unsigned drain_uart(void)
     return received;
 }
 
+/* Signals asked for by ^C and friends: sent outside the console lock,
+ * which an interrupt handler holds. */
+static void send_signals(void)
+{
+    spin_lock(&console.lock);
+    uint64_t signals = console.signals_to_send;
+    int group = console.pgrp;
+    console.signals_to_send = 0;
+    spin_unlock(&console.lock);
+    for (int signal = 1; signals; signal++, signals >>= 1) {
+        if (signals & 1)
+            signal_send_group(group, signal);
+    }
+}
+
 static void console_interrupt(struct trap_frame *frame)
 {
     (void)frame;
     spin_lock(&console.lock);
     unsigned received = drain_uart();
     spin_unlock(&console.lock);
-    if (received)
+    if (received) {
+        send_signals();
         wake_up_all(&console.readers);
+    }
 }
 
 void console_test_inject(const char *bytes, size_t count)
@@ -283,6 +307,7 @@ void console_test_inject(const char *bytes, size_t count)
     for (size_t i = 0; i < count; i++)
         receive_byte((uint8_t)bytes[i]);
     spin_unlock(&console.lock);
+    send_signals();
     wake_up_all(&console.readers);
 }
 
@@ -348,16 +373,18 @@ static size_t take_input(char *buffer, size_t count)
 }
 
 /* Without the receive interrupt: look at the UART every millisecond. */
-static void wait_polling(size_t count)
+static long wait_polling(size_t count)
 {
     for (;;) {
         spin_lock(&console.lock);
         drain_uart();
         bool ready = readable_locked(count);
         spin_unlock(&console.lock);
+        send_signals();
         if (ready)
-            return;
-        sleep_ns(POLL_PERIOD);
+            return 0;
+        if (sleep_ns_interruptible(POLL_PERIOD, signal_pending))
+            return -ERESTARTSYS;
     }
 }
 
@@ -379,10 +406,10 @@ static long console_read(struct file *file, void *buffer, size_t count)
          * lock: then we wait again. */
         if (file->flags & O_NONBLOCK)
             return -EAGAIN;
-        if (console.polling)
-            wait_polling(count);
-        else
-            wait_event(&console.readers, readable(count));
+        long interrupted = console.polling ? wait_polling(count)
+                                           : wait_event_interruptible(&console.readers, readable(count));
+        if (interrupted)
+            return interrupted;
     }
 }
 

@@ -169,6 +169,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     process->brk_start = process->brk = highest;
     process->mmap_next = MMAP_BASE;
     process->fs_base = 0;
+    signal_exec(&process->signals);
     wrmsr(MSR_FS_BASE, 0);
     snprintf(process->name, sizeof(process->name), "%s", base_name(path));
     start->entry = elf.entry;

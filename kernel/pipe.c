@@ -11,17 +11,20 @@
  *
  * A read returns what is there (at least one byte), 0 at end of file (no
  * writer left); a blocking write returns only once everything is written.
+ * A write with no reader left sends SIGPIPE and fails with -EPIPE. A
+ * signal ends a wait (kernel/signal.h): the call is restarted or fails
+ * with -EINTR, or a write returns what it had written.
  *
- * Left out: SIGPIPE (a write with no reader just fails with -EPIPE; there
- * are no signals yet), PIPE_BUF atomicity for concurrent writers (a write
- * may be split when the ring fills), F_SETPIPE_SZ, FIONREAD, poll/select,
- * and interruption of a sleep by a signal. */
+ * Left out: PIPE_BUF atomicity for concurrent writers (a write may be
+ * split when the ring fills), F_SETPIPE_SZ, FIONREAD, poll/select. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/errno.h"
 #include "kernel/heap.h"
+#include "kernel/process.h"
+#include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/vfs.h"
@@ -83,7 +86,9 @@ static long pipe_read(struct file *file, void *buffer, size_t count)
             return 0;
         if (file->flags & O_NONBLOCK)
             return -EAGAIN;
-        wait_event(&pipe->readable, can_read(pipe));
+        long interrupted = wait_event_interruptible(&pipe->readable, can_read(pipe));
+        if (interrupted)
+            return interrupted;
     }
 }
 
@@ -95,7 +100,10 @@ static long pipe_write(struct file *file, const void *buffer, size_t count)
         spin_lock(&pipe->lock);
         if (pipe->readers == 0) {
             spin_unlock(&pipe->lock);
-            return done > 0 ? (long)done : -EPIPE; /* and SIGPIPE, once there are signals */
+            if (done > 0)
+                return (long)done;
+            signal_send(current_process(), SIGPIPE, &(struct signal_origin){ .pid = current_process()->pid });
+            return -EPIPE;
         }
         size_t copied = 0;
         while (done < count && pipe->count < PIPE_SIZE) {
@@ -115,7 +123,9 @@ static long pipe_write(struct file *file, const void *buffer, size_t count)
             break;
         if (file->flags & O_NONBLOCK)
             return done > 0 ? (long)done : -EAGAIN;
-        wait_event(&pipe->writable, can_write(pipe));
+        long interrupted = wait_event_interruptible(&pipe->writable, can_write(pipe));
+        if (interrupted)
+            return done > 0 ? (long)done : interrupted;
     }
     return (long)done;
 }

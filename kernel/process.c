@@ -29,6 +29,7 @@
 
 static int next_pid = 1;
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
+struct process *process_list;
 
 void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
@@ -36,6 +37,35 @@ struct process *current_process(void)
 {
     struct task *task = current_task();
     return task ? task->process : 0;
+}
+
+struct process *process_find_locked(int pid)
+{
+    for_each_process(process) {
+        if (process->pid == pid)
+            return process;
+    }
+    return 0;
+}
+
+static void list_add(struct process *process)
+{
+    spin_lock(&process_tree_lock);
+    process->next_in_list = process_list;
+    process_list = process;
+    spin_unlock(&process_tree_lock);
+}
+
+static void list_remove(struct process *process)
+{
+    spin_lock(&process_tree_lock);
+    for (struct process **link = &process_list; *link; link = &(*link)->next_in_list) {
+        if (*link == process) {
+            *link = process->next_in_list;
+            break;
+        }
+    }
+    spin_unlock(&process_tree_lock);
 }
 
 /* Copy size bytes into the user pages at address of a space (not the
@@ -110,6 +140,7 @@ struct process *process_spawn_flat(const char *name, const void *code, size_t si
         return 0;
     }
     process->task->process = process;
+    list_add(process);
     wake_up_task(process->task);
     return process;
 }
@@ -145,6 +176,20 @@ static void orphan_children(struct process *process)
     spin_unlock(&process_tree_lock);
 }
 
+/* SIGCHLD's si_code and si_status for a wait status word. */
+#define CLD_EXITED 1
+#define CLD_KILLED 2
+
+static int child_exit_code(int wait_status)
+{
+    return (wait_status & 0x7f) == 0 ? CLD_EXITED : CLD_KILLED;
+}
+
+static int child_exit_value(int wait_status)
+{
+    return (wait_status & 0x7f) == 0 ? (wait_status >> 8) & 0xff : wait_status & 0x7f;
+}
+
 void process_exit(int wait_status)
 {
     struct process *process = current_process();
@@ -165,6 +210,10 @@ void process_exit(int wait_status)
     process->exit_status = wait_status;
     process->exited = true;
     struct process *parent = process->parent;
+    if (parent)
+        signal_send(parent, SIGCHLD, &(struct signal_origin){ .code = child_exit_code(wait_status),
+                                                             .pid = process->pid,
+                                                             .status = child_exit_value(wait_status) });
     spin_unlock(&process_tree_lock);
     if (parent)
         wake_up_all(&parent->child_exited);
@@ -173,7 +222,7 @@ void process_exit(int wait_status)
 
 void process_resume_in_user(struct trap_frame *frame)
 {
-    context_user_enter();
+    exit_to_user_mode(frame);
     enter_user_mode(frame);
 }
 
@@ -186,6 +235,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->first_child = child->next_sibling = 0;
     child->exited = false;
     wait_queue_init(&child->child_exited);
+    signal_fork(&child->signals, &parent->signals);
     child->memory = address_space_clone(parent->memory);
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
     if (!child->memory || (parent->files && !child->files)) {
@@ -212,8 +262,20 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->task->process = child;
     fpu_save(&child->task->fpu);        /* the parent's registers, as at the fork */
     link_child(parent, child);
+    list_add(child);
     wake_up_task(child->task);
     return child;
+}
+
+/* wait4's pid: > 0 that child, -1 any, 0 any in our group, < -1 any in
+ * group -pid. */
+static bool wait_matches(const struct process *parent, const struct process *child, int pid)
+{
+    if (pid > 0)
+        return child->pid == pid;
+    if (pid == 0)
+        return child->process_group == parent->process_group;
+    return pid == -1 || child->process_group == -pid;
 }
 
 /* Find an exited child matching pid, unlink it; or say whether any matches. */
@@ -222,7 +284,7 @@ static struct process *take_exited_child(struct process *parent, int pid, bool *
     *any = false;
     for (struct process **link = &parent->first_child; *link; link = &(*link)->next_sibling) {
         struct process *child = *link;
-        if (pid != -1 && child->pid != pid)
+        if (!wait_matches(parent, child, pid))
             continue;
         *any = true;
         if (child->exited) {
@@ -239,8 +301,6 @@ long process_wait_child(int pid, bool no_hang, int *status)
     struct process *child = 0;
     bool any = false;
 
-    if (pid < -1 || pid == 0)
-        pid = -1;               /* process groups: any child, for now */
     for (;;) {
         struct wait_entry entry = { 0 };
         wait_prepare(&parent->child_exited, &entry);
@@ -250,6 +310,10 @@ long process_wait_child(int pid, bool no_hang, int *status)
         if (child || !any || no_hang) {
             wait_finish(&parent->child_exited, &entry);
             break;
+        }
+        if (signal_pending()) {
+            wait_finish(&parent->child_exited, &entry);
+            return -ERESTARTSYS;
         }
         schedule();
         wait_finish(&parent->child_exited, &entry);
@@ -261,20 +325,10 @@ long process_wait_child(int pid, bool no_hang, int *status)
     return child_pid;
 }
 
-void process_kill_by_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
-{
-    struct process *process = current_process();
-
-    if (!process)
-        panic_from_trap(frame, "%s in ring 3 without a process", what);
-    printk("nohzk: pid %d (%s) killed by signal %d: %s at %#lx, rip %#lx\n", process->pid, process->name,
-           signal, what, address, frame->rip);
-    process_exit(WAIT_STATUS_SIGNALED(signal));
-}
-
 int process_reap(struct process *process)
 {
     int status = kthread_join(process->task);
+    list_remove(process);
     kfree(process);
     return status;
 }
@@ -339,6 +393,7 @@ struct process *process_spawn_exec(const char *path, const char *const *argv, co
     if (!process->task)
         goto fail;
     process->task->process = process;
+    list_add(process);
     wake_up_task(process->task);
     return process;
 fail:

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "sched/wait.h"
 
@@ -33,21 +34,14 @@ struct process {
     struct wait_queue child_exited;                 /* wait4() sleeps here */
     uint64_t tid_address;                           /* set_tid_address() */
     uint64_t fs_base;                               /* arch_prctl(ARCH_SET_FS) */
-    uint64_t signal_handlers[65];                   /* rt_sigaction: recorded only */
-    uint64_t signal_mask;
+    struct signal_state signals;                    /* kernel/signal.c */
+    struct process *next_in_list;                   /* all processes; process_tree_lock */
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */
 };
 
 extern struct spinlock process_tree_lock;
-
-#define SIGTRAP  5
-#define SIGBUS   7
-#define SIGFPE   8
-#define SIGKILL  9
-#define SIGSEGV 11
-#define SIGILL   4
 
 /* wait4() status words */
 #define WAIT_STATUS_EXITED(code) (((code)&0xff) << 8)
@@ -56,6 +50,10 @@ extern struct spinlock process_tree_lock;
 struct trap_frame;
 
 struct process *current_process(void);      /* NULL in a kernel thread */
+/* Every process from creation to reaping; hold process_tree_lock. */
+extern struct process *process_list;
+struct process *process_find_locked(int pid);
+#define for_each_process(p) for (struct process *p = process_list; p; p = p->next_in_list)
 
 /* Start a process running a flat image of position-independent code (the
  * in-kernel tests use this until execve loads ELF files). */
@@ -83,7 +81,5 @@ void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
 long process_wait_child(int pid, bool no_hang, int *status);
 struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
                                    const char *console);
-void process_kill_by_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
-    __attribute__((noreturn));
 
 #endif

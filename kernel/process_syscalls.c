@@ -4,6 +4,8 @@
  * documented subset; see docs/user-space.md for what is left out. */
 #include "kernel/process_syscalls.h"
 
+#include "kernel/signal.h"
+
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/timer.h"
@@ -258,11 +260,14 @@ long sys_execve(const char *user_path, const char *const *user_argv, const char 
 /* --- wait4 ------------------------------------------------------------- */
 
 #define WNOHANG 1
+#define WUNTRACED 2             /* stopped children: there are none here */
+#define WCONTINUED 8
+#define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: one thread per process */
 
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage)
 {
     (void)user_rusage;
-    if (options & ~(uint64_t)WNOHANG)
+    if (options & ~(uint64_t)(WNOHANG | WUNTRACED | WCONTINUED | WAIT_THREAD_FLAGS))
         return -EINVAL;
     int status = 0;
     long reaped = process_wait_child((int)pid, options & WNOHANG, &status);
@@ -304,53 +309,36 @@ long sys_clock_gettime(uint64_t clock, void *user_time)
     return copy_to_user(user_time, &time, sizeof(time));
 }
 
-long sys_nanosleep(const void *user_request, void *user_remaining)
+#define TIMER_ABSTIME 1
+
+/* A signal ends the sleep early with -EINTR and the time left (for a
+ * relative sleep), as on Linux. */
+long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining)
 {
     struct linux_timespec request;
-    (void)user_remaining;
+    if (clock > 7 || flags & ~(uint64_t)TIMER_ABSTIME)
+        return -EINVAL;
     if (copy_from_user(&request, user_request, sizeof(request)) < 0)
         return -EFAULT;
     if (request.seconds < 0 || request.nanoseconds < 0 || request.nanoseconds >= 1000000000)
         return -EINVAL;
-    sleep_ns((uint64_t)request.seconds * 1000000000ul + (uint64_t)request.nanoseconds);
-    return 0;
-}
-
-long sys_rt_sigaction(int signal, const void *user_action, void *user_old, uint64_t size)
-{
-    struct process *process = current_process();
-    uint64_t handler;
-    if (signal < 1 || signal > 64 || signal == SIGKILL || signal == 19 /* SIGSTOP */ || size != 8)
-        return -EINVAL;
-    if (user_old && copy_to_user(user_old, &process->signal_handlers[signal], sizeof(uint64_t)) < 0)
-        return -EFAULT;
-    if (user_action) {
-        if (copy_from_user(&handler, user_action, sizeof(handler)) < 0)
-            return -EFAULT;
-        process->signal_handlers[signal] = handler;     /* recorded; delivery comes later */
+    uint64_t ns = (uint64_t)request.seconds * 1000000000ul + (uint64_t)request.nanoseconds;
+    if (flags & TIMER_ABSTIME) {
+        uint64_t now = clock_now();     /* every clock is "since boot" here */
+        ns = ns > now ? ns - now : 0;
     }
-    return 0;
+    uint64_t left = sleep_ns_interruptible(ns, signal_pending);
+    if (!left)
+        return 0;
+    struct linux_timespec remaining = { (int64_t)(left / 1000000000ul), (int64_t)(left % 1000000000ul) };
+    if (user_remaining && !(flags & TIMER_ABSTIME) && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
+        return -EFAULT;
+    return -EINTR;
 }
 
-long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, uint64_t size)
+long sys_nanosleep(const void *user_request, void *user_remaining)
 {
-    struct process *process = current_process();
-    uint64_t set;
-    if (size != 8 || how < 0 || how > 2)
-        return -EINVAL;
-    if (user_old && copy_to_user(user_old, &process->signal_mask, sizeof(uint64_t)) < 0)
-        return -EFAULT;
-    if (!user_set)
-        return 0;
-    if (copy_from_user(&set, user_set, sizeof(set)) < 0)
-        return -EFAULT;
-    if (how == 0)
-        process->signal_mask |= set;
-    else if (how == 1)
-        process->signal_mask &= ~set;
-    else
-        process->signal_mask = set;
-    return 0;
+    return sys_clock_nanosleep(0, 0, user_request, user_remaining);
 }
 
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)

@@ -15,9 +15,8 @@ long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusag
 long sys_uname(void *user_buffer);
 long sys_getppid(void);
 long sys_clock_gettime(uint64_t clock, void *user_time);
+long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining);
 long sys_nanosleep(const void *user_request, void *user_remaining);
-long sys_rt_sigaction(int signal, const void *user_action, void *user_old, uint64_t size);
-long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, uint64_t size);
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask);
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask);
 long sys_umask(uint32_t mask);

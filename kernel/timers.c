@@ -136,22 +136,33 @@ static void wake_sleeper(struct timer *timer)
     __atomic_store_n(&sleeper->finished, true, __ATOMIC_RELEASE);
 }
 
-void sleep_ns(uint64_t ns)
+uint64_t sleep_ns_interruptible(uint64_t ns, bool (*interrupted)(void))
 {
     struct sleeper sleeper = { .task = current_task() };
     struct timer timer;
+    uint64_t deadline = clock_now() + ns;
 
     ASSERT(!in_interrupt());
     timer_init(&timer, wake_sleeper, &sleeper);
-    timer_start(&timer, clock_now() + ns, false);
+    timer_start(&timer, deadline, false);
     for (;;) {
         set_current_state(TASK_SLEEPING);
-        if (sleeper.done)
+        if (sleeper.done || (interrupted && interrupted()))
             break;
         schedule();
     }
     set_current_state(TASK_RUNNABLE);
+    if (timer_cancel(&timer)) {
+        uint64_t now = clock_now();
+        return now < deadline ? deadline - now : 1;     /* woken early: never "0 left" */
+    }
     /* The sleeper lives on our stack, and the task may exit right after. */
     while (!__atomic_load_n(&sleeper.finished, __ATOMIC_ACQUIRE))
         cpu_relax();
+    return 0;
+}
+
+void sleep_ns(uint64_t ns)
+{
+    sleep_ns_interruptible(ns, 0);
 }

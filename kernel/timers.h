@@ -42,5 +42,8 @@ uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_M
 
 /* Sleep for at least ns (the calling task; not from interrupts). */
 void sleep_ns(uint64_t ns);
+/* The same, but also woken early when interrupted() (checked after each
+ * wakeup) says so: returns the time left then, 0 if it slept it all. */
+uint64_t sleep_ns_interruptible(uint64_t ns, bool (*interrupted)(void));
 
 #endif

@@ -26,7 +26,7 @@ syscall_entry:
         push r11                          ; rflags
         push USER_CODE_SELECTOR           ; cs
         push rcx                          ; rip
-        push 0                            ; error code
+        push rax                          ; "error code": the syscall number, to restart it after a signal
         push SYSCALL_VECTOR               ; vector
         PUSH_GENERAL_REGISTERS
         cld

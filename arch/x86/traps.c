@@ -11,6 +11,7 @@
 #include "kernel/context_tracking.h"
 #include "kernel/irq.h"
 #include "kernel/process.h"
+#include "kernel/signal.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 
@@ -118,10 +119,11 @@ static int exception_signal(uint64_t vector)
     }
 }
 
-/* Every entry from ring 3 leaves user context first and enters it again
- * last (kernel/context_tracking.h). An exception from ring 3 is the
- * process's fault, not the kernel's: it gets the signal's default action,
- * which for all of these is to die. Only the process dies. */
+/* Every entry from ring 3 leaves user context first and goes back through
+ * exit_to_user_mode() (kernel/signal.h), which enters it again last. An
+ * exception from ring 3 is the process's fault, not the kernel's: it gets
+ * the Linux signal, whose handler runs on the way out; without one, only
+ * the process dies. */
 void trap_dispatch(struct trap_frame *frame)
 {
     bool from_user = trap_from_user(frame);
@@ -130,12 +132,13 @@ void trap_dispatch(struct trap_frame *frame)
         context_user_exit();
     if (frame->vector < VECTOR_EXCEPTION_COUNT) {
         if (from_user && frame->vector != VECTOR_NMI)
-            process_kill_by_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
-                                  frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
-        handle_exception(frame);
+            signal_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
+                         frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
+        else
+            handle_exception(frame);
     } else {
         irq_dispatch(frame);
     }
     if (from_user)
-        context_user_enter();
+        exit_to_user_mode(frame);
 }

@@ -11,6 +11,9 @@ Keys (defaults in DEFAULTS):
   qemu             extra QEMU arguments ("-machine ..." replaces the default)
   add              list of tools/boot --add specs (HOSTFILE[:/GUEST/PATH])
   command          shell command line run with sh -c; None = none
+  script           a file in tests/qemu/scripts/ that drives the
+                   interactive shell through the serial port (tools/boot
+                   --script); use with command None
   timeout          seconds before tools/boot gives up (exit 124)
   expect_status    tools/boot's exit status (253 panic, 254 reset, 124
                    timeout; see tools/boot --help)
@@ -30,6 +33,7 @@ DEFAULTS = {
     "qemu": "",
     "add": [],
     "command": None,
+    "script": None,
     "timeout": 60,
     "expect_status": 0,
     "ktap": True,
@@ -89,6 +93,23 @@ SCENARIOS = [
     {"name": "strace", "smp": 2, "append": "strace=1 ktest=user",
      "must_contain": [r"strace: pid \d+: write\(0x1, 0x0, 0xa, .*\) = -14",
                       r"strace: pid \d+: unknown\(.*\) = -38"]},
+    # Signals: a static musl program checks Linux's behaviour (it passes on
+    # the Linux host too: see "host-signals" in tests/run), the shell's
+    # job control and pipelines use them, and Ctrl-C on the console
+    # interrupts the foreground job only.
+    {"name": "signals", "smp": 2, "timeout": 120,
+     "add": ["build/tests/user/signals:/bin/signals-test"], "command": "signals-test",
+     "must_contain": [r"killed by signal 11: bad signal frame",
+                      r"killed by signal 11: no room for a signal frame"]},
+    {"name": "busybox-signals", "smp": 2, "ktap": False, "timeout": 120,
+     "command": "sleep 1 & wait; echo waited=$?; sleep 5 & kill $!; wait $!; echo killed=$?; "
+                "set -o pipefail; yes | head -n 1 >/dev/null; echo pipe=$?; "
+                "trap 'echo trapped' USR1; kill -USR1 $$; echo after-trap; "
+                "sh -c 'kill -INT $$; echo not-here'; echo int=$?",
+     "must_contain": [r"^waited=0$", r"^killed=143$", r"^pipe=141$", r"^trapped$", r"^after-trap$", r"^int=130$"],
+     "must_not_contain": [r"not-here"]},
+    {"name": "shell-ctrl-c", "smp": 2, "ktap": False, "timeout": 120, "script": "ctrl-c.txt",
+     "expect_status": 7, "must_not_contain": [r"^half a line\r?$"]},
     {"name": "timers-pit", "smp": 4, "qemu": "-machine pc,hpet=off", "append": "ktest=timers"},
     # The smallest machine we promise to boot on.
     {"name": "alloc-mem64", "smp": 4, "mem": "64M", "append": "ktest=boot,alloc"},

@@ -1,0 +1,191 @@
+/* The rt_sigframe of Linux x86-64 (arch/x86/include/uapi/asm/sigcontext.h
+ * and ucontext.h define the layout; we only mirror it). On the user stack,
+ * from low to high addresses:
+ *
+ *   return address   = sa_restorer: the handler's `ret` lands there
+ *   struct ucontext  flags, link, the alternate stack, the registers
+ *                    (sigcontext) and the mask to restore
+ *   struct siginfo   128 bytes
+ *   ...              padding
+ *   FPU state        512 bytes of fxsave, 64-byte aligned; sigcontext's
+ *                    fpstate points here
+ *   (128 bytes skipped: the interrupted code's red zone)
+ *
+ * Left out: the alternate signal stack (sigaltstack), xsave state (we
+ * only save SSE, as nohzk only enables that), and the 32-bit frames. */
+#include "arch/x86/signal_frame.h"
+
+#include <stddef.h>
+
+#include "arch/x86/fpu.h"
+#include "arch/x86/gdt.h"
+#include "arch/x86/trap.h"
+#include "kernel/errno.h"
+#include "kernel/signal.h"
+#include "kernel/string.h"
+#include "kernel/uaccess.h"
+
+#define RED_ZONE 128
+#define USER_ADDRESS_END 0x0000800000000000ul  /* first non-canonical address */
+
+/* Flags a handler or sigreturn may change: CF PF AF ZF SF TF DF OF RF AC. */
+#define RFLAGS_USER_CHANGEABLE 0x40dd5ul
+#define RFLAGS_IF (1ul << 9)
+#define RFLAGS_TF (1ul << 8)
+#define RFLAGS_DF (1ul << 10)
+#define RFLAGS_RF (1ul << 16)
+#define RFLAGS_AC (1ul << 18)
+
+struct sigcontext {
+    uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+    uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, rflags;
+    uint16_t cs, gs, fs, ss;
+    uint64_t error_code, trap_number, old_mask, cr2;
+    uint64_t fpstate;           /* user address of the fxsave image */
+    uint64_t reserved[8];
+};
+
+struct ucontext {
+    uint64_t flags;
+    uint64_t link;
+    struct {
+        uint64_t pointer;
+        int32_t flags;
+        uint32_t padding;
+        uint64_t size;
+    } stack;
+    struct sigcontext registers;
+    uint64_t blocked;
+};
+
+struct siginfo {
+    int32_t signal, error, code, padding;
+    union {
+        struct {
+            int32_t pid;
+            uint32_t uid;
+            int32_t status;
+        } sender;
+        uint64_t address;
+        uint8_t bytes[112];
+    };
+};
+
+struct rt_sigframe {
+    uint64_t return_address;
+    struct ucontext context;
+    struct siginfo info;
+};
+
+_Static_assert(sizeof(struct sigcontext) == 256, "Linux's sigcontext is 256 bytes");
+_Static_assert(sizeof(struct siginfo) == 128, "Linux's siginfo is 128 bytes");
+_Static_assert(offsetof(struct rt_sigframe, context.blocked) == 8 + 296, "uc_sigmask at 296 in ucontext");
+
+#define SS_DISABLE 2
+
+static void save_registers(struct sigcontext *saved, const struct trap_frame *frame)
+{
+    saved->r8 = frame->r8, saved->r9 = frame->r9, saved->r10 = frame->r10, saved->r11 = frame->r11;
+    saved->r12 = frame->r12, saved->r13 = frame->r13, saved->r14 = frame->r14, saved->r15 = frame->r15;
+    saved->rdi = frame->rdi, saved->rsi = frame->rsi, saved->rbp = frame->rbp, saved->rbx = frame->rbx;
+    saved->rdx = frame->rdx, saved->rax = frame->rax, saved->rcx = frame->rcx, saved->rsp = frame->rsp;
+    saved->rip = frame->rip, saved->rflags = frame->rflags;
+    saved->cs = (uint16_t)frame->cs, saved->ss = (uint16_t)frame->ss;
+    saved->error_code = frame->error_code;
+    saved->trap_number = frame->vector;
+}
+
+static void fill_siginfo(struct siginfo *info, int signal, const struct signal_origin *origin)
+{
+    memset(info, 0, sizeof(*info));
+    info->signal = signal;
+    info->code = origin->code;
+    if (signal == SIGSEGV || signal == SIGBUS || signal == SIGILL || signal == SIGFPE || signal == SIGTRAP) {
+        info->address = origin->address;
+    } else {
+        info->sender.pid = origin->pid;
+        info->sender.status = origin->status;
+    }
+}
+
+int signal_frame_push(struct trap_frame *frame, int signal, const struct signal_action *action,
+                      const struct signal_origin *origin, uint64_t blocked_to_restore)
+{
+    struct fpu_state fpu;
+    struct rt_sigframe sigframe;
+
+    if (!(action->flags & SA_RESTORER))
+        return -EFAULT;         /* Linux x86-64 has no default trampoline either */
+    uint64_t fpstate = (frame->rsp - RED_ZONE - sizeof(fpu)) & ~63ul;
+    uint64_t address = ((fpstate - sizeof(sigframe)) & ~15ul) - 8;  /* as if called: rsp+8 16-aligned */
+
+    memset(&sigframe, 0, sizeof(sigframe));
+    sigframe.return_address = action->restorer;
+    sigframe.context.stack.flags = SS_DISABLE;
+    save_registers(&sigframe.context.registers, frame);
+    sigframe.context.registers.cr2 = origin->address;
+    sigframe.context.registers.fpstate = fpstate;
+    sigframe.context.registers.old_mask = blocked_to_restore;
+    sigframe.context.blocked = blocked_to_restore;
+    fill_siginfo(&sigframe.info, signal, origin);
+    fpu_save(&fpu);
+    if (copy_to_user((void *)fpstate, &fpu, sizeof(fpu)) < 0 ||
+        copy_to_user((void *)address, &sigframe, sizeof(sigframe)) < 0)
+        return -EFAULT;
+
+    /* The handler starts with a clean FPU, as on Linux. */
+    fpu_state_init(&fpu);
+    fpu_restore(&fpu);
+    frame->rsp = address;
+    frame->rip = action->handler;
+    frame->rdi = (uint64_t)signal;
+    frame->rsi = address + offsetof(struct rt_sigframe, info);
+    frame->rdx = address + offsetof(struct rt_sigframe, context);
+    frame->rax = 0;
+    frame->rflags &= ~(RFLAGS_TF | RFLAGS_DF | RFLAGS_RF | RFLAGS_AC);
+    return 0;
+}
+
+static int restore_fpu(uint64_t fpstate)
+{
+    struct fpu_state fpu, current;
+
+    if (fpstate & 15 || copy_from_user(&fpu, (const void *)fpstate, sizeof(fpu)) < 0)
+        return -EFAULT;
+    /* A reserved MXCSR bit set would make fxrstor fault in the kernel: keep
+     * only the bits this CPU's MXCSR_MASK allows. */
+    fpu_save(&current);
+    uint32_t mask = *(uint32_t *)(current.fxsave_area + 28);
+    if (!mask)
+        mask = 0xffbf;
+    *(uint32_t *)(fpu.fxsave_area + 24) &= mask;
+    fpu_restore(&fpu);
+    return 0;
+}
+
+int signal_frame_pop(struct trap_frame *frame, uint64_t *blocked)
+{
+    struct rt_sigframe sigframe;
+    /* The handler returned into sa_restorer, which popped the return
+     * address: the frame starts 8 bytes below the stack pointer now. */
+    uint64_t address = frame->rsp - 8;
+
+    if (copy_from_user(&sigframe, (const void *)address, sizeof(sigframe)) < 0)
+        return -EFAULT;
+    const struct sigcontext *saved = &sigframe.context.registers;
+    if (saved->rip >= USER_ADDRESS_END || saved->rsp >= USER_ADDRESS_END)
+        return -EFAULT;         /* iretq would fault in the kernel */
+    if (saved->fpstate && restore_fpu(saved->fpstate) < 0)
+        return -EFAULT;
+    frame->r8 = saved->r8, frame->r9 = saved->r9, frame->r10 = saved->r10, frame->r11 = saved->r11;
+    frame->r12 = saved->r12, frame->r13 = saved->r13, frame->r14 = saved->r14, frame->r15 = saved->r15;
+    frame->rdi = saved->rdi, frame->rsi = saved->rsi, frame->rbp = saved->rbp, frame->rbx = saved->rbx;
+    frame->rdx = saved->rdx, frame->rax = saved->rax, frame->rcx = saved->rcx, frame->rsp = saved->rsp;
+    frame->rip = saved->rip;
+    frame->rflags = (frame->rflags & ~RFLAGS_USER_CHANGEABLE) | (saved->rflags & RFLAGS_USER_CHANGEABLE) | RFLAGS_IF;
+    frame->cs = SELECTOR_USER_CODE;
+    frame->ss = SELECTOR_USER_DATA;
+    frame->error_code = (uint64_t)-1;   /* no system call to restart (syscall_entry.asm) */
+    *blocked = sigframe.context.blocked;
+    return 0;
+}

@@ -1,0 +1,138 @@
+/* Signals, as Linux x86-64 delivers them (docs/signals.md): numbers,
+ * sigaction, the blocked mask, the rt_sigframe a handler is entered with
+ * and rt_sigreturn that undoes it. One task per process, so "process" and
+ * "thread" signals are the same thing here. */
+#ifndef KERNEL_SIGNAL_H
+#define KERNEL_SIGNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/wait.h"
+
+#define SIGHUP     1
+#define SIGINT     2
+#define SIGQUIT    3
+#define SIGILL     4
+#define SIGTRAP    5
+#define SIGABRT    6
+#define SIGBUS     7
+#define SIGFPE     8
+#define SIGKILL    9
+#define SIGUSR1   10
+#define SIGSEGV   11
+#define SIGUSR2   12
+#define SIGPIPE   13
+#define SIGALRM   14
+#define SIGTERM   15
+#define SIGCHLD   17
+#define SIGCONT   18
+#define SIGSTOP   19
+#define SIGTSTP   20
+#define SIGTTIN   21
+#define SIGTTOU   22
+#define SIGURG    23
+#define SIGWINCH  28
+#define SIGNAL_MAX 64
+
+#define SIG_DFL 0ul
+#define SIG_IGN 1ul
+
+/* sa_flags */
+#define SA_NOCLDSTOP 0x00000001ul
+#define SA_SIGINFO   0x00000004ul
+#define SA_RESTORER  0x04000000ul
+#define SA_ONSTACK   0x08000000ul
+#define SA_RESTART   0x10000000ul
+#define SA_NODEFER   0x40000000ul
+#define SA_RESETHAND 0x80000000ul
+
+/* A system call interrupted by a signal returns this inside the kernel;
+ * on the way out it becomes a restart or -EINTR (signal_deliver). User
+ * space never sees it. */
+#define ERESTARTSYS 512
+
+/* Linux's struct sigaction as the rt_sigaction system call passes it. */
+struct signal_action {
+    uint64_t handler;
+    uint64_t flags;
+    uint64_t restorer;
+    uint64_t mask;
+};
+
+/* Why a signal was sent: the siginfo fields we fill in. */
+struct signal_origin {
+    int code;                   /* si_code: SI_USER, SEGV_MAPERR, CLD_EXITED, ... */
+    int pid;                    /* sender, or the child for SIGCHLD */
+    int status;                 /* SIGCHLD: exit code or signal */
+    uint64_t address;           /* faults: si_addr */
+};
+
+struct signal_state {
+    struct signal_action actions[SIGNAL_MAX + 1];
+    uint64_t blocked;
+    uint64_t pending;                   /* bit n-1 for signal n; atomic */
+    struct signal_origin origin[SIGNAL_MAX + 1];
+    uint64_t saved_blocked;             /* rt_sigsuspend's mask to put back */
+    bool restore_blocked;
+};
+
+static inline uint64_t signal_bit(int signal)
+{
+    return 1ul << (signal - 1);
+}
+
+struct process;
+struct trap_frame;
+
+/* Send signal to process (0 only checks it exists). Safe from interrupt
+ * context. The process must not be freed meanwhile: callers hold
+ * process_tree_lock or are the process or its parent. */
+void signal_send(struct process *process, int signal, const struct signal_origin *origin);
+/* To every process of a group; returns how many got it. */
+int signal_send_group(int process_group, int signal);
+/* An exception in user mode: the handler runs if there is one and the
+ * signal is not blocked, else the process dies with a message. */
+void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address);
+
+bool signal_pending(void);          /* for the current process: one to deliver */
+void signal_fork(struct signal_state *child, const struct signal_state *parent);
+void signal_exec(struct signal_state *state);   /* handlers back to SIG_DFL */
+
+/* The way back to ring 3, with interrupts off: reschedule and deliver
+ * signals until neither is needed, then leave the kernel (context
+ * tracking). Every return to user mode ends here. */
+void exit_to_user_mode(struct trap_frame *frame);
+
+/* Sleep on queue until condition holds (0) or a signal is pending
+ * (-ERESTARTSYS): the wait_event for system calls. */
+#define wait_event_interruptible(queue, condition)                               \
+    ({                                                                           \
+        struct wait_entry wait_event_entry = { 0 };                              \
+        long wait_event_result = 0;                                              \
+        for (;;) {                                                               \
+            wait_prepare((queue), &wait_event_entry);                            \
+            if (condition)                                                       \
+                break;                                                           \
+            if (signal_pending()) {                                              \
+                wait_event_result = -ERESTARTSYS;                                \
+                break;                                                           \
+            }                                                                    \
+            schedule();                                                          \
+        }                                                                        \
+        wait_finish((queue), &wait_event_entry);                                 \
+        wait_event_result;                                                       \
+    })
+
+long sys_rt_sigaction(int signal, const struct signal_action *user_action, struct signal_action *user_old,
+                      uint64_t size);
+long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, uint64_t size);
+long sys_rt_sigpending(uint64_t *user_set, uint64_t size);
+long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size);
+long sys_rt_sigreturn(void);
+long sys_pause(void);
+long sys_kill(int64_t pid, int64_t signal);
+long sys_tkill(int64_t tid, int64_t signal);
+long sys_tgkill(int64_t tgid, int64_t tid, int64_t signal);
+
+#endif

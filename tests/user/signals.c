@@ -1,0 +1,429 @@
+/* Signals as Linux x86-64 delivers them: a static program (musl or glibc)
+ * that prints a KTAP document. It runs on nohzk (scenario "signals") and,
+ * unchanged, on the Linux host (tests/run's "host-signals"), so what it
+ * checks is Linux's behaviour, not ours. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static int test_number;
+static int failures;
+
+static void report(int ok, const char *name)
+{
+    printf("%sok %d %s\n", ok ? "" : "not ", ++test_number, name);
+    fflush(stdout);
+    if (!ok)
+        failures++;
+}
+
+#define CHECK(condition)                                                         \
+    do {                                                                         \
+        if (!(condition)) {                                                      \
+            printf("# %s:%d: %s failed (errno %d)\n", __FILE__, __LINE__, #condition, errno); \
+            return 0;                                                            \
+        }                                                                        \
+    } while (0)
+
+static void install(int signal, void (*handler)(int, siginfo_t *, void *), int flags)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = handler;
+    action.sa_flags = SA_SIGINFO | flags;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal, &action, 0);
+}
+
+static void set_default(int signal, void (*handler)(int))
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = handler;
+    sigaction(signal, &action, 0);
+}
+
+/* Run body in a child; return its wait status. */
+static int in_child(void (*body)(void))
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        body();
+        _exit(0);
+    }
+    int status = -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return status;
+}
+
+/* --- a handler runs, sees siginfo, and the interrupted code resumes ---- */
+
+static volatile sig_atomic_t handled;
+static volatile int seen_signal, seen_code, seen_pid;
+static volatile int blocked_inside;
+
+static void record(int signal, siginfo_t *info, void *context)
+{
+    (void)context;
+    sigset_t now;
+    handled++;
+    seen_signal = info->si_signo;
+    seen_code = info->si_code;
+    seen_pid = info->si_pid;
+    sigprocmask(SIG_BLOCK, 0, &now);
+    blocked_inside = sigismember(&now, signal);
+}
+
+static int handler_runs(void)
+{
+    handled = 0;
+    install(SIGUSR1, record, 0);
+    CHECK(kill(getpid(), SIGUSR1) == 0);
+    CHECK(handled == 1);
+    CHECK(seen_signal == SIGUSR1 && seen_code == SI_USER && seen_pid == getpid());
+    CHECK(blocked_inside == 1);        /* the signal is blocked while its handler runs */
+    sigset_t after;
+    sigprocmask(SIG_BLOCK, 0, &after);
+    CHECK(!sigismember(&after, SIGUSR1)); /* and unblocked again by rt_sigreturn */
+    return 1;
+}
+
+/* The handler scribbles on xmm0 and on callee-saved registers; the code it
+ * interrupted must find them intact. */
+static void clobber(int signal, siginfo_t *info, void *context)
+{
+    (void)signal, (void)info, (void)context;
+    __asm__ volatile("pcmpeqb %%xmm0, %%xmm0\n\tmov $0x5a5a, %%rbx\n\tmov $0x5a5a, %%r12" ::: "xmm0", "rbx", "r12");
+    handled++;
+}
+
+static int registers_survive(void)
+{
+    uint64_t in[2] = { 0x1122334455667788, 0x99aabbccddeeff00 }, out[2];
+    uint64_t rbx_after, r12_after;
+    long pid = getpid();
+    handled = 0;
+    install(SIGUSR2, clobber, 0);
+    __asm__ volatile("movdqu %[in], %%xmm0\n\t"
+                     "mov $0x1234, %%rbx\n\t"
+                     "mov $0x5678, %%r12\n\t"
+                     "mov %[nr], %%eax\n\t"
+                     "mov %[pid], %%rdi\n\t"
+                     "mov %[sig], %%esi\n\t"
+                     "syscall\n\t"
+                     "movdqu %%xmm0, %[out]\n\t"
+                     "mov %%rbx, %[rbx]\n\t"
+                     "mov %%r12, %[r12]"
+                     : [out] "=m"(out), [rbx] "=r"(rbx_after), [r12] "=r"(r12_after)
+                     : [in] "m"(in), [nr] "i"(SYS_kill), [pid] "r"(pid), [sig] "i"(SIGUSR2)
+                     : "rax", "rdi", "rsi", "rcx", "r11", "rbx", "r12", "xmm0", "memory");
+    CHECK(handled == 1);
+    CHECK(out[0] == in[0] && out[1] == in[1]);
+    CHECK(rbx_after == 0x1234 && r12_after == 0x5678);
+    return 1;
+}
+
+/* --- exceptions become signals ------------------------------------------ */
+
+static sigjmp_buf escape;
+static volatile uintptr_t fault_address;
+
+static void jump_out(int signal, siginfo_t *info, void *context)
+{
+    (void)context;
+    fault_address = (uintptr_t)info->si_addr;
+    siglongjmp(escape, signal);
+}
+
+static int raise_by_fault(int kind)
+{
+    int result = 0;
+    switch (kind) {
+    case SIGSEGV:
+        __asm__ volatile("mov 0x10, %0" : "=r"(result));
+        break;
+    case SIGILL:
+        __asm__ volatile("ud2");
+        break;
+    case SIGTRAP:
+        __asm__ volatile("int3");
+        break;
+    case SIGFPE:
+        __asm__ volatile("xor %%ecx, %%ecx\n\tmov $1, %%eax\n\tcltd\n\tidiv %%ecx" : "=a"(result) : : "rcx", "rdx");
+        break;
+    }
+    return result;
+}
+
+static int exceptions_reach_handlers(void)
+{
+    static const int kinds[] = { SIGSEGV, SIGILL, SIGTRAP, SIGFPE };
+    for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        install(kinds[i], jump_out, SA_NODEFER);
+        int caught = sigsetjmp(escape, 1);
+        if (caught == 0) {
+            raise_by_fault(kinds[i]);
+            CHECK(!"no signal");
+        }
+        CHECK(caught == kinds[i]);
+        if (kinds[i] == SIGSEGV)
+            CHECK(fault_address == 0x10);
+        set_default(kinds[i], SIG_DFL);
+    }
+    return 1;
+}
+
+/* A handler may change the interrupted context: skip the ud2. */
+static void skip_instruction(int signal, siginfo_t *info, void *context)
+{
+    (void)signal, (void)info;
+    ucontext_t *uc = context;
+    uc->uc_mcontext.gregs[REG_RIP] += 2;
+    handled++;
+}
+
+static int context_can_be_changed(void)
+{
+    handled = 0;
+    install(SIGILL, skip_instruction, 0);
+    __asm__ volatile("ud2");
+    set_default(SIGILL, SIG_DFL);
+    CHECK(handled == 1);
+    return 1;
+}
+
+/* --- blocking, pending, sigsuspend -------------------------------------- */
+
+static int blocked_signals_wait(void)
+{
+    sigset_t block, pending;
+    handled = 0;
+    install(SIGUSR1, record, 0);
+    sigemptyset(&block);
+    sigaddset(&block, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &block, 0);
+    kill(getpid(), SIGUSR1);
+    CHECK(handled == 0);
+    sigpending(&pending);
+    CHECK(sigismember(&pending, SIGUSR1));
+    sigprocmask(SIG_UNBLOCK, &block, 0); /* delivered before this returns */
+    CHECK(handled == 1);
+    sigpending(&pending);
+    CHECK(!sigismember(&pending, SIGUSR1));
+    return 1;
+}
+
+static int sigsuspend_waits_for_child(void)
+{
+    sigset_t block, empty, after;
+    handled = 0;
+    install(SIGCHLD, record, 0);
+    sigemptyset(&block);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        usleep(20000);
+        _exit(5);
+    }
+    sigemptyset(&empty);
+    while (!handled)
+        CHECK(sigsuspend(&empty) == -1 && errno == EINTR);
+    CHECK(seen_signal == SIGCHLD && seen_pid == pid && seen_code == CLD_EXITED);
+    sigprocmask(SIG_BLOCK, 0, &after);
+    CHECK(sigismember(&after, SIGCHLD)); /* sigsuspend's mask is gone again */
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 5);
+    sigprocmask(SIG_UNBLOCK, &block, 0);
+    set_default(SIGCHLD, SIG_DFL);
+    return 1;
+}
+
+/* --- default actions and deaths ----------------------------------------- */
+
+static void die_by_term(void) { kill(getpid(), SIGTERM); pause(); }
+static void die_by_segv(void) { raise_by_fault(SIGSEGV); }
+static void die_by_pipe(void)
+{
+    int fds[2];
+    pipe(fds);
+    close(fds[0]);
+    write(fds[1], "x", 1);
+}
+static void survive_pipe_ignored(void)
+{
+    int fds[2];
+    set_default(SIGPIPE, SIG_IGN);
+    pipe(fds);
+    close(fds[0]);
+    _exit(write(fds[1], "x", 1) == -1 && errno == EPIPE ? 7 : 1);
+}
+static void die_after_resethand(void)
+{
+    install(SIGUSR1, record, SA_RESETHAND);
+    kill(getpid(), SIGUSR1);   /* handled, and the action reset */
+    kill(getpid(), SIGUSR1);   /* default: terminate */
+    _exit(1);
+}
+static void ignore_and_go_on(void)
+{
+    set_default(SIGUSR2, SIG_IGN);
+    kill(getpid(), SIGUSR2);
+    _exit(9);
+}
+
+static int default_actions(void)
+{
+    int status = in_child(die_by_term);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !WCOREDUMP(status));
+    status = in_child(die_by_segv);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    status = in_child(die_by_pipe);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE);
+    status = in_child(survive_pipe_ignored);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+    status = in_child(die_after_resethand);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1);
+    status = in_child(ignore_and_go_on);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+    return 1;
+}
+
+/* --- interrupted system calls: EINTR, or restarted with SA_RESTART ------ */
+
+static void noop(int signal, siginfo_t *info, void *context) { (void)signal, (void)info, (void)context; handled++; }
+
+static int interrupted_read(int flags)
+{
+    int fds[2];
+    char byte = 0;
+    CHECK(pipe(fds) == 0);
+    handled = 0;
+    install(SIGUSR1, noop, flags);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        usleep(20000);
+        kill(parent, SIGUSR1);
+        usleep(20000);
+        write(fds[1], "z", 1);
+        _exit(0);
+    }
+    ssize_t got = read(fds[0], &byte, 1);
+    int saved = errno;
+    waitpid(pid, 0, 0);
+    close(fds[0]);
+    close(fds[1]);
+    CHECK(handled == 1);
+    if (flags & SA_RESTART)
+        CHECK(got == 1 && byte == 'z');
+    else
+        CHECK(got == -1 && saved == EINTR);
+    return 1;
+}
+
+static int read_gets_eintr(void) { return interrupted_read(0); }
+static int read_restarts(void) { return interrupted_read(SA_RESTART); }
+
+static int nanosleep_reports_time_left(void)
+{
+    struct timespec request = { 5, 0 }, left = { 0, 0 };
+    handled = 0;
+    install(SIGUSR1, noop, 0);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        usleep(20000);
+        kill(parent, SIGUSR1);
+        _exit(0);
+    }
+    int result = nanosleep(&request, &left);
+    int saved = errno;
+    waitpid(pid, 0, 0);
+    CHECK(result == -1 && saved == EINTR && handled == 1);
+    CHECK(left.tv_sec > 0 && left.tv_sec <= 5);
+    return 1;
+}
+
+/* --- bad input: errors, nothing changed, and only the process dies ------ */
+
+static int bad_arguments_rejected(void)
+{
+    struct sigaction action, old;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = SIG_IGN;
+    CHECK(syscall(SYS_rt_sigaction, 0, &action, 0, 8) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_rt_sigaction, 65, &action, 0, 8) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_rt_sigaction, SIGKILL, &action, 0, 8) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_rt_sigaction, SIGUSR1, &action, 0, 4) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_rt_sigaction, SIGUSR1, (void *)8, 0, 8) == -1 && errno == EFAULT);
+    sigaction(SIGUSR1, 0, &old);
+    CHECK(old.sa_handler == SIG_DFL || old.sa_flags != 0); /* unchanged by the failures */
+    sigset_t set;
+    sigemptyset(&set);
+    CHECK(syscall(SYS_rt_sigprocmask, 7, &set, 0, 8) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, 0, 4) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_rt_sigprocmask, SIG_BLOCK, (void *)8, 0, 8) == -1 && errno == EFAULT);
+    CHECK(kill(getpid(), 65) == -1 && errno == EINVAL);
+    CHECK(kill(999999, SIGUSR1) == -1 && errno == ESRCH);
+    CHECK(kill(getpid(), 0) == 0);
+    return 1;
+}
+
+static void bad_sigreturn(void)
+{
+    __asm__ volatile("mov $0x10, %%rsp\n\tmov %0, %%eax\n\tsyscall" : : "i"(SYS_rt_sigreturn));
+}
+
+static void no_stack_for_handler(void)
+{
+    install(SIGILL, noop, 0);
+    __asm__ volatile("mov $0x10, %rsp\n\tud2");
+}
+
+static int broken_frames_kill_only_the_process(void)
+{
+    int status = in_child(bad_sigreturn);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    status = in_child(no_stack_for_handler);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    return 1;
+}
+
+int main(void)
+{
+    static const struct {
+        const char *name;
+        int (*run)(void);
+    } tests[] = {
+        { "handler_runs", handler_runs },
+        { "registers_survive", registers_survive },
+        { "exceptions_reach_handlers", exceptions_reach_handlers },
+        { "context_can_be_changed", context_can_be_changed },
+        { "blocked_signals_wait", blocked_signals_wait },
+        { "sigsuspend_waits_for_child", sigsuspend_waits_for_child },
+        { "default_actions", default_actions },
+        { "read_gets_eintr", read_gets_eintr },
+        { "read_restarts", read_restarts },
+        { "nanosleep_reports_time_left", nanosleep_reports_time_left },
+        { "bad_arguments_rejected", bad_arguments_rejected },
+        { "broken_frames_kill_only_the_process", broken_frames_kill_only_the_process },
+    };
+    unsigned count = sizeof(tests) / sizeof(tests[0]);
+
+    printf("KTAP version 1\n1..%u\n", count);
+    for (unsigned i = 0; i < count; i++)
+        report(tests[i].run(), tests[i].name);
+    return failures ? 1 : 0;
+}
