@@ -28,9 +28,6 @@
 
 #define RCU_FQS_INTERVAL_NS 3000000ul   /* 3 ms; Linux's jiffies_till_next_fqs is a few jiffies too */
 #define RCU_KICK_AFTER_SCANS 2          /* let the tick and context switches report first */
-/* A start near the wrap-around, as Linux does, so that every comparison
- * of sequence numbers is tested modulo 2^64 within the first GPs. */
-#define RCU_GP_SEQ_FIRST ((0ul - 300ul) << RCU_SEQ_STATE_SHIFT)
 
 uint64_t rcu_fanout_param = RCU_FANOUT_DEFAULT;
 uint64_t rcu_stall_timeout_param = RCU_STALL_TIMEOUT_DEFAULT;

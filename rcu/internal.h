@@ -72,6 +72,16 @@ struct rcu_state {
     uint64_t last_stall_holdouts;       /* CPUs (bits) of the last stall */
 };
 
+/* A start near the wrap-around, as Linux does, so that every comparison
+ * of sequence numbers is tested modulo 2^64 within the first GPs. */
+#define RCU_GP_SEQ_FIRST ((0ul - 300ul) << RCU_SEQ_STATE_SHIFT)
+
+/* The number of a grace period for people: 1 for the first since boot. */
+static inline unsigned long rcu_gp_number(unsigned long seq)
+{
+    return rcu_seq_count(seq - RCU_GP_SEQ_FIRST) + rcu_seq_in_progress(seq);
+}
+
 extern struct rcu_state rcu_state;
 extern struct rcu_data rcu_data[MAX_CPUS];
 

@@ -46,7 +46,7 @@ size_t rcu_proc_show(char *buffer, size_t size)
     unsigned long seq = __atomic_load_n(&rcu_state.gp_seq, __ATOMIC_ACQUIRE);
     unsigned cpu;
 
-    append(&out, "gp_seq: %lu (grace period %lu, %s)\n", seq, rcu_seq_count(seq),
+    append(&out, "gp_seq: %lu (grace period %lu, %s)\n", seq, rcu_gp_number(seq),
            rcu_seq_in_progress(seq) ? "in progress" : "idle");
     append(&out, "gp_seq_needed: %lu\n", rcu_state.gp_seq_needed);
     append(&out, "gps_completed: %lu\n", rcu_gps_completed());

@@ -29,7 +29,7 @@ void rcu_check_stall(uint64_t now)
     if (rcu_state.stall_reported || now - rcu_state.gp_start_ns < rcu_stall_timeout_param * NS_PER_SECOND)
         return;
     rcu_state.stall_reported = true;
-    printk("rcu: stall: grace period %lu has run for %lu ms\n", rcu_seq_count(rcu_state.gp_seq),
+    printk("rcu: stall: grace period %lu has run for %lu ms\n", rcu_gp_number(rcu_state.gp_seq),
            (now - rcu_state.gp_start_ns) / 1000000);
     for (unsigned i = 0; i < tree->level_width[tree->levels - 1]; i++) {
         struct rcu_node *leaf = &tree->nodes[first_leaf + i];
