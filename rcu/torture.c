@@ -274,12 +274,11 @@ int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
     rcu_assign_pointer(torture.current, (struct torture_object *)0);
     if (last)
         retire(last);
-    rcu_barrier();
-    rcu_barrier();                      /* callbacks requeue themselves: drain them all */
-    while (torture.free_count < POOL_SIZE && rcu_stall_count() == stalls_before) {
-        sleep_ns(1000000);
+    /* Callbacks requeue themselves up to RCU_TORTURE_PIPE_LEN times, so
+     * one barrier is not enough; a lost object would keep this loop
+     * going, hence the bound (far above the ten rounds needed). */
+    for (unsigned round = 0; round < 10 * RCU_TORTURE_PIPE_LEN && torture.free_count < POOL_SIZE; round++)
         rcu_barrier();
-    }
     collect(result);
     if (torture.free_count != POOL_SIZE)
         result->errors++;
