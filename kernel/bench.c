@@ -11,6 +11,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "rcu/bench.h"
 #include "sched/task.h"
 
 #define BATCHES 31
@@ -132,6 +133,8 @@ struct benchmark {
 static const struct benchmark benchmarks[] = {
     { "context_switch", bench_context_switch },
     { "wakeup_cross_cpu", bench_wakeup_cross_cpu },
+    { "synchronize_rcu", rcu_bench_synchronize },
+    { "call_rcu_flood", rcu_bench_callback_flood },
 };
 
 unsigned bench_run(const char *names)

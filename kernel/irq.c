@@ -12,6 +12,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "rcu/rcu.h"
 #include "sched/task.h"
 #include "arch/x86/cpu.h"
 
@@ -64,12 +65,14 @@ bool in_interrupt(void)
 
 static void irq_enter(struct cpu *cpu)
 {
+    rcu_irq_enter();        /* the handler may use RCU, even if the CPU was idle */
     cpu->irq_nesting++;
 }
 
 static void irq_exit(struct cpu *cpu)
 {
     cpu->irq_nesting--;
+    rcu_irq_exit();
 }
 
 /* Interrupts the APIC must not be acknowledged for: its own spurious

@@ -29,6 +29,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/timers.h"
+#include "rcu/rcu.h"
 #include "sched/task.h"
 
 #define BOOT_INFO_MAX_BYTES (64 * 1024)
@@ -266,6 +267,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     start_secondary_cpus(acpi);
     printk("smp: %u CPUs online\n", cpu_count);
     housekeeping_init();
+    rcu_init();
     start_init_task();
     idle_loop();
 }

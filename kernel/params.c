@@ -7,6 +7,8 @@
 #include "kernel/printk.h"
 #include "kernel/syscall.h"
 #include "kernel/tick.h"
+#include "rcu/rcu.h"
+#include "rcu/tree.h"
 
 struct kernel_params kernel_params;
 
@@ -22,6 +24,8 @@ static struct kernel_param params[] = {
     PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
     PARAM_ENUM("clocksource", &clocksource, clocksource_names),
     PARAM_BOOL("strace", &syscall_trace),
+    PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
+    PARAM_UINT_RANGE("rcu_stall_timeout", &rcu_stall_timeout_param, 1, 300),
 };
 
 static void report(void *ctx, const char *message)

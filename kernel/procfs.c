@@ -26,6 +26,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/vfs.h"
+#include "rcu/proc.h"
 #include "sched/task.h"
 
 #define USER_HZ 100 /* the unit of /proc/stat's times, fixed by the ABI */
@@ -54,10 +55,12 @@ static void text_printf(struct text *text, const char *format, ...)
 struct procfs_entry {
     const char *path;
     void (*generate)(struct text *text);
+    long (*write)(const char *data, size_t count);  /* optional: the file is writable */
 };
 
 /* What an open file holds: the snapshot. */
 struct snapshot {
+    const struct procfs_entry *entry;
     size_t length;
     char data[];
 };
@@ -169,11 +172,23 @@ static void generate_stat(struct text *text)
     text_printf(text, "procs_blocked 0\n");
 }
 
+/* Files whose text another part of the kernel writes, snprintf-style. */
+static void generate_from(struct text *text, size_t (*show)(char *buffer, size_t size))
+{
+    size_t room = text->length < text->capacity ? text->capacity - text->length : 0;
+    text->length += show(room ? text->data + text->length : NULL, room);
+}
+
+static void generate_rcu(struct text *text) { generate_from(text, rcu_proc_show); }
+static void generate_rcustress(struct text *text) { generate_from(text, rcu_stress_show); }
+
 static const struct procfs_entry entries[] = {
-    { "/proc/interrupts", generate_interrupts },
-    { "/proc/uptime", generate_uptime },
-    { "/proc/meminfo", generate_meminfo },
-    { "/proc/stat", generate_stat },
+    { "/proc/interrupts", generate_interrupts, NULL },
+    { "/proc/uptime", generate_uptime, NULL },
+    { "/proc/meminfo", generate_meminfo, NULL },
+    { "/proc/stat", generate_stat, NULL },
+    { "/proc/rcu", generate_rcu, NULL },
+    { "/proc/rcustress", generate_rcustress, rcu_stress_write },
 };
 
 /* ---- The file operations ---- */
@@ -189,6 +204,7 @@ static int procfs_open(struct file *file)
         struct text text = { snapshot->data, 0, capacity };
         entry->generate(&text);
         if (text.length < capacity) {
+            snapshot->entry = entry;
             snapshot->length = text.length;
             file->private = snapshot;
             return 0;
@@ -212,6 +228,12 @@ static long procfs_read(struct file *file, void *buffer, size_t count)
     return (long)count;
 }
 
+static long procfs_write(struct file *file, const void *buffer, size_t count)
+{
+    struct snapshot *snapshot = file->private;
+    return snapshot->entry->write ? snapshot->entry->write(buffer, count) : -EINVAL;
+}
+
 static void procfs_release(struct file *file)
 {
     kfree(file->private);
@@ -220,13 +242,15 @@ static void procfs_release(struct file *file)
 static const struct file_ops procfs_ops = {
     .open = procfs_open,
     .read = procfs_read,
+    .write = procfs_write,
     .release = procfs_release,
 };
 
 void procfs_init(void)
 {
     for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
-        int error = vfs_create_device(entries[i].path, S_IFREG | 0444, &procfs_ops, (void *)&entries[i]);
+        uint32_t mode = S_IFREG | (entries[i].write ? 0644 : 0444);
+        int error = vfs_create_device(entries[i].path, mode, &procfs_ops, (void *)&entries[i]);
         if (error)
             printk("procfs: cannot create %s: %d\n", entries[i].path, error);
     }

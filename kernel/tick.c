@@ -16,6 +16,7 @@
 #include "kernel/irq.h"
 #include "kernel/percpu.h"
 #include "kernel/timers.h"
+#include "rcu/rcu.h"
 #include "sched/task.h"
 
 #define NS_PER_SECOND 1000000000ul
@@ -30,12 +31,13 @@ static void timekeeping_update(uint64_t now)
     __atomic_store_n(&jiffies, now / tick_period_ns, __ATOMIC_RELEASE);
 }
 
-static void tick_do_periodic_work(struct cpu *cpu, uint64_t now)
+static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupted_user)
 {
     cpu->tick.ticks++;
     if (cpu->id == timekeeper_cpu)
         timekeeping_update(now);
     sched_tick(now);
+    rcu_sched_clock_irq(interrupted_user);
 }
 
 /* The next tick: one period after the last deadline, skipping the periods
@@ -74,10 +76,9 @@ static void tick_interrupt(struct trap_frame *frame)
     struct tick_state *tick = &cpu->tick;
     uint64_t now = clock_now();
 
-    (void)frame;
     timers_run_expired(now);
     if (tick->running && now >= tick->next_deadline) {
-        tick_do_periodic_work(cpu, now);
+        tick_do_periodic_work(cpu, now, trap_from_user(frame));
         tick_advance_deadline(tick, now);
     } else if (tick->running) {
         tick->early++;          /* for a timer, or the LAPIC's range ran out */

@@ -24,6 +24,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/process.h"
+#include "rcu/rcu.h"
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
@@ -196,6 +197,7 @@ static void schedule_common(bool preempted)
 
     if (cpu->locks_held)
         panic("schedule: called with %u spinlocks held", cpu->locks_held);
+    rcu_note_context_switch();
     spin_lock(&rq->lock);
     cpu->need_resched = false;
     struct task *prev = rq->current;
@@ -331,7 +333,15 @@ void idle_loop(void)
             irq_enable();
             schedule();
         } else {
+            /* Idle is an extended quiescent state for RCU. Preemption is
+             * off so that an interrupt's exit cannot switch to a task
+             * while RCU still counts this CPU as idle. */
+            preempt_disable();
+            rcu_idle_enter();
             enable_irqs_and_halt();
+            irq_disable();
+            rcu_idle_exit();
+            preempt_enable();
         }
     }
 }
