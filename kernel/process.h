@@ -17,6 +17,11 @@ struct inode;
 struct address_space;
 
 #define PROCESS_NAME_SIZE 16
+#define RLIMIT_COUNT 16         /* Linux's RLIM_NLIMITS */
+
+struct process_rlimit {
+    uint64_t current, maximum;
+};
 
 struct process {
     int pid;
@@ -38,6 +43,14 @@ struct process {
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */
+    /* for /proc/PID and getrusage (kernel/process_table.c) */
+    struct process *next_in_table;                  /* guarded by process_tree_lock */
+    uint64_t start_ns;                              /* clock_now() at creation */
+    char *cmdline;                                  /* argv, NUL-separated (execve); kmalloc'd */
+    size_t cmdline_length;
+    uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
+    struct process_rlimit rlimits[RLIMIT_COUNT];    /* recorded, not enforced; fork copies */
+    bool rlimits_set;
 };
 
 extern struct spinlock process_tree_lock;
@@ -83,6 +96,19 @@ void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
 long process_wait_child(int pid, bool no_hang, int *status);
 struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
                                    const char *console);
+/* The table of all processes, for /proc and lookups by pid
+ * (kernel/process_table.c). A process is in it from creation until it is
+ * reaped. */
+void process_table_add(struct process *process);
+void process_table_remove(struct process *process);
+struct process *process_find_locked(int pid);     /* caller holds process_tree_lock */
+struct process *process_table_first_locked(void); /* then ->next_in_table */
+struct process *process_init(void);               /* adopts orphans; NULL before it exists */
+void process_set_cmdline(struct process *process, const char *const *argv);
+void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
+/* Whether a task has the nohz attribute (issue 6 fills it in). */
+bool process_is_nohz(struct process *process);
+
 void process_kill_by_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
     __attribute__((noreturn));
 
