@@ -25,7 +25,7 @@
  * unlinked file stays readable through the descriptors open on it.
  *
  * Left out: hard links (a newc hard-link group becomes separate files, the
- * earlier ones empty), rename, owners and permission checks (everything
+ * earlier ones empty; link() answers EPERM), owners and permission checks (everything
  * runs as root), timestamps other than the archive's mtime, device numbers
  * and device nodes from the archive (drivers create theirs with
  * vfs_create_device), and any limit on memory use but kmalloc failing. */
