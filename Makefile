@@ -35,18 +35,47 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd host-tests test-programs run run-uefi debug test bench clean help deps
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench clean help deps
 
-all: kernel initrd host-tests test-programs
+all: kernel initrd user-programs host-tests
 
 kernel: $(KERNEL)
 
-# The initrd: Debian's busybox-static and its applets (tools/mkinitrd);
-# tools/boot puts build/initrd.cpio in every ISO it makes.
+# Our own programs: every user/NAME.c is a static musl program
+# build/user/NAME, installed in the initrd as /bin/NAME.
+USER_CC      := musl-gcc
+USER_CFLAGS  := -static -O2 -g -Wall -Wextra -Werror
+USER_PROGRAMS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c))
+
+$(BUILD)/user/%: user/%.c
+	@mkdir -p $(dir $@)
+	@echo "  MUSLCC  $<"
+	@$(USER_CC) $(USER_CFLAGS) -o $@ $<
+
+# Test programs (tests/user/*.c), each built twice from one source: with
+# musl and with the host's glibc, both static; scenarios add them with
+# tools/boot --add and compare their output with a run on the host.
+TEST_PROGRAMS := $(foreach p,$(patsubst tests/user/%.c,%,$(wildcard tests/user/*.c)),\
+                   $(BUILD)/tests-user/$(p).musl $(BUILD)/tests-user/$(p).glibc)
+
+$(BUILD)/tests-user/%.musl: tests/user/%.c
+	@mkdir -p $(dir $@)
+	@echo "  MUSLCC  $<"
+	@$(USER_CC) $(USER_CFLAGS) -o $@ $<
+
+$(BUILD)/tests-user/%.glibc: tests/user/%.c
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $< (static glibc)"
+	@gcc $(USER_CFLAGS) -o $@ $<
+
+user-programs: $(USER_PROGRAMS) $(TEST_PROGRAMS)
+
+# The initrd: Debian's busybox-static and its applets (tools/mkinitrd) and
+# our programs; tools/boot puts build/initrd.cpio in every ISO it makes.
 initrd: $(BUILD)/initrd.cpio
-$(BUILD)/initrd.cpio: tools/mkinitrd tools/lib/newc.py
+$(BUILD)/initrd.cpio: tools/mkinitrd tools/lib/newc.py $(USER_PROGRAMS)
 	@echo "  INITRD  $@"
-	@tools/mkinitrd -o $@
+	@tools/mkinitrd -o $@ $(USER_PROGRAMS)
 
 help:
 	@echo "make run        boot nohzk in QEMU (-smp $(CPUS), SeaBIOS), console on this terminal"
@@ -109,15 +138,6 @@ $(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld $(BUILD)/objects.list
 host-tests:
 	$(MAKE) -C tests/host OUT=$(abspath $(BUILD))/host
 
-# Programs that tests run inside nohzk (tools/boot --add) and on the host:
-# static musl binaries, so the same file runs on both.
-TEST_PROGRAMS := $(patsubst tests/user/%.c,$(BUILD)/tests/user/%,$(wildcard tests/user/*.c))
-test-programs: $(TEST_PROGRAMS)
-$(BUILD)/tests/user/%: tests/user/%.c
-	@mkdir -p $(dir $@)
-	@echo "  MUSL    $<"
-	@musl-gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
-
 run: deps $(KERNEL) $(BUILD)/initrd.cpio
 	$(BOOT) --interactive
 
@@ -135,7 +155,7 @@ debug: deps $(KERNEL) $(BUILD)/initrd.cpio
 test: deps all
 	tests/run
 
-bench: deps $(KERNEL) $(BUILD)/initrd.cpio
+bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(TEST_PROGRAMS)
 	CPUS=$(CPUS) tools/bench
 
 clean:

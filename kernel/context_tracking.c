@@ -1,9 +1,30 @@
 /* Context tracking: see kernel/context_tracking.h. Called with interrupts
- * off, on the CPU concerned. */
+ * off, on the CPU concerned.
+ *
+ * Time accounting lives here: each crossing closes the stretch that began
+ * at the last crossing or switch-in (task->mode_since) and adds it to the
+ * side it was spent on, read from the clocksource. A task that never
+ * leaves user mode still gets its time when it is switched out or read
+ * (task_times_ns), so nothing depends on a tick sampling it. */
 #include "kernel/context_tracking.h"
 
+#include "arch/x86/clock.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "sched/task.h"
+
+static void account_mode_change(bool entering_user)
+{
+    struct task *task = current_task();
+    uint64_t now = clock_now();
+    if (task->in_user) {
+        task->user_ns += now - task->mode_since;
+        this_cpu()->user_ns += now - task->mode_since;
+    } else
+        task->system_ns += now - task->mode_since;
+    __atomic_store_n(&task->mode_since, now, __ATOMIC_RELAXED);
+    task->in_user = entering_user;
+}
 
 void context_user_exit(void)
 {
@@ -11,6 +32,7 @@ void context_user_exit(void)
     ASSERT(cpu->in_user);
     cpu->in_user = false;
     cpu->user_exits++;
+    account_mode_change(false);
 }
 
 void context_user_enter(void)
@@ -18,6 +40,7 @@ void context_user_enter(void)
     struct cpu *cpu = this_cpu();
     ASSERT(!cpu->in_user);
     cpu->in_user = true;
+    account_mode_change(true);
 }
 
 bool context_cpu_in_user(unsigned cpu)

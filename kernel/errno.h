@@ -33,5 +33,8 @@
 #define ENOSYS  38
 #define ENOTEMPTY 39
 #define ELOOP   40
+#define EXDEV   18
+#define EMLINK  31
+#define EOPNOTSUPP 95
 
 #endif

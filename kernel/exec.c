@@ -172,6 +172,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     signal_exec(&process->signals);
     wrmsr(MSR_FS_BASE, 0);
     snprintf(process->name, sizeof(process->name), "%s", base_name(path));
+    process_set_cmdline(process, argv);
     start->entry = elf.entry;
     return 0;
 }

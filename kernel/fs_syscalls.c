@@ -597,3 +597,121 @@ long sys_pipe(int *user_fds)
 {
     return sys_pipe2(user_fds, 0);
 }
+
+/* ---- Names and modes: rename, link, symlink, chmod ---- */
+
+#define RENAME_NOREPLACE 1
+#define RENAME_EXCHANGE  2
+
+long sys_renameat2(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, unsigned flags)
+{
+    if (flags & ~(unsigned)RENAME_NOREPLACE)
+        return -EINVAL;     /* RENAME_EXCHANGE and RENAME_WHITEOUT are left out */
+    struct at_path from, to;
+    long error = at_path_get(old_dirfd, user_old, &from);
+    if (error)
+        return error;
+    error = at_path_get(new_dirfd, user_new, &to);
+    if (error) {
+        at_path_put(&from);
+        return error;
+    }
+    struct linux_stat existing;
+    if ((flags & RENAME_NOREPLACE) && vfs_stat_at(to.start, to.path, false, &existing) == 0)
+        error = -EEXIST;
+    else
+        error = vfs_rename_at(from.start, from.path, to.start, to.path);
+    at_path_put(&to);
+    at_path_put(&from);
+    return error;
+}
+
+long sys_rename(const char *user_old, const char *user_new)
+{
+    return sys_renameat2(AT_FDCWD, user_old, AT_FDCWD, user_new, 0);
+}
+
+/* The file tree has no hard links (an inode lives in one directory), so
+ * link() checks its arguments as Linux does and then answers EPERM, the
+ * error of a file system that does not support them. */
+long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, int flags)
+{
+    if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+        return -EINVAL;
+    struct at_path from, to;
+    long error = at_path_get(old_dirfd, user_old, &from);
+    if (error)
+        return error;
+    error = at_path_get(new_dirfd, user_new, &to);
+    if (error) {
+        at_path_put(&from);
+        return error;
+    }
+    struct linux_stat old_stat, new_stat;
+    error = vfs_stat_at(from.start, from.path, flags & AT_SYMLINK_FOLLOW, &old_stat);
+    if (!error && (old_stat.st_mode & S_IFMT) == S_IFDIR)
+        error = -EPERM;
+    else if (!error && vfs_stat_at(to.start, to.path, false, &new_stat) == 0)
+        error = -EEXIST;
+    else if (!error)
+        error = -EPERM;
+    at_path_put(&to);
+    at_path_put(&from);
+    return error;
+}
+
+long sys_link(const char *user_old, const char *user_new)
+{
+    return sys_linkat(AT_FDCWD, user_old, AT_FDCWD, user_new, 0);
+}
+
+long sys_symlinkat(const char *user_target, int new_dirfd, const char *user_path)
+{
+    long error;
+    char *target = path_from_user(user_target, &error);
+    if (!target)
+        return error;
+    struct at_path at;
+    error = at_path_get(new_dirfd, user_path, &at);
+    if (!error) {
+        error = vfs_symlink_at(at.start, at.path, target);
+        at_path_put(&at);
+    }
+    kfree(target);
+    return error;
+}
+
+long sys_symlink(const char *user_target, const char *user_path)
+{
+    return sys_symlinkat(user_target, AT_FDCWD, user_path);
+}
+
+long sys_fchmodat(int dirfd, const char *user_path, uint32_t mode, int flags)
+{
+    if (flags & ~AT_SYMLINK_NOFOLLOW)
+        return -EINVAL;
+    if (flags & AT_SYMLINK_NOFOLLOW)
+        return -EOPNOTSUPP;     /* as Linux: a symlink's mode cannot change */
+    struct at_path at;
+    long error = at_path_get(dirfd, user_path, &at);
+    if (error)
+        return error;
+    error = vfs_chmod_at(at.start, at.path, mode);
+    at_path_put(&at);
+    return error;
+}
+
+long sys_chmod(const char *user_path, uint32_t mode)
+{
+    return sys_fchmodat(AT_FDCWD, user_path, mode, 0);
+}
+
+long sys_fchmod(int fd, uint32_t mode)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    vfs_chmod_file(file, mode);
+    vfs_close(file);
+    return 0;
+}

@@ -46,5 +46,14 @@ long sys_faccessat(int dirfd, const char *user_path, int mode);
 long sys_access(const char *user_path, int mode);
 long sys_pipe2(int *user_fds, int flags); /* O_CLOEXEC, O_NONBLOCK */
 long sys_pipe(int *user_fds);
+long sys_renameat2(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, unsigned flags);
+long sys_rename(const char *user_old, const char *user_new);
+long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, int flags);
+long sys_link(const char *user_old, const char *user_new);
+long sys_symlinkat(const char *user_target, int new_dirfd, const char *user_path);
+long sys_symlink(const char *user_target, const char *user_path);
+long sys_fchmodat(int dirfd, const char *user_path, uint32_t mode, int flags);
+long sys_chmod(const char *user_path, uint32_t mode);
+long sys_fchmod(int fd, uint32_t mode);
 
 #endif

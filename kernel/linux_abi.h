@@ -49,6 +49,7 @@ struct linux_stat {
 #define O_CLOEXEC   02000000
 #define AT_FDCWD    (-100)
 #define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_SYMLINK_FOLLOW 0x400
 #define AT_EMPTY_PATH 0x1000
 
 /* getdents64 record */

@@ -34,8 +34,11 @@ static void report(void *ctx, const char *message)
     printk("cmdline: %s\n", message);
 }
 
+const char *kernel_command_line = "";
+
 int params_parse(const char *cmdline)
 {
+    kernel_command_line = cmdline;      /* the boot loader's copy, kept for /proc/cmdline */
     int errors = cmdline_parse(cmdline, params, sizeof(params) / sizeof(params[0]), report, 0);
 
     tick_hz = (unsigned)hz;

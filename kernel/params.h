@@ -16,6 +16,7 @@ struct kernel_params {
 };
 
 extern struct kernel_params kernel_params;
+extern const char *kernel_command_line;    /* as the boot loader gave it */
 
 /* Parse and report every bad word on the console; keeps the defaults for
  * those. Returns the number of problems. */

@@ -29,6 +29,7 @@ struct cpu {
     volatile bool need_resched;
     volatile bool in_user;              /* kernel/context_tracking.c */
     uint64_t user_exits;
+    uint64_t user_ns;                   /* time in user mode, closed stretches (/proc/stat) */
     uint64_t irq_counts[IRQ_SOURCE_COUNT];
     struct call_queue calls;
     struct tick_state tick;

@@ -102,7 +102,9 @@ static long pipe_write(struct file *file, const void *buffer, size_t count)
             spin_unlock(&pipe->lock);
             if (done > 0)
                 return (long)done;
-            signal_send(current_process(), SIGPIPE, &(struct signal_origin){ .pid = current_process()->pid });
+            struct process *writer = current_process();     /* none for a kernel thread */
+            if (writer)
+                signal_send(writer, SIGPIPE, &(struct signal_origin){ .pid = writer->pid });
             return -EPIPE;
         }
         size_t copied = 0;

@@ -29,7 +29,6 @@
 
 static int next_pid = 1;
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
-struct process *process_list;
 
 void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
@@ -37,35 +36,6 @@ struct process *current_process(void)
 {
     struct task *task = current_task();
     return task ? task->process : 0;
-}
-
-struct process *process_find_locked(int pid)
-{
-    for_each_process(process) {
-        if (process->pid == pid)
-            return process;
-    }
-    return 0;
-}
-
-static void list_add(struct process *process)
-{
-    spin_lock(&process_tree_lock);
-    process->next_in_list = process_list;
-    process_list = process;
-    spin_unlock(&process_tree_lock);
-}
-
-static void list_remove(struct process *process)
-{
-    spin_lock(&process_tree_lock);
-    for (struct process **link = &process_list; *link; link = &(*link)->next_in_list) {
-        if (*link == process) {
-            *link = process->next_in_list;
-            break;
-        }
-    }
-    spin_unlock(&process_tree_lock);
 }
 
 /* Copy size bytes into the user pages at address of a space (not the
@@ -140,7 +110,7 @@ struct process *process_spawn_flat(const char *name, const void *code, size_t si
         return 0;
     }
     process->task->process = process;
-    list_add(process);
+    process_table_add(process);
     wake_up_task(process->task);
     return process;
 }
@@ -164,16 +134,38 @@ static void link_child(struct process *parent, struct process *child)
     spin_unlock(&process_tree_lock);
 }
 
-/* Children of an exiting process lose their parent; those already dead are
- * reaped here, the others when they die (no init to adopt them yet). */
+/* Children of an exiting process: those already dead (zombies nobody will
+ * wait for now) are reaped here; the living are adopted by init (pid 1),
+ * which reaps them when it waits, as on Unix. Without an init (in-kernel
+ * tests, or init itself exiting) they lose their parent. */
 static void orphan_children(struct process *process)
 {
+    struct process *zombies = 0;
     spin_lock(&process_tree_lock);
-    struct process *child = process->first_child;
+    struct process *init = process_init();
+    if (init == process || (init && init->exited))
+        init = 0;
+    struct process *child = process->first_child, *next;
     process->first_child = 0;
-    for (; child; child = child->next_sibling)
-        child->parent = 0;
+    for (; child; child = next) {
+        next = child->next_sibling;
+        if (child->exited) {
+            child->next_sibling = zombies;
+            zombies = child;
+        } else if (init) {
+            child->parent = init;
+            child->next_sibling = init->first_child;
+            init->first_child = child;
+        } else {
+            child->parent = 0;
+            child->next_sibling = 0;
+        }
+    }
     spin_unlock(&process_tree_lock);
+    for (; zombies; zombies = next) {
+        next = zombies->next_sibling;
+        process_reap(zombies);
+    }
 }
 
 /* SIGCHLD's si_code and si_status for a wait status word. */
@@ -233,6 +225,10 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
         return 0;
     *child = *parent;
     child->first_child = child->next_sibling = 0;
+    child->next_in_table = 0;
+    child->children_user_ns = child->children_system_ns = 0;
+    child->cmdline = 0;
+    process_copy_cmdline(child, parent);
     child->exited = false;
     wait_queue_init(&child->child_exited);
     signal_fork(&child->signals, &parent->signals);
@@ -256,13 +252,14 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
             fd_table_destroy(child->files);
         if (child->cwd)
             inode_put(child->cwd);
+        kfree(child->cmdline);
         kfree(child);
         return 0;
     }
     child->task->process = child;
     fpu_save(&child->task->fpu);        /* the parent's registers, as at the fork */
     link_child(parent, child);
-    list_add(child);
+    process_table_add(child);
     wake_up_task(child->task);
     return child;
 }
@@ -325,10 +322,21 @@ long process_wait_child(int pid, bool no_hang, int *status)
     return child_pid;
 }
 
+/* Free a dead process; its times, and its reaped children's, go to its
+ * parent (getrusage(RUSAGE_CHILDREN), times()). */
 int process_reap(struct process *process)
 {
+    uint64_t user, system;
+    task_times_ns(process->task, &user, &system);
     int status = kthread_join(process->task);
-    list_remove(process);
+    process_table_remove(process);
+    spin_lock(&process_tree_lock);
+    struct process *parent = process->parent;
+    if (parent) {
+        parent->children_user_ns += user + process->children_user_ns;
+        parent->children_system_ns += system + process->children_system_ns;
+    }
+    spin_unlock(&process_tree_lock);
     kfree(process);
     return status;
 }
@@ -393,7 +401,8 @@ struct process *process_spawn_exec(const char *path, const char *const *argv, co
     if (!process->task)
         goto fail;
     process->task->process = process;
-    list_add(process);
+    process_set_cmdline(process, argv);
+    process_table_add(process);
     wake_up_task(process->task);
     return process;
 fail:

@@ -18,6 +18,11 @@ struct inode;
 struct address_space;
 
 #define PROCESS_NAME_SIZE 16
+#define RLIMIT_COUNT 16         /* Linux's RLIM_NLIMITS */
+
+struct process_rlimit {
+    uint64_t current, maximum;
+};
 
 struct process {
     int pid;
@@ -35,10 +40,17 @@ struct process {
     uint64_t tid_address;                           /* set_tid_address() */
     uint64_t fs_base;                               /* arch_prctl(ARCH_SET_FS) */
     struct signal_state signals;                    /* kernel/signal.c */
-    struct process *next_in_list;                   /* all processes; process_tree_lock */
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */
+    /* for /proc/PID and getrusage (kernel/process_table.c) */
+    struct process *next_in_table;                  /* guarded by process_tree_lock */
+    uint64_t start_ns;                              /* clock_now() at creation */
+    char *cmdline;                                  /* argv, NUL-separated (execve); kmalloc'd */
+    size_t cmdline_length;
+    uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
+    struct process_rlimit rlimits[RLIMIT_COUNT];    /* recorded, not enforced; fork copies */
+    bool rlimits_set;
 };
 
 extern struct spinlock process_tree_lock;
@@ -50,10 +62,6 @@ extern struct spinlock process_tree_lock;
 struct trap_frame;
 
 struct process *current_process(void);      /* NULL in a kernel thread */
-/* Every process from creation to reaping; hold process_tree_lock. */
-extern struct process *process_list;
-struct process *process_find_locked(int pid);
-#define for_each_process(p) for (struct process *p = process_list; p; p = p->next_in_list)
 
 /* Start a process running a flat image of position-independent code (the
  * in-kernel tests use this until execve loads ELF files). */
@@ -81,5 +89,18 @@ void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
 long process_wait_child(int pid, bool no_hang, int *status);
 struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
                                    const char *console);
+/* The table of all processes, for /proc and lookups by pid
+ * (kernel/process_table.c). A process is in it from creation until it is
+ * reaped. */
+void process_table_add(struct process *process);
+void process_table_remove(struct process *process);
+struct process *process_find_locked(int pid);     /* caller holds process_tree_lock */
+struct process *process_table_first_locked(void); /* then ->next_in_table */
+#define for_each_process(p) for (struct process *p = process_table_first_locked(); p; p = p->next_in_table)
+struct process *process_init(void);               /* adopts orphans; NULL before it exists */
+void process_set_cmdline(struct process *process, const char *const *argv);
+void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
+/* Whether a task has the nohz attribute (issue 6 fills it in). */
+bool process_is_nohz(struct process *process);
 
 #endif

@@ -341,31 +341,53 @@ long sys_nanosleep(const void *user_request, void *user_remaining)
     return sys_clock_nanosleep(0, 0, user_request, user_remaining);
 }
 
+/* The task of pid (0: the caller), with process_tree_lock held on success:
+ * the caller unlocks. taskset -p works on other processes. */
+static struct task *affinity_target_locked(int64_t pid)
+{
+    spin_lock(&process_tree_lock);
+    struct process *process = pid == 0 ? current_process() : pid > 0 ? process_find_locked((int)pid) : 0;
+    if (process && !process->exited)
+        return process->task;
+    spin_unlock(&process_tree_lock);
+    return 0;
+}
+
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
 {
-    struct process *process = current_process();
-    if (pid != 0 && pid != process->pid)
-        return -ESRCH;
-    if (size < sizeof(uint64_t))
+    if (size < sizeof(uint64_t) || size % sizeof(uint64_t))
         return -EINVAL;
-    uint64_t mask = process->task->affinity.bits[0];
+    struct task *task = affinity_target_locked(pid);
+    if (!task)
+        return -ESRCH;
+    uint64_t mask = task->affinity.bits[0];
+    spin_unlock(&process_tree_lock);
     if (copy_to_user(user_mask, &mask, sizeof(mask)) < 0)
         return -EFAULT;
     return sizeof(uint64_t);
 }
 
+/* Another process's affinity is set with the table locked, so that it
+ * cannot be reaped meanwhile; set_affinity() sleeps only for the caller's
+ * own task, which is changed after unlocking. */
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
 {
-    struct process *process = current_process();
     struct cpumask mask = { 0 };
-    if (pid != 0 && pid != process->pid)
-        return -ESRCH;      /* other processes: by pid once there is a table */
     if (size < sizeof(uint64_t))
         return -EINVAL;
     if (copy_from_user(&mask.bits[0], user_mask, sizeof(uint64_t)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
-    return set_affinity(process->task, &mask);
+    struct task *task = affinity_target_locked(pid);
+    if (!task)
+        return -ESRCH;
+    if (task == current_task()) {
+        spin_unlock(&process_tree_lock);
+        return set_affinity(task, &mask);
+    }
+    long result = set_affinity(task, &mask);
+    spin_unlock(&process_tree_lock);
+    return result;
 }
 
 long sys_umask(uint32_t mask)

@@ -6,11 +6,24 @@
  * files. The counters are read without locks: a number that is a moment
  * old is fine here.
  *
- * Left out: per-process directories (/proc/self, /proc/PID), /proc/cpuinfo,
- * /proc/loadavg, the user/system split of CPU time (only idle time is
- * measured), "processes" in /proc/stat (the fork counter lives in
- * kernel/process.c and is not exported: shown as 0), and lseek past the
- * snapshot's size with SEEK_END (the inode's size is 0, as on Linux). */
+ * Per process, /proc/PID holds the files of pid_entries[] (stat, status,
+ * cmdline): kernel/process_table.c calls procfs_process_added() and
+ * procfs_process_removed(), which create and remove the directory in the
+ * VFS tree, so getdents64 on /proc lists the pids with no special case.
+ * A per-process file's inode carries its pid and its entry's index packed
+ * in the `private` word, not a pointer: nothing to free, nothing that can
+ * outlive the process. The process is looked up by pid at open: if it is
+ * gone, the open fails with ESRCH. /proc/self is a generated symlink whose
+ * target is the caller's pid (file_ops.link_target).
+ *
+ * To add a per-process file (issue 6: /proc/PID/nohz), add one line to
+ * pid_entries[] with a generate function and, if writable, a write one.
+ *
+ * Left out: /proc/cpuinfo, load averages (always 0.00), "processes" in
+ * /proc/stat (shown as 0), the system time of /proc/stat split from irq
+ * time (system = elapsed - idle - user), virtual memory sizes in
+ * /proc/PID/stat (0), and lseek past the snapshot's size with SEEK_END
+ * (the inode's size is 0, as on Linux). */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,8 +36,11 @@
 #include "kernel/irq.h"
 #include "kernel/page_alloc.h"
 #include "kernel/percpu.h"
+#include "kernel/params.h"
 #include "kernel/printk.h"
+#include "kernel/process.h"
 #include "kernel/string.h"
+#include "kernel/tick.h"
 #include "kernel/vfs.h"
 #include "rcu/proc.h"
 #include "sched/task.h"
@@ -58,9 +74,22 @@ struct procfs_entry {
     long (*write)(const char *data, size_t count);  /* optional: the file is writable */
 };
 
-/* What an open file holds: the snapshot. */
+/* A file of every /proc/PID: its text comes from the process, looked up
+ * by pid at open under process_tree_lock (so it must not sleep); a
+ * writable one has `write`, given a kernel copy of what was written. */
+struct procfs_pid_entry {
+    const char *name;
+    uint32_t mode;
+    void (*generate)(struct text *text, struct process *process);
+    long (*write)(int pid, const char *buffer, size_t count);
+};
+
+/* What an open file holds: the snapshot, and for a per-process file which
+ * one it is (pid_entry NULL otherwise). */
 struct snapshot {
     const struct procfs_entry *entry;
+    int pid;
+    const struct procfs_pid_entry *pid_entry;
     size_t length;
     char data[];
 };
@@ -134,28 +163,46 @@ static void generate_meminfo(struct text *text)
     text_printf(text, "MemAvailable:   %8lu kB\n", free);
 }
 
-static void stat_cpu_line(struct text *text, const char *name, uint64_t idle_ticks)
+struct cpu_times {
+    uint64_t user, system, idle;    /* USER_HZ ticks */
+};
+
+/* user is measured at the context tracking hooks; system is the rest of
+ * the time that was not idle (interrupts included). */
+static struct cpu_times cpu_times(unsigned cpu, uint64_t now)
+{
+    uint64_t idle = idle_ns(cpu), user = __atomic_load_n(&cpus[cpu]->user_ns, __ATOMIC_RELAXED);
+    uint64_t system = now > idle + user ? now - idle - user : 0;
+    return (struct cpu_times){ user / NS_PER_TICK, system / NS_PER_TICK, idle / NS_PER_TICK };
+}
+
+static void stat_cpu_line(struct text *text, const char *name, struct cpu_times times)
 {
     /* user nice system idle iowait irq softirq steal guest guest_nice */
-    text_printf(text, "%s 0 0 0 %llu 0 0 0 0 0 0\n", name, (unsigned long long)idle_ticks);
+    text_printf(text, "%s %llu 0 %llu %llu 0 0 0 0 0 0\n", name, (unsigned long long)times.user,
+                (unsigned long long)times.system, (unsigned long long)times.idle);
 }
 
 static void generate_stat(struct text *text)
 {
-    uint64_t idle_total = 0, switches = 0, running = 0, interrupts = 0;
+    uint64_t switches = 0, running = 0, interrupts = 0, now = clock_now();
+    struct cpu_times total = { 0, 0, 0 };
     unsigned cpu;
     for_each_online_cpu(cpu) {
-        idle_total += idle_ns(cpu) / NS_PER_TICK;
+        struct cpu_times times = cpu_times(cpu, now);
+        total.user += times.user;
+        total.system += times.system;
+        total.idle += times.idle;
         switches += cpus[cpu]->rq.context_switches;
         running += cpus[cpu]->rq.nr_running;
         for (unsigned source = 0; source < IRQ_SOURCE_COUNT; source++)
             interrupts += irq_count(cpu, source);
     }
-    stat_cpu_line(text, "cpu ", idle_total);
+    stat_cpu_line(text, "cpu ", total);
     for_each_online_cpu(cpu) {
         char name[16];
         snprintf(name, sizeof(name), "cpu%u", cpu);
-        stat_cpu_line(text, name, idle_ns(cpu) / NS_PER_TICK);
+        stat_cpu_line(text, name, cpu_times(cpu, now));
     }
     /* intr: the total, then each device IRQ by number (Linux's layout). */
     text_printf(text, "intr %llu", (unsigned long long)interrupts);
@@ -170,6 +217,42 @@ static void generate_stat(struct text *text)
     text_printf(text, "processes 0\n");
     text_printf(text, "procs_running %llu\n", (unsigned long long)running);
     text_printf(text, "procs_blocked 0\n");
+}
+
+static void generate_cmdline(struct text *text)
+{
+    text_printf(text, "%s\n", kernel_command_line);
+}
+
+static void generate_loadavg(struct text *text)
+{
+    unsigned running = 0, total = 0, last_pid = 0, cpu;
+    for_each_online_cpu(cpu)
+        running += cpus[cpu]->rq.nr_running;
+    spin_lock(&process_tree_lock);
+    for (struct process *process = process_table_first_locked(); process; process = process->next_in_table) {
+        total++;
+        if ((unsigned)process->pid > last_pid)
+            last_pid = (unsigned)process->pid;
+    }
+    spin_unlock(&process_tree_lock);
+    text_printf(text, "0.00 0.00 0.00 %u/%u %u\n", running, total, last_pid);
+}
+
+/* What exists of the tick so far: every CPU ticks periodically. Issue 6
+ * adds the other policies, the stop/restart counts and the reasons a
+ * CPU may not stop its tick, as more columns. */
+static void generate_tick(struct text *text)
+{
+    unsigned cpu;
+    text_printf(text, "hz %u\n", tick_hz);
+    text_printf(text, "%-5s %-10s %-8s %12s %8s %s\n", "cpu", "policy", "state", "ticks", "missed", "timekeeper");
+    for_each_online_cpu(cpu) {
+        struct tick_state *tick = &cpus[cpu]->tick;
+        text_printf(text, "%-5u %-10s %-8s %12llu %8llu %s\n", cpu, "periodic",
+                    tick->running ? "ticking" : "stopped", (unsigned long long)tick->ticks,
+                    (unsigned long long)tick->missed, cpu == timekeeper_cpu ? "yes" : "no");
+    }
 }
 
 /* Files whose text another part of the kernel writes, snprintf-style. */
@@ -189,30 +272,164 @@ static const struct procfs_entry entries[] = {
     { "/proc/stat", generate_stat, NULL },
     { "/proc/rcu", generate_rcu, NULL },
     { "/proc/rcustress", generate_rcustress, rcu_stress_write },
+    { "/proc/cmdline", generate_cmdline, NULL },
+    { "/proc/loadavg", generate_loadavg, NULL },
+    { "/proc/tick", generate_tick, NULL },
 };
+
+/* ---- /proc/PID ---- */
+
+static char process_state(struct process *process)
+{
+    if (process->exited || process->task->state == TASK_DEAD)
+        return 'Z';
+    return process->task->state == TASK_RUNNABLE ? 'R' : 'S';
+}
+
+static const char *process_state_name(char state)
+{
+    return state == 'R' ? "R (running)" : state == 'Z' ? "Z (zombie)" : "S (sleeping)";
+}
+
+static unsigned long long to_user_hz(uint64_t ns)
+{
+    return (unsigned long long)(ns / NS_PER_TICK);
+}
+
+static int parent_pid(struct process *process)
+{
+    return process->parent ? process->parent->pid : 0;
+}
+
+/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0. */
+static void generate_pid_stat(struct text *text, struct process *process)
+{
+    uint64_t user, system;
+    task_times_ns(process->task, &user, &system);
+    text_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 1 0 %llu 0 0 "
+                "18446744073709551615 0 0 0 0 0 %llu 0 0 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+                process->pid, process->name, process_state(process), parent_pid(process),
+                process->process_group, process->session, to_user_hz(user), to_user_hz(system),
+                to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
+                to_user_hz(process->start_ns), (unsigned long long)process->signals.blocked, process->task->cpu);
+}
+
+static void generate_pid_status(struct text *text, struct process *process)
+{
+    char cpus_allowed[128];
+    cpulist_format(&process->task->affinity, cpus_allowed, sizeof(cpus_allowed));
+    text_printf(text, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n", process->name,
+                process->umask, process_state_name(process_state(process)), process->pid, process->pid,
+                parent_pid(process));
+    text_printf(text, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t1\n");
+    uint64_t ignored, caught;
+    signal_dispositions(&process->signals, &ignored, &caught);
+    text_printf(text, "SigPnd:\t%016llx\nSigBlk:\t%016llx\nSigIgn:\t%016llx\nSigCgt:\t%016llx\n",
+                (unsigned long long)__atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED),
+                (unsigned long long)process->signals.blocked, (unsigned long long)ignored,
+                (unsigned long long)caught);
+    text_printf(text, "Cpus_allowed:\t%llx\nCpus_allowed_list:\t%s\n",
+                (unsigned long long)process->task->affinity.bits[0], cpus_allowed);
+    text_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)process->task->slices);
+    /* ours: whether it is a nohz task (issue 6 fills process_is_nohz in) */
+    text_printf(text, "Nohz:\t%d\n", process_is_nohz(process) ? 1 : 0);
+}
+
+static void generate_pid_cmdline(struct text *text, struct process *process)
+{
+    size_t room = text->length < text->capacity ? text->capacity - text->length : 0;
+    if (process->cmdline_length <= room)
+        memcpy(text->data + text->length, process->cmdline, process->cmdline_length);
+    text->length += process->cmdline_length;
+}
+
+static const struct procfs_pid_entry pid_entries[] = {
+    { "stat", 0444, generate_pid_stat, 0 },
+    { "status", 0444, generate_pid_status, 0 },
+    { "cmdline", 0444, generate_pid_cmdline, 0 },
+};
+
+#define PID_ENTRY_COUNT (sizeof(pid_entries) / sizeof(pid_entries[0]))
+#define PID_ENTRY_BITS 8    /* the inode's private word: pid << 8 | entry index */
 
 /* ---- The file operations ---- */
 
-static int procfs_open(struct file *file)
+typedef bool (*generate_fn)(struct text *text, const void *what, int pid);
+
+/* Build a snapshot, retrying with more room until the text fits. */
+static struct snapshot *take_snapshot(generate_fn generate, const void *what, int pid, long *error)
 {
-    const struct procfs_entry *entry = file->private;
     size_t capacity = 4096;
     for (;;) {
         struct snapshot *snapshot = kmalloc(sizeof(*snapshot) + capacity);
-        if (!snapshot)
-            return -ENOMEM;
-        struct text text = { snapshot->data, 0, capacity };
-        entry->generate(&text);
-        if (text.length < capacity) {
-            snapshot->entry = entry;
-            snapshot->length = text.length;
-            file->private = snapshot;
+        if (!snapshot) {
+            *error = -ENOMEM;
             return 0;
+        }
+        struct text text = { snapshot->data, 0, capacity };
+        if (!generate(&text, what, pid)) {
+            kfree(snapshot);
+            *error = -ESRCH;
+            return 0;
+        }
+        if (text.length < capacity) {
+            snapshot->entry = 0;
+            snapshot->length = text.length;
+            snapshot->pid = pid;
+            snapshot->pid_entry = 0;
+            return snapshot;
         }
         /* Did not fit: once more with room for what it needed. */
         kfree(snapshot);
         capacity = text.length + 1;
     }
+}
+
+static bool generate_global(struct text *text, const void *what, int pid)
+{
+    (void)pid;
+    ((const struct procfs_entry *)what)->generate(text);
+    return true;
+}
+
+static bool generate_for_pid(struct text *text, const void *what, int pid)
+{
+    spin_lock(&process_tree_lock);
+    struct process *process = process_find_locked(pid);
+    if (process)
+        ((const struct procfs_pid_entry *)what)->generate(text, process);
+    spin_unlock(&process_tree_lock);
+    return process != 0;
+}
+
+static int procfs_open(struct file *file)
+{
+    long error = 0;
+    const struct procfs_entry *entry = file->private;
+    if ((file->flags & O_ACCMODE) != O_RDONLY && !entry->write)
+        return -EACCES;
+    struct snapshot *snapshot = take_snapshot(generate_global, entry, 0, &error);
+    if (!snapshot)
+        return (int)error;
+    snapshot->entry = entry;
+    file->private = snapshot;
+    return 0;
+}
+
+static int procfs_pid_open(struct file *file)
+{
+    uintptr_t packed = (uintptr_t)file->private;
+    const struct procfs_pid_entry *entry = &pid_entries[packed & ((1u << PID_ENTRY_BITS) - 1)];
+    int pid = (int)(packed >> PID_ENTRY_BITS);
+    if ((file->flags & O_ACCMODE) != O_RDONLY && !entry->write)
+        return -EACCES;
+    long error = 0;
+    struct snapshot *snapshot = take_snapshot(generate_for_pid, entry, pid, &error);
+    if (!snapshot)
+        return (int)error;
+    snapshot->pid_entry = entry;
+    file->private = snapshot;
+    return 0;
 }
 
 static long procfs_read(struct file *file, void *buffer, size_t count)
@@ -234,9 +451,22 @@ static long procfs_write(struct file *file, const void *buffer, size_t count)
     return snapshot->entry->write ? snapshot->entry->write(buffer, count) : -EINVAL;
 }
 
+static long procfs_pid_write(struct file *file, const void *buffer, size_t count)
+{
+    struct snapshot *snapshot = file->private;
+    return snapshot->pid_entry->write(snapshot->pid, buffer, count);
+}
+
 static void procfs_release(struct file *file)
 {
     kfree(file->private);
+}
+
+static size_t self_link_target(char *buffer, size_t size)
+{
+    struct process *process = current_process();
+    int length = snprintf(buffer, size, "%d", process ? process->pid : 0);
+    return length > 0 ? (size_t)length : 0;
 }
 
 static const struct file_ops procfs_ops = {
@@ -246,6 +476,39 @@ static const struct file_ops procfs_ops = {
     .release = procfs_release,
 };
 
+static const struct file_ops procfs_pid_ops = {
+    .open = procfs_pid_open,
+    .read = procfs_read,
+    .write = procfs_pid_write,
+    .release = procfs_release,
+};
+
+static const struct file_ops procfs_self_ops = {
+    .link_target = self_link_target,
+};
+
+/* From kernel/process_table.c, when a process enters the table. A failure
+ * (no memory) leaves the process without some /proc files: reported, not
+ * fatal. */
+void procfs_process_added(int pid)
+{
+    for (size_t i = 0; i < PID_ENTRY_COUNT; i++) {
+        char path[48];
+        snprintf(path, sizeof(path), "/proc/%d/%s", pid, pid_entries[i].name);
+        void *packed = (void *)(((uintptr_t)pid << PID_ENTRY_BITS) | i);
+        int error = vfs_create_device(path, S_IFREG | pid_entries[i].mode, &procfs_pid_ops, packed);
+        if (error)
+            printk("procfs: cannot create %s: %d\n", path, error);
+    }
+}
+
+void procfs_process_removed(int pid)
+{
+    char path[32];
+    snprintf(path, sizeof(path), "/proc/%d", pid);
+    vfs_remove_tree(path);
+}
+
 void procfs_init(void)
 {
     for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
@@ -254,4 +517,7 @@ void procfs_init(void)
         if (error)
             printk("procfs: cannot create %s: %d\n", entries[i].path, error);
     }
+    int error = vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0);
+    if (error)
+        printk("procfs: cannot create /proc/self: %d\n", error);
 }

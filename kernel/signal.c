@@ -119,6 +119,18 @@ bool signal_pending(void)
     return process && deliverable(&process->signals) != 0;
 }
 
+void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught)
+{
+    *ignored = *caught = 0;
+    for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
+        uint64_t handler = state->actions[signal].handler;
+        if (handler == SIG_IGN)
+            *ignored |= signal_bit(signal);
+        else if (handler != SIG_DFL)
+            *caught |= signal_bit(signal);
+    }
+}
+
 void signal_fork(struct signal_state *child, const struct signal_state *parent)
 {
     *child = *parent;

@@ -95,7 +95,9 @@ int signal_send_group(int process_group, int signal);
  * signal is not blocked, else the process dies with a message. */
 void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address);
 
-bool signal_pending(void);          /* for the current process: one to deliver */
+bool signal_pending(void);
+/* For /proc/PID/status: the signals set to SIG_IGN and those with handlers. */
+void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught);          /* for the current process: one to deliver */
 void signal_fork(struct signal_state *child, const struct signal_state *parent);
 void signal_exec(struct signal_state *state);   /* handlers back to SIG_DFL */
 

@@ -23,6 +23,7 @@
 #include "kernel/process.h"
 #include "kernel/process_syscalls.h"
 #include "kernel/signal.h"
+#include "kernel/resource_syscalls.h"
 #include "kernel/string.h"
 #include "kernel/uaccess.h"
 #include "sched/task.h"
@@ -181,6 +182,25 @@ WRAP(poll, sys_poll((void *)a0, a1, (int64_t)a2))
 WRAP(pipe, sys_pipe((int *)a0))
 WRAP(pipe2, sys_pipe2((int *)a0, (int)a1))
 WRAP(ppoll, sys_poll((void *)a0, a1, -1))
+WRAP(getrusage, sys_getrusage((int64_t)a0, (void *)a1))
+WRAP(times, sys_times((void *)a0))
+WRAP(sysinfo, sys_sysinfo((void *)a0))
+WRAP(prlimit64, sys_prlimit64((int64_t)a0, a1, (const void *)a2, (void *)a3))
+WRAP(getrlimit, sys_getrlimit(a0, (void *)a1))
+WRAP(setrlimit, sys_setrlimit(a0, (const void *)a1))
+WRAP(getcpu, sys_getcpu((unsigned *)a0, (unsigned *)a1, (void *)a2))
+WRAP(gettimeofday, sys_gettimeofday((void *)a0, (void *)a1))
+WRAP(clock_getres, sys_clock_getres(a0, (void *)a1))
+WRAP(rename, sys_rename((const char *)a0, (const char *)a1))
+WRAP(renameat, sys_renameat2((int)a0, (const char *)a1, (int)a2, (const char *)a3, 0))
+WRAP(renameat2, sys_renameat2((int)a0, (const char *)a1, (int)a2, (const char *)a3, (unsigned)a4))
+WRAP(link, sys_link((const char *)a0, (const char *)a1))
+WRAP(linkat, sys_linkat((int)a0, (const char *)a1, (int)a2, (const char *)a3, (int)a4))
+WRAP(symlink, sys_symlink((const char *)a0, (const char *)a1))
+WRAP(symlinkat, sys_symlinkat((const char *)a0, (int)a1, (const char *)a2))
+WRAP(chmod, sys_chmod((const char *)a0, (uint32_t)a1))
+WRAP(fchmod, sys_fchmod((int)a0, (uint32_t)a1))
+WRAP(fchmodat, sys_fchmodat((int)a0, (const char *)a1, (uint32_t)a2, 0))
 
 #define REBOOT_MAGIC1 0xfee1deadu
 #define REBOOT_CMD_RESTART 0x01234567u
@@ -216,8 +236,12 @@ static const struct syscall_entry table[] = {
     W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
-    W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend), W(34, pause),
-    W(230, clock_nanosleep), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(22, pipe), W(293, pipe2),
+    W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
+    W(34, pause), W(230, clock_nanosleep), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(22, pipe),
+    W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
+    W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
+    W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),
+    W(268, fchmodat),
     NR(24, sched_yield),
     NR(39, getpid),
     NR(60, exit),

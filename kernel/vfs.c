@@ -25,7 +25,7 @@
  * unlinked file stays readable through the descriptors open on it.
  *
  * Left out: hard links (a newc hard-link group becomes separate files, the
- * earlier ones empty), rename, owners and permission checks (everything
+ * earlier ones empty; link() answers EPERM), owners and permission checks (everything
  * runs as root), timestamps other than the archive's mtime, device numbers
  * and device nodes from the archive (drivers create theirs with
  * vfs_create_device), and any limit on memory use but kmalloc failing. */
@@ -59,7 +59,7 @@ struct inode {
     size_t size, capacity;
     const struct file_ops *ops; /* devices and generated files; else NULL */
     void *private;
-    char name[]; /* NUL-terminated */
+    char *name; /* NUL-terminated, kmalloc'd: rename() replaces it */
 };
 
 static struct spinlock vfs_lock = SPINLOCK_INIT("vfs");
@@ -86,13 +86,26 @@ static bool is_dot_or_dotdot(const char *name, size_t length)
 
 /* ---- Inodes and the tree (vfs_lock held) ---- */
 
+static char *copy_name(const char *name, size_t length)
+{
+    char *copy = kmalloc(length + 1);
+    if (copy) {
+        memcpy(copy, name, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
 static struct inode *inode_new(const char *name, size_t name_length, uint32_t mode)
 {
-    struct inode *inode = kzalloc(sizeof(*inode) + name_length + 1);
+    struct inode *inode = kzalloc(sizeof(*inode));
     if (!inode)
         return NULL;
-    memcpy(inode->name, name, name_length);
-    inode->name[name_length] = '\0';
+    inode->name = copy_name(name, name_length);
+    if (!inode->name) {
+        kfree(inode);
+        return NULL;
+    }
     inode->mode = mode;
     inode->number = next_inode_number++;
     return inode;
@@ -103,6 +116,7 @@ static void inode_free_if_unused(struct inode *inode)
     if (inode->linked || inode->references > 0)
         return;
     kfree(inode->data);
+    kfree(inode->name);
     kfree(inode);
 }
 
@@ -149,6 +163,20 @@ static struct inode *create_child(struct inode *directory, const char *name, siz
 
 /* ---- Path lookup (vfs_lock held) ---- */
 
+#define GENERATED_LINK_MAX 32
+
+/* A symlink's target: its stored text, or for a generated one (/proc/self)
+ * the text its ops write for the calling process into scratch. */
+static const char *link_target(const struct inode *inode, char *scratch, size_t *length)
+{
+    if (inode->ops && inode->ops->link_target) {
+        *length = inode->ops->link_target(scratch, GENERATED_LINK_MAX);
+        return scratch;
+    }
+    *length = inode->size;
+    return inode->data;
+}
+
 static int walk(struct inode *start, const char *path, size_t length, bool follow_last, int depth,
                 struct inode **out);
 
@@ -177,7 +205,10 @@ static int step(struct inode **current, const char *name, size_t length, bool fo
     if (is_type(child, S_IFLNK) && follow) {
         if (depth >= SYMLINK_DEPTH_MAX)
             return -ELOOP;
-        return walk(directory, child->data, child->size, true, depth + 1, current);
+        char scratch[GENERATED_LINK_MAX];
+        size_t target_length;
+        const char *target = link_target(child, scratch, &target_length);
+        return walk(directory, target, target_length, true, depth + 1, current);
     }
     *current = child;
     return 0;
@@ -459,7 +490,10 @@ static int open_or_create(struct inode *start, const char *path, int flags, uint
         if (flags & O_NOFOLLOW)
             return -ELOOP;
         /* Creating through a dangling symlink is left out: -ENOENT. */
-        error = walk(last.directory, inode->data, inode->size, true, 1, &inode);
+        char scratch[GENERATED_LINK_MAX];
+        size_t target_length;
+        const char *target = link_target(inode, scratch, &target_length);
+        error = walk(last.directory, target, target_length, true, 1, &inode);
         if (error)
             return error;
     }
@@ -767,8 +801,11 @@ long vfs_readlink_at(struct inode *start, const char *path, char *buffer, size_t
     if (!result && !is_type(inode, S_IFLNK))
         result = -EINVAL;
     if (!result) {
-        result = (long)(inode->size < size ? inode->size : size);
-        memcpy(buffer, inode->data, (size_t)result); /* no NUL, as Linux */
+        char scratch[GENERATED_LINK_MAX];
+        size_t target_length;
+        const char *target = link_target(inode, scratch, &target_length);
+        result = (long)(target_length < size ? target_length : size);
+        memcpy(buffer, target, (size_t)result); /* no NUL, as Linux */
     }
     spin_unlock(&vfs_lock);
     return result;
@@ -877,6 +914,169 @@ int vfs_unlink_at(struct inode *start, const char *path, bool directory)
 {
     spin_lock(&vfs_lock);
     int error = unlink_locked(start, path, directory);
+    spin_unlock(&vfs_lock);
+    return error;
+}
+
+/* The parent of a new name: it must exist, be linked, and not hold it. */
+static int walk_new_name(struct inode *start, const char *path, struct last_name *last)
+{
+    int error = walk_parent(start, path, last);
+    if (error)
+        return error;
+    if (last->length == 0 || is_dot_or_dotdot(last->name, last->length) ||
+        find_child(last->directory, last->name, last->length))
+        return -EEXIST;
+    return last->directory->linked ? 0 : -ENOENT;
+}
+
+int vfs_symlink_at(struct inode *start, const char *path, const char *target)
+{
+    size_t target_length = strnlen(target, PATH_MAX);
+    if (target_length == 0)
+        return -ENOENT;
+    if (target_length == PATH_MAX)
+        return -ENAMETOOLONG;
+    char *data = copy_name(target, target_length);      /* allocated before the lock */
+    if (!data)
+        return -ENOMEM;
+    struct last_name last;
+    spin_lock(&vfs_lock);
+    int error = walk_new_name(start, path, &last);
+    struct inode *inode = error ? NULL : create_child(last.directory, last.name, last.length, S_IFLNK | 0777);
+    if (!error && !inode)
+        error = -ENOMEM;
+    if (inode) {
+        inode->data = data;
+        inode->size = inode->capacity = target_length;
+    }
+    spin_unlock(&vfs_lock);
+    if (!inode)
+        kfree(data);
+    return error;
+}
+
+static bool is_ancestor(const struct inode *ancestor, const struct inode *inode)
+{
+    for (; inode; inode = inode->parent) {
+        if (inode == ancestor)
+            return true;
+    }
+    return false;
+}
+
+/* May `moving` replace `target` (which exists) in rename()? */
+static int check_replace(const struct inode *moving, const struct inode *target)
+{
+    if (is_directory(moving) && !is_directory(target))
+        return -ENOTDIR;
+    if (!is_directory(moving) && is_directory(target))
+        return -EISDIR;
+    if (target->first_child)
+        return -ENOTEMPTY;
+    if (target->ops || target == root)
+        return -EBUSY;      /* a device or generated file stays where its driver put it */
+    return 0;
+}
+
+static int rename_locked(struct inode *old_start, const char *old_path, struct inode *new_start,
+                         const char *new_path, char **name)
+{
+    struct last_name from, to;
+    int error = walk_parent(old_start, old_path, &from);
+    if (!error)
+        error = walk_parent(new_start, new_path, &to);
+    if (error)
+        return error;
+    if (from.length == 0 || to.length == 0)
+        return -EBUSY;
+    if (is_dot_or_dotdot(from.name, from.length) || is_dot_or_dotdot(to.name, to.length))
+        return -EINVAL;
+    struct inode *moving = find_child(from.directory, from.name, from.length);
+    if (!moving)
+        return -ENOENT;
+    if (moving->ops)
+        return -EBUSY;
+    if ((from.trailing_slash || to.trailing_slash) && !is_directory(moving))
+        return -ENOTDIR;
+    if (!to.directory->linked)
+        return -ENOENT;
+    if (is_ancestor(moving, to.directory))
+        return -EINVAL;     /* into itself */
+    struct inode *target = find_child(to.directory, to.name, to.length);
+    if (target == moving)
+        return 0;
+    if (target && (error = check_replace(moving, target)))
+        return error;
+    if (target)
+        unlink_child(target);
+    struct inode *directory = moving->parent;
+    struct inode **link = &directory->first_child;
+    while (*link != moving)
+        link = &(*link)->next_sibling;
+    *link = moving->next_sibling;
+    kfree(moving->name);
+    moving->name = *name;
+    *name = NULL;
+    link_child(to.directory, moving);
+    return 0;
+}
+
+/* rename(2): atomic under the one VFS lock; the inode keeps its number and
+ * its open files. */
+int vfs_rename_at(struct inode *old_start, const char *old_path, struct inode *new_start, const char *new_path)
+{
+    /* The new name's copy is made before the lock: the last component. */
+    size_t length = strnlen(new_path, PATH_MAX);
+    while (length > 0 && new_path[length - 1] == '/')
+        length--;
+    size_t begin = length;
+    while (begin > 0 && new_path[begin - 1] != '/')
+        begin--;
+    char *name = copy_name(new_path + begin, length - begin);
+    if (!name)
+        return -ENOMEM;
+    spin_lock(&vfs_lock);
+    int error = rename_locked(old_start, old_path, new_start, new_path, &name);
+    spin_unlock(&vfs_lock);
+    kfree(name);
+    return error;
+}
+
+int vfs_chmod_at(struct inode *start, const char *path, uint32_t mode)
+{
+    struct inode *inode;
+    spin_lock(&vfs_lock);
+    int error = walk_path(start, path, true, &inode);
+    if (!error)
+        inode->mode = (inode->mode & S_IFMT) | (mode & 07777);
+    spin_unlock(&vfs_lock);
+    return error;
+}
+
+void vfs_chmod_file(struct file *file, uint32_t mode)
+{
+    spin_lock(&vfs_lock);
+    file->inode->mode = (file->inode->mode & S_IFMT) | (mode & 07777);
+    spin_unlock(&vfs_lock);
+}
+
+static void remove_subtree_locked(struct inode *inode)
+{
+    while (inode->first_child)
+        remove_subtree_locked(inode->first_child);
+    unlink_child(inode);
+}
+
+int vfs_remove_tree(const char *path)
+{
+    struct inode *inode;
+    spin_lock(&vfs_lock);
+    int error = walk_path(NULL, path, false, &inode);
+    if (!error && inode == root)
+        error = -EBUSY;
+    if (!error)
+        remove_subtree_locked(inode);
     spin_unlock(&vfs_lock);
     return error;
 }

@@ -33,6 +33,10 @@ struct file_ops {
      * requests, to be used with copy_from_user/copy_to_user. */
     long (*ioctl)(struct file *file, unsigned long request, unsigned long arg);
     void (*release)(struct file *file);
+    /* Only for a generated symlink (/proc/self): write the target for the
+     * calling process into buffer (size bytes, no NUL needed) and return
+     * its length. Called with the VFS lock held: must not sleep. */
+    size_t (*link_target)(char *buffer, size_t size);
 };
 
 struct file {
@@ -95,6 +99,13 @@ long vfs_readlink_at(struct inode *start, const char *path, char *buffer, size_t
 int vfs_mkdir_at(struct inode *start, const char *path, uint32_t mode);
 int vfs_unlink_at(struct inode *start, const char *path, bool directory); /* directory: rmdir */
 int vfs_access_at(struct inode *start, const char *path, int mode);       /* F_OK, R_OK, W_OK, X_OK */
+int vfs_symlink_at(struct inode *start, const char *path, const char *target);
+int vfs_rename_at(struct inode *old_start, const char *old_path, struct inode *new_start, const char *new_path);
+int vfs_chmod_at(struct inode *start, const char *path, uint32_t mode);   /* permission bits only */
+void vfs_chmod_file(struct file *file, uint32_t mode);
+/* Remove path and, if it is a directory, everything under it (procfs's
+ * per-process directories). */
+int vfs_remove_tree(const char *path);
 int vfs_lookup_directory(struct inode *start, const char *path, struct inode **out); /* referenced */
 long vfs_getcwd(struct inode *cwd, char *buffer, size_t size); /* length with the NUL, or -ERANGE */
 

@@ -145,7 +145,9 @@ void place_runnable_task(struct task *task)
 static void account_switch(struct task *prev, struct task *next, uint64_t now)
 {
     prev->runtime_ns += now - prev->switched_in_at;
+    prev->system_ns += now - prev->mode_since;     /* a switch happens in kernel mode */
     next->switched_in_at = now;
+    next->mode_since = now;
     next->slices++;
 }
 
@@ -293,6 +295,21 @@ uint64_t task_runtime_ns(struct task *task)
         runtime += clock_now() - task->switched_in_at;
     spin_unlock(&rq->lock);
     return runtime;
+}
+
+/* User and system time so far. The hooks update the running task's
+ * counters on its own CPU without this lock, so a reader elsewhere may see
+ * them a moment old: fine for /proc and getrusage. */
+void task_times_ns(struct task *task, uint64_t *user, uint64_t *system)
+{
+    struct runqueue *rq = &cpus[task->cpu]->rq;
+    spin_lock(&rq->lock);
+    *user = task->user_ns;
+    *system = task->system_ns;
+    uint64_t now = clock_now(), since = __atomic_load_n(&task->mode_since, __ATOMIC_RELAXED);
+    if (rq->current == task && now > since)
+        *(task->in_user ? user : system) += now - since;
+    spin_unlock(&rq->lock);
 }
 
 void sched_tick(uint64_t now)

@@ -50,6 +50,11 @@ struct task {
     uint64_t runtime_ns;
     uint64_t switched_in_at;
     uint64_t slices;                /* times it was switched in */
+    /* user/system split, from the clocksource at the context tracking hooks
+     * and at every switch (kernel/context_tracking.c): tick-less by design */
+    uint64_t user_ns, system_ns;
+    uint64_t mode_since;            /* when it last entered or left user mode, or was switched in */
+    bool in_user;
     uint64_t migrations;
 };
 
@@ -69,6 +74,7 @@ bool wake_up_task(struct task *task);       /* true if it was sleeping */
 void set_current_state(enum task_state state);
 int set_affinity(struct task *task, const struct cpumask *mask);
 uint64_t task_runtime_ns(struct task *task);
+void task_times_ns(struct task *task, uint64_t *user, uint64_t *system);   /* running part included */
 
 void sched_init_this_cpu(void);             /* the running context becomes the idle task */
 void sched_tick(uint64_t now);              /* from the tick: time slices */

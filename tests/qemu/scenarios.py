@@ -21,6 +21,8 @@ Keys (defaults in DEFAULTS):
                    document (tests/qemu/ktap.py)
   must_contain     regexes (re.MULTILINE) that must each match the output
   must_not_contain regexes that must not match it
+  same_as_host     shell commands run on the host (in the repository): the
+                   output of each must appear in the output as one block
 
 Times under TCG depend on the host: never assert on them here.
 """
@@ -39,6 +41,7 @@ DEFAULTS = {
     "ktap": True,
     "must_contain": [],
     "must_not_contain": [],
+    "same_as_host": [],
 }
 
 
@@ -98,7 +101,7 @@ SCENARIOS = [
     # job control and pipelines use them, and Ctrl-C on the console
     # interrupts the foreground job only.
     {"name": "signals", "smp": 2, "timeout": 120,
-     "add": ["build/tests/user/signals:/bin/signals-test"], "command": "signals-test",
+     "add": ["build/tests-user/signals.musl:/bin/signals-test"], "command": "signals-test",
      "must_contain": [r"killed by signal 11: bad signal frame",
                       r"killed by signal 11: no room for a signal frame"]},
     {"name": "busybox-signals", "smp": 2, "ktap": False, "timeout": 120,
@@ -183,6 +186,40 @@ SCENARIOS = [
      "command": "cat /proc/rcu; echo 2 > /proc/rcustress; s=$?; cat /proc/rcustress; cat /proc/rcu; exit $s",
      "must_contain": [r"^rcutorture: grace periods \d+, stalls 0, errors 0, cpus 4$", r"^rcutorture: SUCCESS$",
                       r"^gps_completed: [1-9]\d*$", r"^stalls: 0$", r"^tree: 1 levels"]},
+    # Our programs (user/, musl) and /proc per process: pinning seen by
+    # getcpu, taskset -p moving a running task, ps, orphans adopted by
+    # init and reaped, and user/system times measured at the hooks.
+    {"name": "user-taskset-ps", "smp": 4, "ktap": False, "timeout": 90,
+     "command": "taskset -c 2 spin 1; taskset -c 3 spin 2 & p=$!; sleep 0.5; taskset -p -c 1 $p; ps; "
+                "grep -e Name -e State -e Cpus_allowed_list -e Nohz /proc/$p/status; "
+                "set -- $(cat /proc/$p/stat); u1=${14}; sleep 0.5; set -- $(cat /proc/$p/stat); "
+                "[ ${14} -gt $u1 ] && [ ${14} -gt ${15} ] && echo spinner utime grows; sleep 1.5; "
+                "readlink /proc/self; cat /proc/cmdline",
+     "append": "hz=1000",
+     "must_contain": [r"^spin: 1 s, \d+ iterations, 0 syscalls, 0 faults, cpus 2:\d+$",
+                      r"^pid \d+'s new affinity list: 1$",
+                      r"^ +\d+ root +spin 2$", r"^Name:\tspin$", r"^State:\tR \(running\)$",
+                      r"^Cpus_allowed_list:\t1$", r"^Nohz:\t0$", r"^spinner utime grows$",
+                      r"^spin: 2 s, \d+ iterations, .*cpus( 1:\d+)( 3:\d+)?$",
+                      r"^\d+$", r"^hz=1000$"]},
+    {"name": "user-orphans-stime", "smp": 4, "ktap": False, "timeout": 90,
+     "command": "sh -c 'spin 1 & echo $! > /tmp/orphan'; sleep 0.3; o=$(cat /tmp/orphan); grep PPid /proc/$o/status; "
+                "spin 2 --syscall-every 1 & s=$!; sleep 0.3; set -- $(cat /proc/$s/stat); s1=${15}; sleep 0.5; "
+                "set -- $(cat /proc/$s/stat); [ ${15} -gt $s1 ] && echo syscall loop stime grows; sleep 1.5; "
+                "[ -e /proc/$o ] || echo orphan reaped; ls /proc | grep -c '^[0-9]'",
+     "must_contain": [r"^PPid:\t1$", r"^syscall loop stime grows$", r"^orphan reaped$",
+                      r"^spin: 2 s, (\d+) iterations, \1 syscalls"]},
+    # The same static program, glibc and musl, gives the same answers on
+    # the host and here; --add puts host files anywhere in the initrd.
+    {"name": "abi-probe", "smp": 2, "ktap": False, "timeout": 90,
+     "add": ["build/tests-user/abi_probe.glibc:/opt/probe-glibc", "build/tests-user/abi_probe.musl"],
+     "command": "/opt/probe-glibc; abi_probe.musl",
+     "same_as_host": ["build/tests-user/abi_probe.glibc", "build/tests-user/abi_probe.musl"],
+     "must_contain": [r"(?s)abi_probe: done.*abi_probe: done"]},
+    # Every syscall added for issue 4, given bad arguments: an error, and
+    # nothing changed (KTAP from the program itself).
+    {"name": "badargs", "smp": 2, "timeout": 90, "add": ["build/tests-user/badargs.musl:/bin/badargs"],
+     "command": "badargs"},
 
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,

@@ -1,0 +1,117 @@
+/* The process table: every process from creation to reaping, in one list
+ * under process_tree_lock, so that /proc can list them and system calls
+ * can find one by pid. A list is enough for the few dozen processes a
+ * teaching kernel runs; a pid hash would be the next step.
+ *
+ * Each process added here gets its /proc/PID directory, removed when it is
+ * reaped (kernel/procfs.c). */
+#include "kernel/process.h"
+
+#include "arch/x86/clock.h"
+#include "kernel/heap.h"
+#include "kernel/resource_syscalls.h"
+#include "kernel/string.h"
+
+void procfs_process_added(int pid);
+void procfs_process_removed(int pid);
+
+static struct process *table;
+static struct process *init_process;
+
+void process_table_add(struct process *process)
+{
+    process->start_ns = clock_now();
+    if (!process->rlimits_set)      /* a fork inherits its parent's */
+        process_rlimits_default(process);
+    process->rlimits_set = true;
+    spin_lock(&process_tree_lock);
+    process->next_in_table = table;
+    table = process;
+    if (process->pid == 1)
+        init_process = process;
+    spin_unlock(&process_tree_lock);
+    procfs_process_added(process->pid);
+}
+
+void process_table_remove(struct process *process)
+{
+    spin_lock(&process_tree_lock);
+    struct process **link = &table;
+    while (*link && *link != process)
+        link = &(*link)->next_in_table;
+    if (*link)
+        *link = process->next_in_table;
+    if (init_process == process)
+        init_process = 0;
+    spin_unlock(&process_tree_lock);
+    procfs_process_removed(process->pid);
+    kfree(process->cmdline);
+    process->cmdline = 0;
+}
+
+struct process *process_find_locked(int pid)
+{
+    for (struct process *process = table; process; process = process->next_in_table) {
+        if (process->pid == pid)
+            return process;
+    }
+    return 0;
+}
+
+struct process *process_table_first_locked(void)
+{
+    return table;
+}
+
+struct process *process_init(void)
+{
+    return init_process;
+}
+
+#define CMDLINE_MAX 4096    /* Linux shows the first page of a long one too */
+
+/* Keep argv for /proc/PID/cmdline; on failure the old one stays. */
+void process_set_cmdline(struct process *process, const char *const *argv)
+{
+    size_t length = 0;
+    for (int i = 0; argv && argv[i] && length < CMDLINE_MAX; i++)
+        length += strlen(argv[i]) + 1;
+    if (length > CMDLINE_MAX)
+        length = CMDLINE_MAX;
+    char *copy = kmalloc(length ? length : 1);
+    if (!copy)
+        return;
+    size_t used = 0;
+    for (int i = 0; argv && argv[i] && used < length; i++) {
+        size_t size = strlen(argv[i]) + 1;
+        if (size > length - used)
+            size = length - used;
+        memcpy(copy + used, argv[i], size);
+        used += size;
+    }
+    spin_lock(&process_tree_lock);
+    char *old = process->cmdline;
+    process->cmdline = copy;
+    process->cmdline_length = used;
+    spin_unlock(&process_tree_lock);
+    kfree(old);
+}
+
+/* fork: the child shows its parent's command line until it runs execve.
+ * Only the parent itself changes its own (execve), so no lock is needed to
+ * read it here. */
+void process_copy_cmdline(struct process *child, const struct process *parent)
+{
+    child->cmdline = kmalloc(parent->cmdline_length ? parent->cmdline_length : 1);
+    child->cmdline_length = child->cmdline ? parent->cmdline_length : 0;
+    if (child->cmdline && parent->cmdline_length)
+        memcpy(child->cmdline, parent->cmdline, parent->cmdline_length);
+}
+
+/* NOHZ (issue 6): a stub until the nohz task attribute exists; /proc/PID/
+ * status prints it as the "Nohz:" line. Replace the body, keep the name. */
+bool process_is_nohz(struct process *process)
+{
+    (void)process;
+    return false;
+}

@@ -1,0 +1,78 @@
+/* syscall_bench: the costs of the user/kernel boundary, for make bench
+ * (tools/bench). Runs the same on Linux and nohzk.
+ *   getpid   TSC cycles of one syscall(SYS_getpid) round trip, median of
+ *            ROUNDS batches of BATCH calls (rdtsc works in user mode)
+ *   spawn    nanoseconds of fork + execve(/bin/true) + wait4, median of
+ *            SPAWNS runs (clock_gettime)
+ * Output: "bench: getpid cycles_median=N batches=N per_batch=N" and
+ * "bench: fork_exec_wait ns_median=N runs=N", the format tools/bench reads. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUNDS 31
+#define BATCH  200
+#define SPAWNS 11
+
+static uint64_t rdtsc(void)
+{
+    uint32_t low, high;
+    __asm__ volatile("lfence; rdtsc" : "=a"(low), "=d"(high));
+    return ((uint64_t)high << 32) | low;
+}
+
+static int compare(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *values, int count)
+{
+    qsort(values, count, sizeof(values[0]), compare);
+    return values[count / 2];
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    const char *true_path = argc > 1 ? argv[1] : "/bin/true";
+    uint64_t samples[ROUNDS > SPAWNS ? ROUNDS : SPAWNS];
+
+    for (int round = 0; round < ROUNDS; round++) {
+        uint64_t start = rdtsc();
+        for (int i = 0; i < BATCH; i++)
+            syscall(SYS_getpid);
+        samples[round] = (rdtsc() - start) / BATCH;
+    }
+    printf("bench: getpid cycles_median=%llu batches=%d per_batch=%d\n",
+           (unsigned long long)median(samples, ROUNDS), ROUNDS, BATCH);
+
+    for (int run = 0; run < SPAWNS; run++) {
+        uint64_t start = now_ns();
+        pid_t child = fork();
+        if (child == 0) {
+            execl(true_path, "true", (char *)NULL);
+            _exit(127);
+        }
+        int status;
+        if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)) {
+            fprintf(stderr, "syscall_bench: fork/exec of %s failed\n", true_path);
+            return 1;
+        }
+        samples[run] = now_ns() - start;
+    }
+    printf("bench: fork_exec_wait ns_median=%llu runs=%d\n", (unsigned long long)median(samples, SPAWNS), SPAWNS);
+    return 0;
+}
