@@ -10,7 +10,9 @@
 
 #include "arch/x86/clock.h"
 #include "kernel/panic.h"
+#include "kernel/nohz_task.h"
 #include "kernel/percpu.h"
+#include "rcu/rcu.h"
 #include "sched/task.h"
 
 static void account_mode_change(bool entering_user)
@@ -30,17 +32,29 @@ void context_user_exit(void)
 {
     struct cpu *cpu = this_cpu();
     ASSERT(cpu->in_user);
+    if (cpu->rcu_user_eqs) {
+        cpu->rcu_user_eqs = false;
+        rcu_user_exit();        /* first: the kernel may use RCU from here on */
+    }
     cpu->in_user = false;
     cpu->user_exits++;
     account_mode_change(false);
 }
 
+/* A nohz task in user mode is in an extended quiescent state (seeds
+ * 10-11): RCU's grace-period thread reports for this CPU from its dynticks
+ * counter and never interrupts it. Other tasks leave it to the tick. */
 void context_user_enter(void)
 {
     struct cpu *cpu = this_cpu();
     ASSERT(!cpu->in_user);
+    tick_recheck();             /* the tick comes back if this syscall made it needed */
     cpu->in_user = true;
     account_mode_change(true);
+    if (task_is_nohz(current_task())) {
+        cpu->rcu_user_eqs = true;
+        rcu_user_enter();       /* last: no RCU use after this */
+    }
 }
 
 bool context_cpu_in_user(unsigned cpu)

@@ -25,6 +25,16 @@ unsigned housekeeping_pick_cpu(void)
     return cpumask_first(&snapshot);
 }
 
+void housekeeping_remove(unsigned cpu)
+{
+    cpumask_clear_atomic(&housekeeping_mask, cpu);
+}
+
+void housekeeping_add(unsigned cpu)
+{
+    cpumask_set_atomic(&housekeeping_mask, cpu);
+}
+
 int housekeeping_set(const struct cpumask *mask)
 {
     struct cpumask online;

@@ -15,5 +15,9 @@ void housekeeping_init(void);               /* all online CPUs */
 bool housekeeping_cpu(unsigned cpu);
 unsigned housekeeping_pick_cpu(void);       /* this CPU if it is one, else the first */
 int housekeeping_set(const struct cpumask *mask);   /* -EINVAL if empty or offline CPUs */
+/* A nohz task's CPU leaves the set and comes back (kernel/nohz_task.c,
+ * which keeps at least one CPU in it). */
+void housekeeping_remove(unsigned cpu);
+void housekeeping_add(unsigned cpu);
 
 #endif

@@ -39,11 +39,6 @@ static void handle_reschedule(struct trap_frame *frame)
     (void)frame;        /* the scheduler will look at its runqueue on the way out */
 }
 
-static void handle_nohz_kick(struct trap_frame *frame)
-{
-    (void)frame;        /* the tick will restart itself on the way out */
-}
-
 static void handle_call_function(struct trap_frame *frame)
 {
     struct call_queue *queue = &this_cpu()->calls;
@@ -69,7 +64,7 @@ void ipi_init(void)
 {
     irq_register(VECTOR_RESCHEDULE, IRQ_SOURCE_RESCHEDULE, handle_reschedule);
     irq_register(VECTOR_CALL_FUNCTION, IRQ_SOURCE_CALL_FUNCTION, handle_call_function);
-    irq_register(VECTOR_NOHZ_KICK, IRQ_SOURCE_NOHZ_KICK, handle_nohz_kick);
+    /* IPI_NOHZ_KICK's handler belongs to the tick (kernel/tick.c). */
 }
 
 static void enqueue(unsigned cpu, struct call_request *request)

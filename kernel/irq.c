@@ -99,6 +99,7 @@ void irq_dispatch(struct trap_frame *frame)
     irq_enter(cpu);
     action->handler(frame);
     lapic_eoi();
+    tick_recheck();     /* a stopped tick restarts here when something needs it (seed 05) */
     irq_exit(cpu);
     sched_preempt_on_irq_exit(frame->rflags & RFLAGS_IF);
 }

@@ -14,15 +14,19 @@ struct kernel_params kernel_params;
 
 enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
 static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
+/* The order of kernel/tick.c's policies table. */
+static const char *const tick_policy_names[] = { "periodic", "idle", "task", 0 };
 
 static uint64_t hz = 1000;
 static int clocksource = CLOCKSOURCE_AUTO;
+static int tick_policy_index = 2;       /* task */
 
 static struct kernel_param params[] = {
     PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
     PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
     PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
     PARAM_ENUM("clocksource", &clocksource, clocksource_names),
+    PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
     PARAM_BOOL("strace", &syscall_trace),
     PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
     PARAM_UINT_RANGE("rcu_stall_timeout", &rcu_stall_timeout_param, 1, 300),
@@ -42,6 +46,7 @@ int params_parse(const char *cmdline)
     int errors = cmdline_parse(cmdline, params, sizeof(params) / sizeof(params[0]), report, 0);
 
     tick_hz = (unsigned)hz;
+    tick_policy_select(tick_policy_names[tick_policy_index]);
     kernel_params.force_pit = clocksource == CLOCKSOURCE_PIT;
     kernel_params.require_hpet = clocksource == CLOCKSOURCE_HPET;
     return errors;

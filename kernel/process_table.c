@@ -9,6 +9,7 @@
 
 #include "arch/x86/clock.h"
 #include "kernel/heap.h"
+#include "kernel/nohz_task.h"
 #include "kernel/resource_syscalls.h"
 #include "kernel/string.h"
 
@@ -108,10 +109,8 @@ void process_copy_cmdline(struct process *child, const struct process *parent)
         memcpy(child->cmdline, parent->cmdline, parent->cmdline_length);
 }
 
-/* NOHZ (issue 6): a stub until the nohz task attribute exists; /proc/PID/
- * status prints it as the "Nohz:" line. Replace the body, keep the name. */
+/* /proc/PID/status prints it as the "Nohz:" line. */
 bool process_is_nohz(struct process *process)
 {
-    (void)process;
-    return false;
+    return process->task && task_is_nohz(process->task);
 }

@@ -1,8 +1,24 @@
 /* The tick: a periodic interrupt on every CPU, built from one-shot timer
- * deadlines (arch/x86/timer.h). Each tick the CPU does its periodic work
- * (the timekeeper advances jiffies, the scheduler checks time slices); then
- * tick_advance_deadline() sets the next one. That is the seam where a tick
- * policy will decide to stop the tick instead (docs/tick.md).
+ * deadlines (arch/x86/timer.h), and the policy that stops it. Each tick
+ * the CPU does its periodic work (the timekeeper advances jiffies and runs
+ * the clocksource watchdog, the scheduler checks time slices, RCU notes
+ * quiescent states); then the tick either goes on or, if the policy allows
+ * and nothing needs it, stops (docs/tick.md, docs/nohz-task.md).
+ *
+ * Where the tick stops:
+ *   - in the tick interrupt, when a nohz task runs alone (seeds 03-04);
+ *   - on entering idle (tick_idle_enter).
+ * Where it starts again:
+ *   - leaving idle (tick_idle_exit);
+ *   - tick_recheck(), on the way out of every interrupt and back to user
+ *     mode: a second task was queued here (the nohz kick brought us in,
+ *     seed 05), callbacks were queued, or the task is no longer a nohz task.
+ *
+ * The stop decision and `running` are changed under this CPU's runqueue
+ * lock, and a CPU that queues a task here reads `running` under the same
+ * lock: either it sees the tick stopped and kicks, or we see the second
+ * task and keep the tick. No kick is lost, and none is sent to a CPU that
+ * still ticks (sched/sched.c enqueue_locked).
  *
  * Deadlines are absolute and advance by exactly one period, so ticks do not
  * drift. If the CPU ran late (a vCPU not scheduled by the host for a while)
@@ -10,39 +26,142 @@
  * burst. */
 #include "kernel/tick.h"
 
+#include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vectors.h"
+#include "kernel/errno.h"
+#include "kernel/ipi.h"
 #include "kernel/irq.h"
+#include "kernel/nohz_task.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
 #include "kernel/timers.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
 #define NS_PER_SECOND 1000000000ul
+#define WATCHDOG_INTERVAL_NS (NS_PER_SECOND / 2)
+#define WATCHDOG_TOLERANCE_PERCENT 10
 
 unsigned tick_hz = 1000;
 uint64_t tick_period_ns;
 volatile uint64_t jiffies;
 volatile unsigned timekeeper_cpu;
 
+const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT] = {
+    [TICK_MAY_STOP] = "-",         [TICK_KEEP_POLICY] = "policy", [TICK_KEEP_TASKS] = "tasks",
+    [TICK_KEEP_RCU] = "rcu",       [TICK_KEEP_TIMER] = "timer",   [TICK_KEEP_TIMEKEEPING] = "timekeeping",
+};
+
+static const struct tick_policy policies[] = {
+    { "periodic", false, false },
+    { "idle", true, false },
+    { "task", true, true },
+};
+const struct tick_policy *tick_policy = &policies[2];
+
+int tick_policy_select(const char *name)
+{
+    for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+        if (!strcmp(policies[i].name, name)) {
+            tick_policy = &policies[i];
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+/* ---- Timekeeping and the clocksource watchdog ---- */
+
+static volatile uint64_t watchdog_round;     /* bumped by the timekeeper */
+static uint64_t watchdog_last_run;
+
+/* jiffies is a function of the clocksource, so a timekeeper that took
+ * over after a pause catches up in one step. */
 static void timekeeping_update(uint64_t now)
 {
     __atomic_store_n(&jiffies, now / tick_period_ns, __ATOMIC_RELEASE);
+    if (now - watchdog_last_run >= WATCHDOG_INTERVAL_NS) {
+        watchdog_last_run = now;
+        __atomic_add_fetch(&watchdog_round, 1, __ATOMIC_RELEASE);
+    }
 }
+
+/* The clocksource watchdog (seed 12): each round, every ticking CPU that
+ * has no nohz task compares its own TSC's rate with the HPET's, in its own
+ * tick, so no CPU is interrupted for it and a nohz CPU never does the work.
+ * (Linux's watchdog is a timer that visits CPUs in turn and skips nohz
+ * ones; a mismatch marks the TSC unstable. We only count and report.) */
+struct watchdog_sample {
+    uint64_t round, tsc, ns, khz;
+    bool warned;
+};
+static struct watchdog_sample watchdog_samples[MAX_CPUS];
+
+static void watchdog_check_this_cpu(struct cpu *cpu, uint64_t now)
+{
+    struct watchdog_sample *sample = &watchdog_samples[cpu->id];
+    uint64_t round = __atomic_load_n(&watchdog_round, __ATOMIC_ACQUIRE);
+
+    if (sample->round == round || cpu_has_nohz(cpu->id))
+        return;
+    uint64_t tsc = rdtsc();
+    if (sample->round && now > sample->ns) {
+        uint64_t khz = (tsc - sample->tsc) * 1000000ul / (now - sample->ns);
+        if (!sample->khz)
+            sample->khz = khz;
+        uint64_t off = khz > sample->khz ? khz - sample->khz : sample->khz - khz;
+        if (off * 100 > sample->khz * WATCHDOG_TOLERANCE_PERCENT && !sample->warned) {
+            sample->warned = true;
+            printk("tick: watchdog: cpu %u TSC runs at %lu kHz, was %lu kHz (HPET as reference)\n", cpu->id,
+                   khz, sample->khz);
+        }
+    }
+    *sample = (struct watchdog_sample){ round, tsc, now, sample->khz, sample->warned };
+    cpu->tick.watchdog_checks++;
+}
+
+/* A CPU that ticks takes timekeeping up when nobody has it, unless it has
+ * a nohz task. */
+static void timekeeping_take_if_free(unsigned cpu)
+{
+    unsigned none = TIMEKEEPER_NONE;
+    if (timekeeper_cpu == TIMEKEEPER_NONE && !cpu_has_nohz(cpu))
+        __atomic_compare_exchange_n(&timekeeper_cpu, &none, cpu, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+void tick_timekeeper_move_off(unsigned cpu)
+{
+    unsigned current = timekeeper_cpu, target;
+    if (current != cpu && current != TIMEKEEPER_NONE)
+        return;
+    struct cpumask candidates;
+    cpumask_andnot(&candidates, &cpu_online_mask, &cpu_has_nohz_task);
+    cpumask_clear(&candidates, cpu);
+    target = cpumask_first(&candidates);
+    if (target >= MAX_CPUS)
+        return;     /* cannot happen: a nohz task never takes the last free CPU */
+    __atomic_store_n(&timekeeper_cpu, target, __ATOMIC_SEQ_CST);
+    tick_nohz_kick(target, false);     /* if its tick is stopped: it must tick now */
+}
+
+/* ---- The tick ---- */
 
 static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupted_user)
 {
     cpu->tick.ticks++;
+    timekeeping_take_if_free(cpu->id);
     if (cpu->id == timekeeper_cpu)
         timekeeping_update(now);
+    watchdog_check_this_cpu(cpu, now);
     sched_tick(now);
     rcu_sched_clock_irq(interrupted_user);
 }
 
 /* The next tick: one period after the last deadline, skipping the periods
- * that are already in the past. This is the seam where a tick policy will
- * decide to stop the tick instead (docs/tick.md). */
+ * that are already in the past. */
 static void tick_advance_deadline(struct tick_state *tick, uint64_t now)
 {
     uint64_t next = tick->next_deadline + tick_period_ns;
@@ -70,6 +189,112 @@ void tick_program_hardware(void)
         timer_set_deadline(deadline);
 }
 
+/* ---- Stopping and restarting ---- */
+
+static bool cpu_is_idle(const struct runqueue *rq)
+{
+    return rq->current->is_idle && rq->nr_running == 0;
+}
+
+/* Why this CPU must keep ticking, or TICK_MAY_STOP. The runqueue lock is
+ * held. at_tick: called right after the tick's own work, when RCU's
+ * rcu_pending() is meaningful (seed 06); elsewhere only queued callbacks
+ * (rcu_needs_cpu) count, since a nohz task in user mode is in an extended
+ * quiescent state and RCU does not need its tick for that. */
+static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
+{
+    struct runqueue *rq = &cpu->rq;
+    bool idle = cpu_is_idle(rq);
+
+    if (idle ? !tick_policy->stop_when_idle : !(tick_policy->stop_for_nohz_task && task_is_nohz(rq->current)))
+        return TICK_KEEP_POLICY;
+    if (!idle && rq->nr_running > 1)
+        return TICK_KEEP_TASKS;
+    if (rcu_needs_cpu(cpu->id) || (at_tick && !idle && rcu_pending(cpu->id)) || cpu->tick.rcu_kick)
+        return TICK_KEEP_RCU;
+    if (cpu->id == timekeeper_cpu && nohz_tasks_exist())
+        return TICK_KEEP_TIMEKEEPING;
+    if (timers_next_deadline() < now + tick_period_ns)
+        return TICK_KEEP_TIMER;
+    return TICK_MAY_STOP;
+}
+
+static void stop_locked(struct cpu *cpu)
+{
+    struct tick_state *tick = &cpu->tick;
+    tick->running = false;
+    tick->reason = TICK_MAY_STOP;
+    tick->stops++;
+    if (cpu->id == timekeeper_cpu && !nohz_tasks_exist())
+        __atomic_store_n(&timekeeper_cpu, TIMEKEEPER_NONE, __ATOMIC_SEQ_CST);   /* whoever ticks next */
+}
+
+static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason reason)
+{
+    struct tick_state *tick = &cpu->tick;
+    tick->running = true;
+    tick->reason = reason;
+    tick->restarts++;
+    tick->next_deadline = now + tick_period_ns;
+}
+
+/* Stop the tick if nothing needs it; else count why not. Interrupts off. */
+static void try_stop(struct cpu *cpu, uint64_t now, bool at_tick)
+{
+    spin_lock(&cpu->rq.lock);
+    if (cpu->tick.running) {
+        enum tick_keep_reason reason = keep_reason(cpu, now, at_tick);
+        cpu->tick.reason = reason;
+        if (reason == TICK_MAY_STOP)
+            stop_locked(cpu);
+        else
+            cpu->tick.refusals[reason]++;
+    }
+    spin_unlock(&cpu->rq.lock);
+}
+
+void tick_recheck(void)
+{
+    struct cpu *cpu = this_cpu();
+    if (cpu->tick.running)
+        return;
+    uint64_t now = clock_now();
+    spin_lock(&cpu->rq.lock);
+    enum tick_keep_reason reason = cpu->tick.running ? TICK_MAY_STOP : keep_reason(cpu, now, false);
+    if (reason != TICK_MAY_STOP)
+        restart_locked(cpu, now, reason);
+    spin_unlock(&cpu->rq.lock);
+    if (reason == TICK_MAY_STOP)
+        return;
+    /* The task ran alone, with no tick to count its slice: a newcomer gets
+     * the CPU on this interrupt's way out, as a waking task preempts a CPU
+     * hog on Linux, instead of waiting up to a whole slice. */
+    if (reason == TICK_KEEP_TASKS && !cpu->rq.current->is_idle)
+        cpu->need_resched = true;
+    tick_program_hardware();
+}
+
+void tick_idle_enter(void)
+{
+    struct cpu *cpu = this_cpu();
+    if (!cpu->tick.running)
+        return;
+    try_stop(cpu, clock_now(), false);
+    tick_program_hardware();
+}
+
+void tick_idle_exit(void)
+{
+    struct cpu *cpu = this_cpu();
+    if (cpu->tick.running)
+        return;
+    uint64_t now = clock_now();
+    spin_lock(&cpu->rq.lock);
+    restart_locked(cpu, now, TICK_KEEP_TASKS);
+    spin_unlock(&cpu->rq.lock);
+    tick_program_hardware();
+}
+
 static void tick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
@@ -80,23 +305,69 @@ static void tick_interrupt(struct trap_frame *frame)
     if (tick->running && now >= tick->next_deadline) {
         tick_do_periodic_work(cpu, now, trap_from_user(frame));
         tick_advance_deadline(tick, now);
+        if (!cpu_is_idle(&cpu->rq))
+            try_stop(cpu, now, true);   /* idle CPUs stop in idle_loop */
     } else if (tick->running) {
         tick->early++;          /* for a timer, or the LAPIC's range ran out */
     }
     tick_program_hardware();
 }
 
+/* ---- The nohz kick ---- */
+
+void tick_nohz_kick(unsigned cpu, bool rcu)
+{
+    struct tick_state *tick = &cpus[cpu]->tick;
+    if (rcu)
+        __atomic_store_n(&tick->rcu_kick, true, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&tick->kicks_sent, 1, __ATOMIC_RELAXED);
+    if (cpu == this_cpu_id()) {
+        uint64_t flags = irq_save();
+        tick_recheck();
+        irq_restore(flags);
+    } else {
+        ipi_send(cpu, IPI_NOHZ_KICK);
+    }
+}
+
+/* The kick itself does little: tick_recheck() on the way out of this
+ * interrupt (kernel/irq.c) restarts the tick for whatever needs it. An RCU
+ * kick also reports the quiescent state the interrupt proves (seed 07). */
+static void nohz_kick_interrupt(struct trap_frame *frame)
+{
+    struct cpu *cpu = this_cpu();
+    (void)frame;
+    cpu->tick.kicks_received++;
+    if (cpu->tick.running)
+        cpu->tick.kicks_while_ticking++;
+    if (__atomic_exchange_n(&cpu->tick.rcu_kick, false, __ATOMIC_SEQ_CST)) {
+        rcu_holdout_kicked();
+        if (!cpu->tick.running) {   /* RCU wants this CPU's ticks until the GP ends */
+            uint64_t now = clock_now();
+            spin_lock(&cpu->rq.lock);
+            restart_locked(cpu, now, TICK_KEEP_RCU);
+            spin_unlock(&cpu->rq.lock);
+            tick_program_hardware();
+        }
+    }
+}
+
 void tick_init(void)
 {
     tick_period_ns = NS_PER_SECOND / tick_hz;
     irq_register(VECTOR_LOCAL_TIMER, IRQ_SOURCE_LOCAL_TIMER, tick_interrupt);
+    irq_register(VECTOR_NOHZ_KICK, IRQ_SOURCE_NOHZ_KICK, nohz_kick_interrupt);
 }
 
 void tick_start_this_cpu(void)
 {
-    struct tick_state *tick = &this_cpu()->tick;
+    struct cpu *cpu = this_cpu();
+    struct tick_state *tick = &cpu->tick;
 
+    spin_lock(&cpu->rq.lock);
     tick->next_deadline = clock_now() + tick_period_ns;
     tick->running = true;
+    tick->reason = TICK_KEEP_POLICY;
+    spin_unlock(&cpu->rq.lock);
     tick_program_hardware();
 }

@@ -1,25 +1,73 @@
-/* The per-CPU periodic tick, made of one-shot timer interrupts. */
+/* The per-CPU tick, made of one-shot timer interrupts, and the policy that
+ * stops it (docs/tick.md, docs/nohz-task.md). */
 #ifndef KERNEL_TICK_H
 #define KERNEL_TICK_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Why a CPU keeps its tick. Every time the tick may not stop, the reason
+ * is counted by name (/proc/tick), as Linux's tick-sched names its tick
+ * dependencies. */
+enum tick_keep_reason {
+    TICK_MAY_STOP,              /* nothing needs it */
+    TICK_KEEP_POLICY,           /* the policy: periodic, or not a nohz task (tick=task) */
+    TICK_KEEP_TASKS,            /* more than one runnable task: time slices */
+    TICK_KEEP_RCU,              /* RCU needs this CPU (seed patch 06) */
+    TICK_KEEP_TIMER,            /* a timer is due within a period anyway */
+    TICK_KEEP_TIMEKEEPING,      /* the timekeeper, while nohz tasks run elsewhere */
+    TICK_KEEP_REASON_COUNT
+};
+
+extern const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT];
+
+/* A tick policy: which CPUs may stop their tick (tick= on the command line). */
+struct tick_policy {
+    const char *name;
+    bool stop_when_idle;        /* an idle CPU stops its tick */
+    bool stop_for_nohz_task;    /* a nohz task running alone stops it (seeds 03-04) */
+};
+
 struct tick_state {
-    bool running;               /* a tick deadline is programmed */
+    /* `running`: a tick deadline is programmed. Written by the CPU itself
+     * with its runqueue lock held, so that a CPU enqueueing a task there
+     * sees either a running tick or the need to kick (sched/sched.c). */
+    bool running;
     uint64_t next_deadline;     /* clock_now() time of the next tick, ns */
     uint64_t ticks;             /* tick handler runs that did tick work */
     uint64_t missed;            /* periods skipped because we ran late */
     uint64_t early;             /* interrupts before the tick's deadline (timers, range) */
+    enum tick_keep_reason reason;   /* why it ticks now (TICK_MAY_STOP while stopped) */
+    uint64_t refusals[TICK_KEEP_REASON_COUNT];  /* checks that found it needed, by reason */
+    uint64_t stops, restarts;
+    uint64_t kicks_sent;        /* nohz kicks sent to this CPU (atomic: by other CPUs) */
+    uint64_t kicks_received;
+    uint64_t kicks_while_ticking;   /* received with the tick already back: wasted (goal 0) */
+    volatile bool rcu_kick;     /* the kick is RCU's force-quiescent-state prod (seed 07) */
+    uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (seed 12) */
 };
 
 extern unsigned tick_hz;              /* hz= */
 extern uint64_t tick_period_ns;
 extern volatile uint64_t jiffies;     /* advanced by the timekeeper CPU */
-extern volatile unsigned timekeeper_cpu;
+#define TIMEKEEPER_NONE (~0u)
+extern volatile unsigned timekeeper_cpu;  /* TIMEKEEPER_NONE when every CPU's tick is stopped */
+extern const struct tick_policy *tick_policy;
 
 void tick_init(void);                 /* once, on the boot CPU */
 void tick_start_this_cpu(void);       /* each CPU, when it comes online */
 void tick_program_hardware(void);     /* next interrupt: tick or timer, whichever is first */
+int tick_policy_select(const char *name);   /* tick=: 0 or -EINVAL */
+
+/* The stop/restart points, all on the CPU concerned, interrupts off. */
+void tick_idle_enter(void);           /* idle_loop, before halting: may stop */
+void tick_idle_exit(void);            /* idle_loop, a task to run: restart */
+void tick_recheck(void);              /* a stopped tick: restart it if something needs it now */
+
+/* Restart the tick of cpu if it is stopped: the nohz kick IPI (seed 05).
+ * rcu says the kick is RCU's prod of a holdout CPU (seed 07). */
+void tick_nohz_kick(unsigned cpu, bool rcu);
+/* Hand timekeeping to a CPU other than cpu (a nohz CPU never keeps time). */
+void tick_timekeeper_move_off(unsigned cpu);
 
 #endif

@@ -55,6 +55,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
     head->func = func;
     uint64_t flags = irq_save();
     queue_on_cpu(this_cpu_id(), head, false);
+    tick_recheck();     /* the callbacks need this CPU's tick, even if it was stopped (seed 06) */
     irq_restore(flags);
 }
 

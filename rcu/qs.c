@@ -139,14 +139,13 @@ bool rcu_pending(unsigned cpu)
 
 /* ---- Kicking a holdout ---- */
 
-/* Runs on the holdout, in the call-function IPI. The interrupted code is
- * quiescent unless it is inside a reader; if it is, the outermost
- * rcu_read_unlock reports instead. */
-static void kicked(void *unused)
+/* Runs on the holdout, in the call-function IPI or the nohz kick. The
+ * interrupted code is quiescent unless it is inside a reader; if it is,
+ * the outermost rcu_read_unlock reports instead. */
+void rcu_holdout_kicked(void)
 {
     struct rcu_data *rdp = this_rcu_data();
 
-    (void)unused;
     rcu_note_gp_changes(rdp);
     if (rdp->read_nesting == 0)
         rdp->passed_qs = true;
@@ -155,8 +154,17 @@ static void kicked(void *unused)
     rcu_report_qs_if_passed(rdp);
 }
 
+static void kicked(void *unused)
+{
+    (void)unused;
+    rcu_holdout_kicked();
+}
+
 void rcu_kick_holdout_cpu(unsigned cpu)
 {
     __atomic_add_fetch(&rcu_data_of(cpu)->kicks, 1, __ATOMIC_RELAXED);
-    smp_call_function_single(cpu, kicked, 0, false);
+    if (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE))
+        tick_nohz_kick(cpu, true);      /* a stopped tick: restart it, and report (seed 07) */
+    else
+        smp_call_function_single(cpu, kicked, 0, false);
 }

@@ -70,6 +70,10 @@ bool rcu_needs_cpu(unsigned cpu);
  * whose handler reports a QS (or defers it to the outermost
  * rcu_read_unlock). Issue 6 routes it to the nohz kick (seed patch 07). */
 void rcu_kick_holdout_cpu(unsigned cpu);
+/* The kicked CPU's side, in interrupt context: report a quiescent state if
+ * the interrupted code is outside any reader (else at its outermost
+ * rcu_read_unlock). Called by the call-function IPI or the nohz kick. */
+void rcu_holdout_kicked(void);
 
 /* Kernel parameters (kernel/params.c): rcu_fanout= (2..64, default 16),
  * rcu_stall_timeout= (seconds, 1..300, default 21). */

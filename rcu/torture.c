@@ -27,6 +27,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/errno.h"
 #include "kernel/format.h"
+#include "kernel/nohz_task.h"
 #include "kernel/percpu.h"
 #include "kernel/string.h"
 #include "kernel/timers.h"
@@ -255,18 +256,22 @@ int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
     pool_init();
     uint64_t gps_before = rcu_gps_completed(), stalls_before = rcu_stall_count();
 
-    for_each_online_cpu(cpu) {
+    /* Every CPU but those of nohz tasks: the torture load must not
+     * compete with them (their grace-period side is what it tests). */
+    struct cpumask where;
+    cpumask_andnot(&where, &cpu_online_mask, &cpu_has_nohz_task);
+    for_each_cpu_in(cpu, &where) {
         struct cpumask only_here = cpumask_of(cpu);
         torture.readers[cpu].cpu = cpu;
         torture.readers[cpu].task = kthread_create("rcu_reader", reader_main, &torture.readers[cpu], &only_here);
     }
-    struct task *writer = kthread_create("rcu_writer", writer_main, 0, 0);
-    struct task *syncer = kthread_create("rcu_syncer", syncer_main, 0, 0);
+    struct task *writer = kthread_create("rcu_writer", writer_main, 0, &where);
+    struct task *syncer = kthread_create("rcu_syncer", syncer_main, 0, &where);
     sleep_ns(duration_ns);
     __atomic_store_n(&torture.stop, true, __ATOMIC_RELEASE);
     kthread_join(writer);
     kthread_join(syncer);
-    for_each_online_cpu(cpu)
+    for_each_cpu_in(cpu, &where)
         kthread_join(torture.readers[cpu].task);
 
     /* Retire the last object and wait for every callback: the pool must be whole. */

@@ -5,7 +5,10 @@
  *   sleeping: nothing to move; the wakeup will place it within the mask
  *   queued:   take it off its runqueue and place it on an allowed CPU
  *   running:  ask its CPU to reschedule; schedule() sees the CPU is no
- *             longer allowed and migrates it (put_prev, finish_switch) */
+ *             longer allowed and migrates it (put_prev, finish_switch)
+ *
+ * A nohz task's affinity cannot change (-EBUSY): it owns its CPU until it
+ * clears the attribute or exits (seed patch 13). */
 #include "arch/x86/cpu.h"
 #include "kernel/errno.h"
 #include "kernel/ipi.h"
@@ -30,6 +33,10 @@ int set_affinity(struct task *task, const struct cpumask *mask)
 
     /* Both locks: a queued task is always allowed on its runqueue's CPU. */
     spin_lock(&task->lock);
+    if (task->nohz) {
+        spin_unlock(&task->lock);
+        return -EBUSY;          /* a nohz task stays on its CPU (seed 13) */
+    }
     unsigned cpu = task->cpu;
     struct runqueue *rq = &cpus[cpu]->rq;
     bool send_ipi = false;

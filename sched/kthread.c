@@ -11,6 +11,7 @@
 #include "kernel/errno.h"
 #include "kernel/format.h"
 #include "kernel/heap.h"
+#include "kernel/nohz_task.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/string.h"
@@ -88,6 +89,7 @@ void task_exit(int code)
     struct task *self = current_task();
 
     ASSERT(!self->is_idle);
+    nohz_task_exit(self);   /* the CPU is free again for another nohz task */
     irq_disable();      /* no preemption between dying and the last schedule() */
     self->exit_code = code;
     spin_lock(&self->lock);

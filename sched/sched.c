@@ -80,10 +80,15 @@ bool queue_remove_task(struct runqueue *rq, struct task *task)
     return false;
 }
 
-/* Put a runnable task on cpu's runqueue; the caller holds that lock. If the
- * CPU is idle, it must reschedule: say so, and tell the caller to send the
- * IPI (after unlocking). */
-static bool enqueue_locked(unsigned cpu, struct task *task)
+/* Put a runnable task on cpu's runqueue; the caller holds that lock.
+ * Returns the IPI the caller must send after unlocking: a reschedule if the
+ * CPU is idle; the nohz kick if a task runs there with its tick stopped
+ * (seed 05: the tick must come back for time slices). The tick's state is
+ * read under the lock its owner changes it under (kernel/tick.c), so the
+ * kick goes exactly to CPUs whose tick is stopped, and is never missed. */
+enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };
+
+static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
 {
     struct runqueue *rq = &cpus[cpu]->rq;
 
@@ -96,9 +101,11 @@ static bool enqueue_locked(unsigned cpu, struct task *task)
     queue_append(rq, task);
     if (rq->current->is_idle) {
         cpus[cpu]->need_resched = true;
-        return cpu != this_cpu_id();
+        return cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
     }
-    return false;
+    if (!cpus[cpu]->tick.running)
+        return WAKEUP_NOHZ_KICK;        /* on this CPU, a direct recheck */
+    return WAKEUP_NO_IPI;
 }
 
 /* Where a waking or migrating task should run: its last CPU if that is
@@ -129,12 +136,14 @@ static void place_task(struct task *task, bool is_wakeup)
     struct runqueue *rq = &cpus[cpu]->rq;
 
     spin_lock(&rq->lock);
-    bool send_ipi = enqueue_locked(cpu, task);
+    enum wakeup_ipi ipi = enqueue_locked(cpu, task);
     if (is_wakeup)
         rq->wakeups++;
     spin_unlock(&rq->lock);
-    if (send_ipi)
+    if (ipi == WAKEUP_RESCHEDULE)
         ipi_send(cpu, IPI_RESCHEDULE);
+    else if (ipi == WAKEUP_NOHZ_KICK)
+        tick_nohz_kick(cpu, false);
 }
 
 void place_runnable_task(struct task *task)
@@ -232,6 +241,7 @@ static void schedule_common(bool preempted)
     process_switch_in(next->process);
     context_switch(&prev->saved_rsp, next->saved_rsp);
     finish_switch();
+    tick_recheck();     /* a stopped tick may be needed by the task now running */
     irq_restore(flags);
 }
 
@@ -347,13 +357,16 @@ void idle_loop(void)
     for (;;) {
         irq_disable();
         if (this_cpu()->need_resched) {
+            tick_idle_exit();
             irq_enable();
             schedule();
         } else {
             /* Idle is an extended quiescent state for RCU. Preemption is
              * off so that an interrupt's exit cannot switch to a task
-             * while RCU still counts this CPU as idle. */
+             * while RCU still counts this CPU as idle. The tick stops here
+             * if the policy lets idle CPUs go without it. */
             preempt_disable();
+            tick_idle_enter();
             rcu_idle_enter();
             enable_irqs_and_halt();
             irq_disable();

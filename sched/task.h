@@ -33,6 +33,7 @@ struct task {
     volatile bool on_cpu;           /* its registers are live on a CPU (switching out included) */
     bool on_runqueue;               /* counted in its runqueue's nr_running */
     bool is_idle;
+    bool nohz;                      /* the nohz task attribute (kernel/nohz_task.c) */
     struct cpumask affinity;
     struct task *run_next;          /* in the runqueue's FIFO */
     struct spinlock lock;           /* serializes wakeups, affinity changes, migration */

@@ -68,6 +68,7 @@ SCENARIOS = [
 
     # In-kernel suites.
     {"name": "tick", "smp": 4, "append": "ktest=tick"},
+    {"name": "tick-periodic", "smp": 4, "append": "tick=periodic ktest=tick"},
     {"name": "ipi", "smp": 4, "append": "ktest=ipi"},
     {"name": "alloc", "smp": 2, "append": "ktest=alloc"},
     # Scheduler and timers (kernel threads).
@@ -96,6 +97,48 @@ SCENARIOS = [
     {"name": "strace", "smp": 2, "append": "strace=1 ktest=user",
      "must_contain": [r"strace: pid \d+: write\(0x1, 0x0, 0xa, .*\) = -14",
                       r"strace: pid \d+: unknown\(.*\) = -38"]},
+    # The nohz task model (docs/nohz-task.md), rule by rule: the in-kernel
+    # rules with a kernel thread as the nohz task, the /proc/self/nohz
+    # rules from user space, then the counts that matter with spin: zero
+    # interrupts on CPU 3 while its nohz task spins alone (after its first
+    # second), in user mode, with syscalls, with page-touching, and while
+    # grace periods run on the other CPUs; against a tick at hz without it.
+    {"name": "nohz", "smp": 4, "timeout": 120, "append": "ktest=nohz"},
+    {"name": "nohz-smp2", "smp": 2, "timeout": 120, "append": "ktest=nohz"},
+    {"name": "nohz-rules", "smp": 4, "timeout": 90,
+     "add": ["build/tests-user/nohz.musl:/bin/nohz-test"], "command": "nohz-test"},
+    {"name": "nohz-rules-smp2", "smp": 2, "timeout": 90,
+     "add": ["build/tests-user/nohz.musl:/bin/nohz-test"], "command": "nohz-test"},
+    {"name": "nohz-spin", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
+     "command": "taskset -c 3 spin 3 --nohz; taskset -c 3 spin 3 --nohz --syscall-every 100000; "
+                "taskset -c 3 spin 3 --nohz --fault-every 100000; taskset -c 3 spin 2",
+     "must_contain": [r"^spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 3 s, \d+ iterations, [1-9]\d* syscalls, 0 faults, nohz, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 3 s, \d+ iterations, 0 syscalls, [1-9]\d* faults, nohz, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 2 s, \d+ iterations, 0 syscalls, 0 faults, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC ([5-9]\d\d|\d{4,}),"]},
+    {"name": "nohz-spin-periodic", "smp": 4, "ktap": False, "timeout": 90, "append": "hz=1000 tick=periodic",
+     "command": "taskset -c 3 spin 3 --nohz",
+     "must_contain": [r"^spin: cpu 3 after the first second: LOC ([5-9]\d\d|\d{4,}),"]},
+    # Grace periods complete while CPU 3's nohz task is in user space, and
+    # CPU 3 receives nothing for them (seeds 10-11).
+    {"name": "nohz-rcu-load", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
+     "command": "taskset -c 3 spin 4 --nohz & sleep 1.2; g1=$(grep gps_completed /proc/rcu); rcustress 2; "
+                "g2=$(grep gps_completed /proc/rcu); wait; echo \"$g1 -> $g2\"",
+     "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
+                      r"^spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^gps_completed: \d+ -> gps_completed: \d+$"]},
+    # A second task on the nohz CPU: the kick restarts the tick, both make
+    # progress; when the nohz task exits the mask is clear.
+    {"name": "nohz-compete", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
+     "command": "taskset -c 3 spin 4 --nohz & sleep 2; taskset -c 3 spin 1; wait; cat /proc/tick",
+     "must_contain": [r"^spin: 1 s, [1-9]\d* iterations, 0 syscalls, 0 faults, cpus 3:\d+$",
+                      r"^spin: 4 s, [1-9]\d* iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+$",
+                      r"^spin: cpu 3 after the first second: LOC [1-9]\d*, RES \d+, CAL 0, NHZ [1-9]",
+                      r"^3 +(ticking|stopped) +\S+ +- "]},
     # Signals: a static musl program checks Linux's behaviour (it passes on
     # the Linux host too: see "host-signals" in tests/run), the shell's
     # job control and pipelines use them, and Ctrl-C on the console
@@ -117,7 +160,7 @@ SCENARIOS = [
     # The smallest machine we promise to boot on.
     {"name": "alloc-mem64", "smp": 4, "mem": "64M", "append": "ktest=boot,alloc"},
     # hz= changes the tick rate; the tick suite measures against it.
-    {"name": "tick-hz100", "smp": 2, "append": "hz=100 ktest=tick"},
+    {"name": "tick-hz100", "smp": 2, "append": "hz=100 tick=periodic ktest=tick"},
 
     # A panic is reported with a symbolized backtrace and status 253.
     {"name": "panic", "append": "ktest=panic", "expect_status": 253,

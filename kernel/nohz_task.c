@@ -1,0 +1,121 @@
+/* The nohz task attribute: see kernel/nohz_task.h and docs/nohz-task.md.
+ *
+ * Setting and clearing take nohz_lock (the rules look at every CPU) and
+ * the task's lock (set_affinity reads the attribute under it: a nohz
+ * task's affinity cannot change, seed 13). The attribute lives in the task,
+ * not the process: execve keeps the task, so it keeps the attribute, and
+ * fork makes a new task, which starts without it (one nohz task per CPU;
+ * the seed let a child inherit it). */
+#include "kernel/nohz_task.h"
+
+#include "kernel/errno.h"
+#include "kernel/housekeeping.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/process.h"
+#include "kernel/tick.h"
+#include "sched/task.h"
+
+struct cpumask cpu_has_nohz_task;
+static struct spinlock nohz_lock = SPINLOCK_INIT("nohz");
+
+bool task_is_nohz(const struct task *task)
+{
+    return __atomic_load_n(&task->nohz, __ATOMIC_ACQUIRE);
+}
+
+bool cpu_has_nohz(unsigned cpu)
+{
+    return cpumask_test_atomic(&cpu_has_nohz_task, cpu);
+}
+
+bool nohz_tasks_exist(void)
+{
+    struct cpumask snapshot = cpu_has_nohz_task;
+    return !cpumask_empty(&snapshot);
+}
+
+/* Would one more nohz CPU leave no online CPU without a nohz task? */
+static bool takes_last_free_cpu(unsigned cpu)
+{
+    struct cpumask free;
+    cpumask_andnot(&free, &cpu_online_mask, &cpu_has_nohz_task);
+    cpumask_clear(&free, cpu);
+    return cpumask_empty(&free);
+}
+
+int nohz_task_set(struct task *task)
+{
+    int error = 0;
+
+    ASSERT(task == current_task());
+    spin_lock(&nohz_lock);
+    spin_lock(&task->lock);
+    unsigned cpu = cpumask_first(&task->affinity);
+    if (task->nohz)
+        goto out;
+    if (cpumask_weight(&task->affinity) != 1 || cpu_has_nohz(cpu) || takes_last_free_cpu(cpu)) {
+        error = -EBUSY;
+        goto out;
+    }
+    ASSERT(cpu == this_cpu_id());   /* set_affinity returned: it runs inside its mask */
+    __atomic_store_n(&task->nohz, true, __ATOMIC_RELEASE);
+    cpus[cpu]->nohz_task = task;
+    cpumask_set_atomic(&cpu_has_nohz_task, cpu);
+    housekeeping_remove(cpu);       /* no unpinned timers land here (seed 02) */
+    tick_timekeeper_move_off(cpu);  /* timekeeping is never a nohz CPU's job */
+out:
+    spin_unlock(&task->lock);
+    spin_unlock(&nohz_lock);
+    return error;
+}
+
+void nohz_task_clear(struct task *task)
+{
+    spin_lock(&nohz_lock);
+    spin_lock(&task->lock);
+    if (task->nohz) {
+        unsigned cpu = cpumask_first(&task->affinity);
+        ASSERT(cpus[cpu]->nohz_task == task);
+        cpus[cpu]->nohz_task = 0;
+        cpumask_clear_atomic(&cpu_has_nohz_task, cpu);
+        housekeeping_add(cpu);
+        __atomic_store_n(&task->nohz, false, __ATOMIC_RELEASE);
+    }
+    spin_unlock(&task->lock);
+    spin_unlock(&nohz_lock);
+    /* The tick comes back by itself: the next check on that CPU (at the
+     * switch away from this task, or on the way back to user mode) finds
+     * the policy no longer lets it stop (kernel/tick.c). */
+}
+
+void nohz_task_exit(struct task *task)
+{
+    nohz_task_clear(task);
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+long nohz_task_proc_write(int pid, const char *buffer, size_t count)
+{
+    struct process *self = current_process();
+    size_t start = 0, end = count;
+
+    if (!self || self->pid != pid)
+        return -EPERM;      /* only a task itself decides (seed 15) */
+    while (start < end && is_space(buffer[start]))
+        start++;
+    while (end > start && is_space(buffer[end - 1]))
+        end--;
+    if (end - start != 1 || (buffer[start] != '0' && buffer[start] != '1'))
+        return -EINVAL;
+    if (buffer[start] == '0') {
+        nohz_task_clear(self->task);
+        return (long)count;
+    }
+    int error = nohz_task_set(self->task);
+    return error ? error : (long)count;
+}

@@ -1,0 +1,310 @@
+/* ktest=nohz: the rules of the nohz task model that live inside the
+ * kernel, one case per seed patch (DESIGN.md section 4), with a kernel
+ * thread as the nohz task on the last CPU. The user-space side (the
+ * /proc/self/nohz rules, zero interrupts while a user task spins, grace
+ * periods without IPIs) is in tests/user/nohz.c and the nohz-* scenarios.
+ * Counts and orderings only; the waits have generous limits so that a
+ * broken rule fails instead of hanging. */
+#include "arch/x86/clock.h"
+#include "arch/x86/cpu.h"
+#include "kernel/ipi.h"
+#include "kernel/ktest.h"
+#include "kernel/nohz_task.h"
+#include "kernel/percpu.h"
+#include "kernel/timers.h"
+#include "rcu/rcu.h"
+#include "sched/task.h"
+
+#define MS 1000000ul
+#define WAIT_LIMIT_NS (3000 * MS)
+
+/* A kernel thread that makes itself the nohz task of its CPU and spins
+ * there (in kernel mode: not an extended quiescent state) until told to
+ * stop, doing `action` once when asked. */
+struct worker {
+    struct task *task;
+    unsigned cpu;
+    volatile int set_result;
+    volatile bool ready, stop, action_requested, action_done;
+    void (*action)(struct worker *worker);
+    void *data;
+};
+
+static void worker_main(void *arg)
+{
+    struct worker *worker = arg;
+    worker->set_result = nohz_task_set(current_task());
+    __atomic_store_n(&worker->ready, true, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&worker->stop, __ATOMIC_ACQUIRE)) {
+        if (worker->action_requested && !worker->action_done) {
+            worker->action(worker);
+            __atomic_store_n(&worker->action_done, true, __ATOMIC_RELEASE);
+        }
+        cpu_relax();
+    }
+}
+
+static bool wait_for(volatile bool *flag)
+{
+    uint64_t limit = clock_now() + WAIT_LIMIT_NS;
+    while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && clock_now() < limit)
+        sleep_ns(MS);
+    return *flag;
+}
+
+static bool wait_tick_stopped(unsigned cpu)
+{
+    uint64_t limit = clock_now() + WAIT_LIMIT_NS;
+    while (__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE) && clock_now() < limit)
+        sleep_ns(MS);
+    return !cpus[cpu]->tick.running;
+}
+
+static bool start_worker(struct ktest *test, struct worker *worker)
+{
+    worker->cpu = cpu_count - 1;
+    struct cpumask only = cpumask_of(worker->cpu);
+    worker->task = kthread_create("nohz-worker", worker_main, worker, &only);
+    KTEST_EXPECT(test, worker->task, "no memory for the worker");
+    if (!worker->task || !wait_for(&worker->ready))
+        return false;
+    KTEST_EXPECT(test, worker->set_result == 0, "nohz_task_set gave %d", worker->set_result);
+    return worker->set_result == 0;
+}
+
+static void run_action(struct worker *worker, void (*action)(struct worker *), void *data)
+{
+    worker->action = action;
+    worker->data = data;
+    worker->action_done = false;
+    __atomic_store_n(&worker->action_requested, true, __ATOMIC_RELEASE);
+    wait_for(&worker->action_done);
+    worker->action_requested = false;
+}
+
+/* Seed 14 too: the exit clears the attribute and the mask. */
+static void stop_worker(struct ktest *test, struct worker *worker)
+{
+    __atomic_store_n(&worker->stop, true, __ATOMIC_RELEASE);
+    kthread_join(worker->task);
+    KTEST_EXPECT(test, !cpu_has_nohz(worker->cpu) && !cpus[worker->cpu]->nohz_task,
+                 "cpu %u still has a nohz task after it exited", worker->cpu);
+}
+
+static bool need_cpus(struct ktest *test)
+{
+    if (cpu_count < 2)
+        ktest_skip(test, "needs 2 CPUs");
+    return cpu_count >= 2;
+}
+
+static uint64_t local_timer_interrupts(unsigned cpu)
+{
+    return __atomic_load_n(&cpus[cpu]->irq_counts[IRQ_SOURCE_LOCAL_TIMER], __ATOMIC_RELAXED);
+}
+
+/* Seeds 01, 03-04: the mask follows the task; alone, its tick stops, and
+ * the CPU takes (almost) no timer interrupts; at exit the mask is clear
+ * and the CPU ticks again or idles. */
+static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    if (!need_cpus(test) || !start_worker(test, &worker))
+        return;
+    KTEST_EXPECT(test, cpu_has_nohz(worker.cpu) && cpus[worker.cpu]->nohz_task == worker.task, "mask not set");
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "cpu %u still ticks: %s", worker.cpu,
+                 tick_keep_reason_names[cpus[worker.cpu]->tick.reason]);
+    uint64_t before = local_timer_interrupts(worker.cpu);
+    sleep_ns(300 * MS);
+    uint64_t taken = local_timer_interrupts(worker.cpu) - before;
+    ktest_log(test, "cpu %u: %lu timer interrupts in 300 ms with its tick stopped", worker.cpu, taken);
+    KTEST_EXPECT(test, taken <= 2, "%lu timer interrupts (a tick would give 300)", taken);
+    stop_worker(test, &worker);
+    sleep_ns(10 * MS);
+    const struct cpu *cpu = cpus[worker.cpu];
+    KTEST_EXPECT(test, cpu->tick.running || cpu->rq.current->is_idle, "cpu %u neither ticks nor idles", worker.cpu);
+}
+
+/* Seed 02: an unpinned timer started on the nohz CPU goes elsewhere. */
+struct placement {
+    struct timer timers[16];
+    unsigned placed_on[16];
+};
+
+static void ignore_timer(struct timer *timer)
+{
+    (void)timer;
+}
+
+static void start_unpinned_timers(struct worker *worker)
+{
+    struct placement *placement = worker->data;
+    for (unsigned i = 0; i < 16; i++) {
+        timer_init(&placement->timers[i], ignore_timer, 0);
+        placement->placed_on[i] = timer_start(&placement->timers[i], clock_now() + (i + 1) * MS, false);
+    }
+}
+
+static void unpinned_timers_avoid_the_nohz_cpu(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    static struct placement placement;
+    if (!need_cpus(test) || !start_worker(test, &worker))
+        return;
+    run_action(&worker, start_unpinned_timers, &placement);
+    for (unsigned i = 0; i < 16; i++) {
+        KTEST_EXPECT(test, placement.placed_on[i] != worker.cpu, "timer %u placed on the nohz cpu %u", i,
+                     worker.cpu);
+        timer_cancel(&placement.timers[i]);
+    }
+    stop_worker(test, &worker);
+}
+
+/* Seed 05: a second task on the CPU kicks the tick back (only because it
+ * was stopped), and the newcomer runs within two tick periods. */
+struct newcomer {
+    unsigned cpu;
+    volatile uint64_t ticks_at_first_run;
+    volatile bool ran;
+};
+
+static void newcomer_main(void *arg)
+{
+    struct newcomer *newcomer = arg;
+    newcomer->ticks_at_first_run = cpus[newcomer->cpu]->tick.ticks;
+    __atomic_store_n(&newcomer->ran, true, __ATOMIC_RELEASE);
+}
+
+static void a_second_task_kicks_the_tick_back(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    if (!need_cpus(test) || !start_worker(test, &worker))
+        return;
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
+    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    uint64_t kicks = tick->kicks_received, wasted = tick->kicks_while_ticking, ticks = tick->ticks;
+    struct newcomer newcomer = { .cpu = worker.cpu };
+    struct cpumask only = cpumask_of(worker.cpu);
+    struct task *task = kthread_create("newcomer", newcomer_main, &newcomer, &only);
+    KTEST_EXPECT(test, task && wait_for(&newcomer.ran), "the newcomer never ran");
+    if (task)
+        kthread_join(task);
+    uint64_t waited = newcomer.ticks_at_first_run - ticks;
+    ktest_log(test, "newcomer ran after %lu ticks; kicks %lu, wasted %lu", waited, tick->kicks_received - kicks,
+              tick->kicks_while_ticking - wasted);
+    KTEST_EXPECT(test, tick->kicks_received - kicks >= 1, "no nohz kick");
+    KTEST_EXPECT(test, tick->kicks_while_ticking == wasted, "a kick found the tick already running");
+    KTEST_EXPECT(test, waited <= 2, "the newcomer waited %lu ticks", waited);
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "alone again, the tick did not stop");
+    stop_worker(test, &worker);
+}
+
+/* Seed 06: queued callbacks keep the tick until they have run. */
+struct callback_probe {
+    struct rcu_head head;
+    volatile bool invoked;
+};
+
+static void probe_invoked(struct rcu_head *head)
+{
+    struct callback_probe *probe = (struct callback_probe *)head;
+    __atomic_store_n(&probe->invoked, true, __ATOMIC_RELEASE);
+}
+
+static void queue_callback(struct worker *worker)
+{
+    call_rcu(&((struct callback_probe *)worker->data)->head, probe_invoked);
+}
+
+static void queued_callbacks_keep_the_tick(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    struct callback_probe probe = { 0 };
+    if (!need_cpus(test) || !start_worker(test, &worker))
+        return;
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
+    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    uint64_t kept_for_rcu = tick->refusals[TICK_KEEP_RCU], restarts = tick->restarts;
+    run_action(&worker, queue_callback, &probe);
+    KTEST_EXPECT(test, tick->running || probe.invoked, "callbacks queued, tick stopped");
+    KTEST_EXPECT(test, wait_for(&probe.invoked), "the callback never ran");
+    KTEST_EXPECT(test, tick->restarts > restarts, "the tick did not restart for the callback");
+    KTEST_EXPECT(test, tick->refusals[TICK_KEEP_RCU] > kept_for_rcu, "no tick kept for RCU");
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "callbacks done, the tick did not stop again");
+    stop_worker(test, &worker);
+}
+
+/* Seed 07: a grace period needs the nohz CPU (it spins in the kernel, not
+ * in an extended QS, with its tick stopped): RCU's prod goes through the
+ * nohz kick, restarts the tick, and the grace period completes. */
+static void rcu_prod_restarts_a_stopped_tick(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    if (!need_cpus(test) || !start_worker(test, &worker))
+        return;
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
+    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    uint64_t kicks = tick->kicks_received, restarts = tick->restarts;
+    uint64_t calls = cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION];
+    synchronize_rcu();
+    ktest_log(test, "grace period done: %lu nohz kicks, %lu restarts, %lu function calls",
+              tick->kicks_received - kicks, tick->restarts - restarts,
+              cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION] - calls);
+    KTEST_EXPECT(test, tick->kicks_received > kicks, "no nohz kick for RCU");
+    KTEST_EXPECT(test, cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION] == calls,
+                 "RCU used a function call, not the nohz kick");
+    KTEST_EXPECT(test, tick->restarts > restarts, "the tick did not restart");
+    stop_worker(test, &worker);
+}
+
+/* Seed 08: an asynchronous function call may be sent with interrupts off. */
+static void set_flag(void *arg)
+{
+    __atomic_store_n((volatile bool *)arg, true, __ATOMIC_RELEASE);
+}
+
+static void async_call_with_interrupts_off(struct ktest *test)
+{
+    static volatile bool called;
+    if (!need_cpus(test))
+        return;
+    called = false;
+    unsigned target = this_cpu_id() == 0 ? 1 : 0;
+    uint64_t flags = irq_save();
+    int error = smp_call_function_single(target, set_flag, (void *)&called, false);
+    irq_restore(flags);
+    KTEST_EXPECT(test, error == 0, "smp_call_function_single gave %d", error);
+    KTEST_EXPECT(test, wait_for(&called), "the call never ran");
+}
+
+/* Seed 12: the clocksource watchdog does its checks on other CPUs, never
+ * on the nohz CPU; and timekeeping moves off a CPU that gets a nohz task. */
+static void watchdog_and_timekeeping_leave_the_nohz_cpu(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    if (!need_cpus(test))
+        return;
+    __atomic_store_n(&timekeeper_cpu, cpu_count - 1, __ATOMIC_SEQ_CST);    /* make it the timekeeper first */
+    if (!start_worker(test, &worker))
+        return;
+    unsigned keeper = timekeeper_cpu;
+    KTEST_EXPECT(test, keeper != worker.cpu && keeper != TIMEKEEPER_NONE, "timekeeper is %u", keeper);
+    uint64_t nohz_checks = cpus[worker.cpu]->tick.watchdog_checks;
+    uint64_t keeper_checks = keeper < cpu_count ? cpus[keeper]->tick.watchdog_checks : 0;
+    uint64_t jiffies_before = jiffies;
+    sleep_ns(1200 * MS);
+    KTEST_EXPECT(test, cpus[worker.cpu]->tick.watchdog_checks == nohz_checks, "the watchdog ran on the nohz cpu");
+    KTEST_EXPECT(test, keeper < cpu_count && cpus[keeper]->tick.watchdog_checks > keeper_checks,
+                 "the watchdog never ran on the timekeeper %u", keeper);
+    KTEST_EXPECT(test, jiffies > jiffies_before, "jiffies stood still");
+    stop_worker(test, &worker);
+}
+
+KTEST_SUITE(nohz,
+            KTEST_CASE(alone_on_its_cpu_the_tick_stops),
+            KTEST_CASE(unpinned_timers_avoid_the_nohz_cpu),
+            KTEST_CASE(a_second_task_kicks_the_tick_back),
+            KTEST_CASE(queued_callbacks_keep_the_tick),
+            KTEST_CASE(rcu_prod_restarts_a_stopped_tick),
+            KTEST_CASE(async_call_with_interrupts_off),
+            KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu));

@@ -1,0 +1,276 @@
+/* The rules of /proc/PID/nohz (seed patches 01, 13, 14, 15): every error
+ * path, and what exec, fork, exit and a fatal fault do to the attribute.
+ * Prints KTAP; scenario "nohz-rules" runs it at -smp 4 and -smp 2.
+ * NOHZK_ONLY: Linux has no /proc/self/nohz, so tests/run does not run
+ * this one on the host. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int test_number, failures;
+
+#define CHECK(condition)                                                                        \
+    do {                                                                                        \
+        if (!(condition)) {                                                                     \
+            printf("# %s:%d: %s failed (errno %d)\n", __FILE__, __LINE__, #condition, errno);    \
+            return 0;                                                                           \
+        }                                                                                       \
+    } while (0)
+
+static int pin(pid_t pid, int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static int unpin(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN); cpu++)
+        CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* write(2) of text to /proc/PID/nohz: 0, or the errno. */
+static int write_nohz(pid_t pid, const char *text)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/nohz", (int)pid);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return errno;
+    int result = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno;
+    close(fd);
+    return result;
+}
+
+static int read_nohz(pid_t pid)
+{
+    char path[64], text[8] = { 0 };
+    snprintf(path, sizeof(path), "/proc/%d/nohz", (int)pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    return got == 2 && text[1] == '\n' && (text[0] == '0' || text[0] == '1') ? text[0] - '0' : -2;
+}
+
+/* The "nohz" column of cpu's row in /proc/tick: a pid, or -1 for none. */
+static int nohz_owner_in_proc_tick(int cpu)
+{
+    char line[256];
+    int owner = -2;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file)
+        return -3;
+    while (fgets(line, sizeof(line), file)) {
+        int row_cpu;
+        char state[16], reason[16], nohz[16];
+        if (sscanf(line, "%d %15s %15s %15s", &row_cpu, state, reason, nohz) == 4 && row_cpu == cpu &&
+            (!strcmp(state, "ticking") || !strcmp(state, "stopped"))) {
+            owner = !strcmp(nohz, "-") ? -1 : atoi(nohz);
+            break;
+        }
+    }
+    fclose(file);
+    return owner;
+}
+
+static int wait_status(pid_t pid)
+{
+    int status = -1;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return status;
+}
+
+/* --- the tests, each in a child so that nothing leaks between them ----- */
+
+static int reads_0_by_default(void)
+{
+    CHECK(read_nohz(getpid()) == 0);
+    CHECK(read_nohz(getppid()) == 0);      /* anyone may read */
+    return 1;
+}
+
+static int only_the_task_itself_may_write(void)
+{
+    CHECK(pin(0, 1) == 0);
+    CHECK(write_nohz(getppid(), "1") == EPERM);
+    CHECK(write_nohz(getppid(), "0") == EPERM);
+    CHECK(read_nohz(getppid()) == 0);
+    return 1;
+}
+
+static int only_0_or_1(void)
+{
+    static const char *const bad[] = { "2", "", "10", "1x", "yes", "-1", "1 1", "\n" };
+    CHECK(pin(0, 1) == 0);
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int error = write_nohz(getpid(), bad[i]);
+        if (error != EINVAL)
+            printf("# %s:%d: writing '%s' gave errno %d, want EINVAL\n", __FILE__, __LINE__, bad[i], error);
+        CHECK(error == EINVAL);
+        CHECK(read_nohz(getpid()) == 0);
+    }
+    return 1;
+}
+
+static int whitespace_is_trimmed(void)
+{
+    CHECK(pin(0, 1) == 0);
+    CHECK(write_nohz(getpid(), " 1\n") == 0);
+    CHECK(read_nohz(getpid()) == 1);
+    CHECK(nohz_owner_in_proc_tick(1) == getpid());
+    CHECK(write_nohz(getpid(), "0\n") == 0);
+    CHECK(read_nohz(getpid()) == 0);
+    CHECK(nohz_owner_in_proc_tick(1) == -1);
+    return 1;
+}
+
+static int unbound_task_is_ebusy(void)
+{
+    CHECK(unpin() == 0);
+    CHECK(write_nohz(getpid(), "1") == EBUSY);
+    CHECK(read_nohz(getpid()) == 0);
+    return 1;
+}
+
+static int one_nohz_task_per_cpu_and_fork_does_not_inherit(void)
+{
+    CHECK(pin(0, 1) == 0);
+    CHECK(write_nohz(getpid(), "1") == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        /* bound to CPU 1 too, by inheritance, but not a nohz task */
+        _exit(read_nohz(getpid()) == 0 && write_nohz(getpid(), "1") == EBUSY && read_nohz(getpid()) == 0 ? 0 : 1);
+    }
+    int status = wait_status(child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(read_nohz(getpid()) == 1);
+    return 1;
+}
+
+static int nohz_task_affinity_cannot_change(void)
+{
+    CHECK(pin(0, 1) == 0);
+    CHECK(write_nohz(getpid(), "1") == 0);
+    CHECK(pin(0, 0) == -1 && errno == EBUSY);
+    CHECK(unpin() == -1 && errno == EBUSY);
+    CHECK(sched_getcpu() == 1);
+    CHECK(write_nohz(getpid(), "0") == 0);
+    CHECK(pin(0, 0) == 0);          /* cleared: it may move again */
+    CHECK(sched_getcpu() == 0);
+    return 1;
+}
+
+/* Every CPU but 0 gets a nohz task (children waiting on a pipe); then
+ * CPU 0, the last one without, refuses. */
+static int last_free_cpu_is_ebusy(void)
+{
+    int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN), ready[2], hold[2];
+    char byte;
+    CHECK(cpus >= 2 && pipe(ready) == 0 && pipe(hold) == 0);
+    for (int cpu = 1; cpu < cpus; cpu++) {
+        if (fork() == 0) {
+            close(hold[1]);
+            byte = pin(0, cpu) == 0 && write_nohz(getpid(), "1") == 0 ? 'y' : 'n';
+            write(ready[1], &byte, 1);
+            read(hold[0], &byte, 1);        /* until the parent closes it */
+            _exit(0);
+        }
+    }
+    close(hold[0]);
+    int all_set = 1;
+    for (int cpu = 1; cpu < cpus; cpu++)
+        all_set &= read(ready[0], &byte, 1) == 1 && byte == 'y';
+    int error = pin(0, 0) == 0 ? write_nohz(getpid(), "1") : -1;
+    close(hold[1]);
+    while (wait(0) > 0)
+        ;
+    CHECK(all_set);
+    CHECK(error == EBUSY);
+    CHECK(read_nohz(getpid()) == 0);
+    return 1;
+}
+
+/* execve keeps the attribute: the program after exec reads 1 (sh's own
+ * read builtin, so no fork is involved). */
+static int exec_keeps_it(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        if (pin(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
+            _exit(9);
+        execl("/bin/sh", "sh", "-c", "read v < /proc/self/nohz; exit $((v + 40))", (char *)0);
+        _exit(8);
+    }
+    int status = wait_status(child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 41);
+    return 1;
+}
+
+/* Exit, and a kill by a fault, clear the attribute and the mask (seed 14):
+ * the CPU is free for another nohz task at once. */
+static int exit_and_fault_clear_the_mask(void)
+{
+    for (int round = 0; round < 2; round++) {
+        pid_t child = fork();
+        if (child == 0) {
+            if (pin(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
+                _exit(9);
+            if (round == 1)
+                *(volatile int *)(long)getpid() = 0;    /* a fault at a small address: SIGSEGV */
+            _exit(0);
+        }
+        int status = wait_status(child);
+        if (round == 0)
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        else
+            CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+        CHECK(nohz_owner_in_proc_tick(1) == -1);
+        CHECK(pin(0, 1) == 0 && write_nohz(getpid(), "1") == 0);
+        CHECK(write_nohz(getpid(), "0") == 0);
+        CHECK(unpin() == 0);
+    }
+    return 1;
+}
+
+static void run(const char *name, int (*test)(void))
+{
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(test() ? 0 : 1);
+    int status = wait_status(child);
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    printf("%sok %d %s\n", ok ? "" : "not ", ++test_number, name);
+    failures += !ok;
+}
+
+int main(void)
+{
+    printf("KTAP version 1\n1..10\n");
+    run("reads_0_by_default", reads_0_by_default);
+    run("only_the_task_itself_may_write", only_the_task_itself_may_write);
+    run("only_0_or_1", only_0_or_1);
+    run("whitespace_is_trimmed", whitespace_is_trimmed);
+    run("unbound_task_is_ebusy", unbound_task_is_ebusy);
+    run("one_nohz_task_per_cpu_and_fork_does_not_inherit", one_nohz_task_per_cpu_and_fork_does_not_inherit);
+    run("nohz_task_affinity_cannot_change", nohz_task_affinity_cannot_change);
+    run("last_free_cpu_is_ebusy", last_free_cpu_is_ebusy);
+    run("exec_keeps_it", exec_keeps_it);
+    run("exit_and_fault_clear_the_mask", exit_and_fault_clear_the_mask);
+    return failures ? 1 : 0;
+}
