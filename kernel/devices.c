@@ -7,9 +7,11 @@
  * its pool; we don't). */
 #include "arch/x86/cpu.h"
 #include "kernel/console.h"
+#include "kernel/errno.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
+#include "kernel/uaccess.h"
 #include "kernel/vfs.h"
 
 static struct spinlock random_lock = SPINLOCK_INIT("random");
@@ -56,6 +58,31 @@ static long random_read(struct file *file, void *buffer, size_t count)
         uint64_t value = random_next();
         size_t chunk = count - done < sizeof(value) ? count - done : sizeof(value);
         memcpy(bytes + done, &value, chunk);
+    }
+    return (long)count;
+}
+
+/* getrandom(2): the same generator as /dev/urandom, which never blocks
+ * here, so GRND_NONBLOCK and GRND_RANDOM change nothing. */
+#define GRND_NONBLOCK 1u
+#define GRND_RANDOM 2u
+#define GRND_INSECURE 4u
+#define GETRANDOM_MAX 33554431ul    /* Linux's cap on one call */
+
+long sys_getrandom(void *user_buffer, size_t count, unsigned flags)
+{
+    char chunk[256];
+
+    if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE) ||
+        (flags & GRND_RANDOM && flags & GRND_INSECURE))
+        return -EINVAL;
+    if (count > GETRANDOM_MAX)
+        count = GETRANDOM_MAX;
+    for (size_t done = 0; done < count; done += sizeof(chunk)) {
+        size_t piece = count - done < sizeof(chunk) ? count - done : sizeof(chunk);
+        random_read(0, chunk, piece);
+        if (copy_to_user((char *)user_buffer + done, chunk, piece) < 0)
+            return done ? (long)done : -EFAULT;
     }
     return (long)count;
 }

@@ -26,6 +26,7 @@
 #include "kernel/resource_syscalls.h"
 #include "kernel/string.h"
 #include "kernel/uaccess.h"
+#include "kernel/vfs.h"
 #include "sched/task.h"
 
 bool syscall_trace;
@@ -137,6 +138,7 @@ WRAP(rt_sigpending, sys_rt_sigpending((uint64_t *)a0, a1))
 WRAP(rt_sigsuspend, sys_rt_sigsuspend((const uint64_t *)a0, a1))
 WRAP(rt_sigreturn, sys_rt_sigreturn())
 WRAP(pause, sys_pause())
+WRAP(getrandom, sys_getrandom((void *)a0, a1, (unsigned)a2))
 WRAP(clock_nanosleep, sys_clock_nanosleep(a0, a1, (const void *)a2, (void *)a3))
 WRAP(tkill, sys_tkill((int)a0, (int)a1))
 WRAP(tgkill, sys_tgkill((int)a0, (int)a1, (int)a2))
@@ -237,7 +239,7 @@ static const struct syscall_entry table[] = {
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
     W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
-    W(34, pause), W(230, clock_nanosleep), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(22, pipe),
+    W(34, pause), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),

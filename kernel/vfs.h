@@ -69,6 +69,7 @@ int pipe_create(struct file **read_end, struct file **write_end, int flags);
 
 /* /proc (kernel/procfs.c): interrupts, uptime, meminfo, stat; after vfs_init. */
 void procfs_init(void);
+long sys_getrandom(void *user_buffer, size_t count, unsigned flags);   /* kernel/devices.c */
 
 /* Kernel-side access, for execve and init: open by path (relative to the
  * current process's working directory), read, close. */

@@ -221,6 +221,10 @@ SCENARIOS = [
     {"name": "rcu-bad-params", "smp": 2, "append": "rcu_fanout=1 rcu_fanout=65 rcu_stall_timeout=0 ktest=rcu",
      "must_contain": [r"rcu_fanout=1: must be a number from 2 to 64", r"rcu_fanout=65: must be a number from 2 to 64",
                       r"rcu_stall_timeout=0: must be a number from 1 to 300", r"rcu: tree of 1 levels .* fanout 16; stall timeout 21 s"]},
+    # The user command, at -smp 8 with a three-level tree.
+    {"name": "rcustress-smp8-fanout2", "smp": 8, "ktap": False, "timeout": 120, "append": "rcu_fanout=2",
+     "command": "rcustress 3",
+     "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0, cpus 8$", r"^rcutorture: SUCCESS$"]},
     {"name": "panic-rcu-unlock", "smp": 2, "append": "ktest=panic_rcu_unlock", "expect_status": 253, "ktap": False,
      "must_contain": [r"^PANIC: cpu 0: assertion failed: rdp->read_nesting > 0"]},
     {"name": "panic-rcu-sleep", "smp": 2, "append": "ktest=panic_rcu_sleep", "expect_status": 253, "ktap": False,

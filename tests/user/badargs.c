@@ -60,6 +60,10 @@ static void resources(void)
     check("clock_nanosleep clock 99 EINVAL", raw(SYS_clock_nanosleep, 99, 0, (long)&bad_time, 0, 0) == -EINVAL);
     check("clock_nanosleep nsec 1e9 EINVAL", raw(SYS_clock_nanosleep, 1, 1, (long)&bad_time, 0, 0) == -EINVAL);
     check("gettimeofday bad pointer EFAULT", raw(SYS_gettimeofday, (long)BAD_POINTER, 0, 0, 0, 0) == -EFAULT);
+    char random_bytes[16];
+    check("getrandom 16 bytes", raw(SYS_getrandom, (long)random_bytes, 16, 0, 0, 0) == 16);
+    check("getrandom bad pointer EFAULT", raw(SYS_getrandom, (long)KERNEL_POINTER, 16, 0, 0, 0) == -EFAULT);
+    check("getrandom flags 0x100 EINVAL", raw(SYS_getrandom, (long)random_bytes, 16, 0x100, 0, 0) == -EINVAL);
     check("sched_setaffinity no such pid ESRCH",
           raw(SYS_sched_setaffinity, 999999, 8, (long)&before, 0, 0) == -ESRCH);
     check("sched_getaffinity size 3 EINVAL", raw(SYS_sched_getaffinity, 0, 3, (long)&after, 0, 0) == -EINVAL);
