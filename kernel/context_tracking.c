@@ -42,8 +42,9 @@ void context_user_exit(void)
 }
 
 /* A nohz task in user mode is in an extended quiescent state (seeds
- * 10-11): RCU's grace-period thread reports for this CPU from its dynticks
- * counter and never interrupts it. Other tasks leave it to the tick. */
+ * 10-11), and so is any task on a nohz_full CPU: RCU's grace-period thread
+ * reports for this CPU from its dynticks counter and never interrupts it.
+ * Other tasks leave it to the tick. */
 void context_user_enter(void)
 {
     struct cpu *cpu = this_cpu();
@@ -51,7 +52,7 @@ void context_user_enter(void)
     tick_recheck();             /* the tick comes back if this syscall made it needed */
     cpu->in_user = true;
     account_mode_change(true);
-    if (task_is_nohz(current_task())) {
+    if (task_is_nohz(current_task()) || cpumask_test_atomic(&nohz_full_mask, cpu->id)) {
         cpu->rcu_user_eqs = true;
         rcu_user_enter();       /* last: no RCU use after this */
     }

@@ -24,6 +24,7 @@
 #include "kernel/multiboot2.h"
 #include "kernel/page_alloc.h"
 #include "kernel/panic.h"
+#include "kernel/nohz_task.h"
 #include "kernel/params.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -267,6 +268,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     start_secondary_cpus(acpi);
     printk("smp: %u CPUs online\n", cpu_count);
     housekeeping_init();
+    nohz_full_init(kernel_params.nohz_full);
     rcu_init();
     start_init_task();
     idle_loop();

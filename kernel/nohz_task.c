@@ -12,6 +12,8 @@
 #include "kernel/housekeeping.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
 #include "kernel/process.h"
 #include "kernel/tick.h"
 #include "sched/task.h"
@@ -29,17 +31,66 @@ bool cpu_has_nohz(unsigned cpu)
     return cpumask_test_atomic(&cpu_has_nohz_task, cpu);
 }
 
-bool nohz_tasks_exist(void)
+struct cpumask nohz_full_mask;
+
+bool cpu_is_isolated(unsigned cpu)
 {
-    struct cpumask snapshot = cpu_has_nohz_task;
-    return !cpumask_empty(&snapshot);
+    return cpu_has_nohz(cpu) || cpumask_test_atomic(&nohz_full_mask, cpu);
 }
 
-/* Would one more nohz CPU leave no online CPU without a nohz task? */
+bool isolated_cpus_exist(void)
+{
+    struct cpumask snapshot = cpu_has_nohz_task;
+    return !cpumask_empty(&snapshot) || !cpumask_empty(&nohz_full_mask);
+}
+
+/* Parse and check nohz_full=: only online CPUs, and never all of them (the
+ * boot CPU stays for housekeeping, as on Linux). Problems are reported and
+ * change nothing, or only what they concern. */
+void nohz_full_init(const char *list)
+{
+    struct cpumask mask;
+
+    if (!*list) {
+        if (tick_policy == &tick_policy_full)
+            printk("nohz_full: tick=full without nohz_full=: busy CPUs keep their tick\n");
+        return;
+    }
+    if (cpulist_parse(list, strlen(list), &mask) < 0) {
+        printk("nohz_full=%s: not a CPU list (e.g. 1-3): ignored\n", list);
+        return;
+    }
+    struct cpumask offline;
+    cpumask_andnot(&offline, &mask, &cpu_online_mask);
+    if (!cpumask_empty(&offline)) {
+        printk("nohz_full=%s: CPU %u is not online: ignored\n", list, cpumask_first(&offline));
+        cpumask_and(&mask, &mask, &cpu_online_mask);
+    }
+    if (cpumask_test(&mask, 0)) {
+        printk("nohz_full=%s: cpu 0 stays a housekeeping CPU\n", list);
+        cpumask_clear(&mask, 0);
+    }
+    if (tick_policy != &tick_policy_full)
+        printk("nohz_full=%s: takes effect with tick=full (now tick=%s)\n", list, tick_policy->name);
+    unsigned cpu;
+    for_each_cpu_in(cpu, &mask) {
+        cpumask_set_atomic(&nohz_full_mask, cpu);
+        housekeeping_remove(cpu);
+    }
+    if (timekeeper_cpu != TIMEKEEPER_NONE && cpu_is_isolated(timekeeper_cpu))
+        timekeeper_cpu = 0;
+    char text[64];
+    cpulist_format(&nohz_full_mask, text, sizeof(text));
+    printk("nohz_full: cpus %s\n", text[0] ? text : "none");
+}
+
+/* Would one more nohz CPU leave no online CPU without a nohz task (or
+ * nohz_full)? */
 static bool takes_last_free_cpu(unsigned cpu)
 {
     struct cpumask free;
     cpumask_andnot(&free, &cpu_online_mask, &cpu_has_nohz_task);
+    cpumask_andnot(&free, &free, &nohz_full_mask);
     cpumask_clear(&free, cpu);
     return cpumask_empty(&free);
 }

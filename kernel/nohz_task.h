@@ -22,7 +22,18 @@ extern struct cpumask cpu_has_nohz_task;
 
 bool task_is_nohz(const struct task *task);
 bool cpu_has_nohz(unsigned cpu);
-bool nohz_tasks_exist(void);
+
+/* nohz_full= (with tick=full): CPUs where any task running alone stops the
+ * tick. Set once at boot by nohz_full_init(), after the CPUs are up and
+ * before RCU starts: they leave the housekeeping set. */
+extern struct cpumask nohz_full_mask;
+void nohz_full_init(const char *list);
+
+/* A CPU kept free of housekeeping work: it has a nohz task, or it is a
+ * nohz_full CPU. Timekeeping, the clocksource watchdog and the RCU
+ * torture load stay off it. */
+bool cpu_is_isolated(unsigned cpu);
+bool isolated_cpus_exist(void);
 
 /* For the current task only. 0, or -EBUSY with nothing changed: not bound
  * to exactly one CPU, that CPU taken, or it would take the last CPU

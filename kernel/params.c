@@ -15,7 +15,7 @@ struct kernel_params kernel_params;
 enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
 static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
 /* The order of kernel/tick.c's policies table. */
-static const char *const tick_policy_names[] = { "periodic", "idle", "task", 0 };
+static const char *const tick_policy_names[] = { "periodic", "idle", "task", "full", "patient", 0 };
 
 static uint64_t hz = 1000;
 static int clocksource = CLOCKSOURCE_AUTO;
@@ -27,6 +27,7 @@ static struct kernel_param params[] = {
     PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
     PARAM_ENUM("clocksource", &clocksource, clocksource_names),
     PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
+    PARAM_STRING("nohz_full", kernel_params.nohz_full, sizeof(kernel_params.nohz_full)),
     PARAM_BOOL("strace", &syscall_trace),
     PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
     PARAM_UINT_RANGE("rcu_stall_timeout", &rcu_stall_timeout_param, 1, 300),

@@ -11,6 +11,7 @@
 struct kernel_params {
     char ktest[KTEST_NAMES_SIZE];   /* ktest=: suites to run, "" for none */
     char bench[KTEST_NAMES_SIZE];   /* bench=: benchmarks to run, "" for none */
+    char nohz_full[64];             /* nohz_full=: a CPU list, checked once CPUs are up */
     bool force_pit;                 /* clocksource=pit */
     bool require_hpet;              /* clocksource=hpet: say so if there is none */
 };

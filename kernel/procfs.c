@@ -261,6 +261,8 @@ static void generate_tick(struct text *text)
             snprintf(owner, sizeof(owner), "%d", nohz->process->pid);
         else if (nohz)
             snprintf(owner, sizeof(owner), "k%u", nohz->id);
+        else if (cpumask_test_atomic(&nohz_full_mask, cpu))
+            snprintf(owner, sizeof(owner), "full");
         text_printf(text, "%-4u %-8s %-12s %-5s %10lu %8lu %8lu %8lu %8lu %8lu %8lu\n", cpu,
                     tick->running ? "ticking" : "stopped", tick_keep_reason_names[tick->reason], owner, tick->ticks,
                     tick->missed, tick->stops, tick->restarts, tick->kicks_received, tick->kicks_while_ticking,
@@ -276,6 +278,35 @@ static void generate_tick(struct text *text)
             text_printf(text, " %lu", cpus[cpu]->tick.refusals[reason]);
         text_printf(text, "\n");
     }
+}
+
+/* The tick policy, switched at run time by writing a name (kernel/tick.c
+ * tick_policy_switch); the list of names and what each does. */
+static void generate_tick_policy(struct text *text)
+{
+    text_printf(text, "%s\n", tick_policy->name);
+}
+
+static void generate_tick_policies(struct text *text)
+{
+    for (const struct tick_policy *const *policy = tick_policies; *policy; policy++)
+        text_printf(text, "%-10s %s\n", (*policy)->name, (*policy)->summary);
+}
+
+static long write_tick_policy(const char *data, size_t count)
+{
+    char name[16];
+    size_t start = 0, end = count;
+    while (start < end && (data[start] == ' ' || data[start] == '\n' || data[start] == '\t'))
+        start++;
+    while (end > start && (data[end - 1] == ' ' || data[end - 1] == '\n' || data[end - 1] == '\t'))
+        end--;
+    if (end - start == 0 || end - start >= sizeof(name))
+        return -EINVAL;
+    memcpy(name, data + start, end - start);
+    name[end - start] = 0;
+    int error = tick_policy_switch(name);
+    return error ? error : (long)count;
 }
 
 /* Files whose text another part of the kernel writes, snprintf-style. */
@@ -298,6 +329,8 @@ static const struct procfs_entry entries[] = {
     { "/proc/cmdline", generate_cmdline, NULL },
     { "/proc/loadavg", generate_loadavg, NULL },
     { "/proc/tick", generate_tick, NULL },
+    { "/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy },
+    { "/proc/sys/kernel/tick_policies", generate_tick_policies, NULL },
 };
 
 /* ---- /proc/PID ---- */

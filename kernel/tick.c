@@ -55,22 +55,41 @@ const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT] = {
     [TICK_KEEP_RCU] = "rcu",       [TICK_KEEP_TIMER] = "timer",   [TICK_KEEP_TIMEKEEPING] = "timekeeping",
 };
 
-static const struct tick_policy policies[] = {
-    { "periodic", false, false },
-    { "idle", true, false },
-    { "task", true, true },
-};
-const struct tick_policy *tick_policy = &policies[2];
+const struct tick_policy *tick_policy = &tick_policy_task;
+
+static const struct tick_policy *find_policy(const char *name)
+{
+    for (const struct tick_policy *const *policy = tick_policies; *policy; policy++) {
+        if (!strcmp((*policy)->name, name))
+            return *policy;
+    }
+    return 0;
+}
 
 int tick_policy_select(const char *name)
 {
-    for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
-        if (!strcmp(policies[i].name, name)) {
-            tick_policy = &policies[i];
-            return 0;
-        }
+    const struct tick_policy *policy = find_policy(name);
+    if (!policy)
+        return -EINVAL;
+    tick_policy = policy;
+    return 0;
+}
+
+/* The policy is one pointer, read under each CPU's runqueue lock at every
+ * check: a CPU sees the old policy or the new one, never a mix. A CPU
+ * whose tick the old policy stopped is kicked, so that it asks again. */
+int tick_policy_switch(const char *name)
+{
+    const struct tick_policy *policy = find_policy(name);
+    unsigned cpu;
+    if (!policy)
+        return -EINVAL;
+    __atomic_store_n(&tick_policy, policy, __ATOMIC_SEQ_CST);
+    for_each_online_cpu(cpu) {
+        if (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE))
+            tick_nohz_kick(cpu, false);
     }
-    return -EINVAL;
+    return 0;
 }
 
 /* ---- Timekeeping and the clocksource watchdog ---- */
@@ -105,7 +124,7 @@ static void watchdog_check_this_cpu(struct cpu *cpu, uint64_t now)
     struct watchdog_sample *sample = &watchdog_samples[cpu->id];
     uint64_t round = __atomic_load_n(&watchdog_round, __ATOMIC_ACQUIRE);
 
-    if (sample->round == round || cpu_has_nohz(cpu->id))
+    if (sample->round == round || cpu_is_isolated(cpu->id))
         return;
     uint64_t tsc = rdtsc();
     if (sample->round && now > sample->ns) {
@@ -128,7 +147,7 @@ static void watchdog_check_this_cpu(struct cpu *cpu, uint64_t now)
 static void timekeeping_take_if_free(unsigned cpu)
 {
     unsigned none = TIMEKEEPER_NONE;
-    if (timekeeper_cpu == TIMEKEEPER_NONE && !cpu_has_nohz(cpu))
+    if (timekeeper_cpu == TIMEKEEPER_NONE && !cpu_is_isolated(cpu))
         __atomic_compare_exchange_n(&timekeeper_cpu, &none, cpu, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
@@ -139,6 +158,7 @@ void tick_timekeeper_move_off(unsigned cpu)
         return;
     struct cpumask candidates;
     cpumask_andnot(&candidates, &cpu_online_mask, &cpu_has_nohz_task);
+    cpumask_andnot(&candidates, &candidates, &nohz_full_mask);
     cpumask_clear(&candidates, cpu);
     target = cpumask_first(&candidates);
     if (target >= MAX_CPUS)
@@ -206,13 +226,14 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
     struct runqueue *rq = &cpu->rq;
     bool idle = cpu_is_idle(rq);
 
-    if (idle ? !tick_policy->stop_when_idle : !(tick_policy->stop_for_nohz_task && task_is_nohz(rq->current)))
+    const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
+    if (idle ? !policy->stop_when_idle : !policy->busy_may_stop(cpu, now))
         return TICK_KEEP_POLICY;
     if (!idle && rq->nr_running > 1)
         return TICK_KEEP_TASKS;
     if (rcu_needs_cpu(cpu->id) || (at_tick && !idle && rcu_pending(cpu->id)) || cpu->tick.rcu_kick)
         return TICK_KEEP_RCU;
-    if (cpu->id == timekeeper_cpu && nohz_tasks_exist())
+    if (cpu->id == timekeeper_cpu && isolated_cpus_exist())
         return TICK_KEEP_TIMEKEEPING;
     if (timers_next_deadline() < now + tick_period_ns)
         return TICK_KEEP_TIMER;
@@ -225,7 +246,7 @@ static void stop_locked(struct cpu *cpu)
     tick->running = false;
     tick->reason = TICK_MAY_STOP;
     tick->stops++;
-    if (cpu->id == timekeeper_cpu && !nohz_tasks_exist())
+    if (cpu->id == timekeeper_cpu && !isolated_cpus_exist())
         __atomic_store_n(&timekeeper_cpu, TIMEKEEPER_NONE, __ATOMIC_SEQ_CST);   /* whoever ticks next */
 }
 

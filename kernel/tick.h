@@ -21,12 +21,24 @@ enum tick_keep_reason {
 
 extern const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT];
 
-/* A tick policy: which CPUs may stop their tick (tick= on the command line). */
+struct cpu;
+
+/* A tick policy (docs/tick-policy.md): one question, asked with the CPU's
+ * runqueue lock held and interrupts off, before the common reasons
+ * (tasks, RCU, timekeeping, timers) are checked. Chosen with tick= and
+ * switched at run time through /proc/sys/kernel/tick_policy. */
 struct tick_policy {
     const char *name;
-    bool stop_when_idle;        /* an idle CPU stops its tick */
-    bool stop_for_nohz_task;    /* a nohz task running alone stops it (seeds 03-04) */
+    const char *summary;            /* one line, for /proc/sys/kernel/tick_policies */
+    bool stop_when_idle;            /* an idle CPU may stop its tick */
+    /* May this CPU, running a task, stop its tick? now: clock_now(). */
+    bool (*busy_may_stop)(struct cpu *cpu, uint64_t now);
 };
+
+/* Every policy, NULL-terminated (kernel/tick_policies.c). */
+extern const struct tick_policy *const tick_policies[];
+extern const struct tick_policy tick_policy_periodic, tick_policy_idle, tick_policy_task, tick_policy_full;
+extern const struct tick_policy tick_policy_patient;    /* the example: kernel/tick_policy_patient.c */
 
 struct tick_state {
     /* `running`: a tick deadline is programmed. Written by the CPU itself
@@ -57,7 +69,10 @@ extern const struct tick_policy *tick_policy;
 void tick_init(void);                 /* once, on the boot CPU */
 void tick_start_this_cpu(void);       /* each CPU, when it comes online */
 void tick_program_hardware(void);     /* next interrupt: tick or timer, whichever is first */
-int tick_policy_select(const char *name);   /* tick=: 0 or -EINVAL */
+int tick_policy_select(const char *name);   /* tick=, at boot: 0 or -EINVAL */
+/* At run time: every CPU whose tick is stopped is kicked to look again
+ * under the new policy. 0 or -EINVAL for an unknown name. */
+int tick_policy_switch(const char *name);
 
 /* The stop/restart points, all on the CPU concerned, interrupts off. */
 void tick_idle_enter(void);           /* idle_loop, before halting: may stop */

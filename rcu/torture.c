@@ -260,6 +260,7 @@ int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
      * compete with them (their grace-period side is what it tests). */
     struct cpumask where;
     cpumask_andnot(&where, &cpu_online_mask, &cpu_has_nohz_task);
+    cpumask_andnot(&where, &where, &nohz_full_mask);
     for_each_cpu_in(cpu, &where) {
         struct cpumask only_here = cpumask_of(cpu);
         torture.readers[cpu].cpu = cpu;

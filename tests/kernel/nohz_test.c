@@ -7,6 +7,7 @@
  * broken rule fails instead of hanging. */
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
+#include "kernel/errno.h"
 #include "kernel/ipi.h"
 #include "kernel/ktest.h"
 #include "kernel/nohz_task.h"
@@ -300,6 +301,59 @@ static void watchdog_and_timekeeping_leave_the_nohz_cpu(struct ktest *test)
     stop_worker(test, &worker);
 }
 
+/* Policies switch at run time: a CPU whose tick the old policy stopped
+ * looks again under the new one (here: periodic brings its tick back). */
+static void switching_policy_rechecks_stopped_ticks(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    const struct tick_policy *before = tick_policy;
+    if (!need_cpus(test) || tick_policy_switch("task") < 0 || !start_worker(test, &worker))
+        return;
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop under task");
+    KTEST_EXPECT(test, tick_policy_switch("periodic") == 0, "cannot switch to periodic");
+    sleep_ns(20 * MS);
+    KTEST_EXPECT(test, cpus[worker.cpu]->tick.running, "periodic, but the tick is still stopped");
+    KTEST_EXPECT(test, cpus[worker.cpu]->tick.reason == TICK_KEEP_POLICY, "reason %s",
+                 tick_keep_reason_names[cpus[worker.cpu]->tick.reason]);
+    KTEST_EXPECT(test, tick_policy_switch("no-such-policy") == -EINVAL, "an unknown policy was accepted");
+    KTEST_EXPECT(test, tick_policy_switch("task") == 0 && wait_tick_stopped(worker.cpu),
+                 "back to task, the tick did not stop");
+    stop_worker(test, &worker);
+    tick_policy_switch(before->name);
+}
+
+/* The example policy of docs/tick-policy.md: the nohz task keeps its tick
+ * for its first 50 ms, then stops it; under task it stops at once. */
+static uint64_t ticks_until_stopped(struct ktest *test, const char *policy)
+{
+    struct worker worker = { 0 };
+    const struct tick_state *tick = &cpus[cpu_count - 1]->tick;
+    tick_policy_switch(policy);
+    /* Periods, counted from before the worker exists: ticks taken, and
+     * those the host did not run the vCPU for (missed). */
+    uint64_t periods = tick->ticks + tick->missed;
+    if (!start_worker(test, &worker))
+        return 0;
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "%s: the tick did not stop", policy);
+    periods = tick->ticks + tick->missed - periods;
+    stop_worker(test, &worker);
+    return periods;
+}
+
+static void patient_policy_waits_before_stopping(struct ktest *test)
+{
+    const struct tick_policy *before = tick_policy;
+    if (!need_cpus(test))
+        return;
+    uint64_t task = ticks_until_stopped(test, "task");
+    uint64_t patient = ticks_until_stopped(test, "patient");
+    tick_policy_switch(before->name);
+    uint64_t patience = 50 * tick_hz / 1000;
+    ktest_log(test, "ticks before the stop: task %lu, patient %lu (patience %lu ticks)", task, patient, patience);
+    KTEST_EXPECT(test, task <= 3, "task took %lu ticks to stop", task);
+    KTEST_EXPECT(test, patient + 1 >= patience, "patient stopped after %lu ticks", patient);
+}
+
 KTEST_SUITE(nohz,
             KTEST_CASE(alone_on_its_cpu_the_tick_stops),
             KTEST_CASE(unpinned_timers_avoid_the_nohz_cpu),
@@ -307,4 +361,6 @@ KTEST_SUITE(nohz,
             KTEST_CASE(queued_callbacks_keep_the_tick),
             KTEST_CASE(rcu_prod_restarts_a_stopped_tick),
             KTEST_CASE(async_call_with_interrupts_off),
-            KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu));
+            KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu),
+            KTEST_CASE(switching_policy_rechecks_stopped_ticks),
+            KTEST_CASE(patient_policy_waits_before_stopping));

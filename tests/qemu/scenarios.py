@@ -139,6 +139,36 @@ SCENARIOS = [
                       r"^spin: 4 s, [1-9]\d* iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+$",
                       r"^spin: cpu 3 after the first second: LOC [1-9]\d*, RES \d+, CAL 0, NHZ [1-9]",
                       r"^3 +(ticking|stopped) +\S+ +- "]},
+    # tick=full (issue 7): any task alone on a nohz_full= CPU stops the
+    # tick, with no marking; the policy switches at run time.
+    {"name": "full-spin", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=full nohz_full=1-3",
+     "command": "taskset -c 3 spin 3; taskset -c 3 spin 3 --syscall-every 100000; "
+                "taskset -c 3 spin 3 --fault-every 100000; "
+                "taskset -c 3 spin 4 & sleep 1.2; rcustress 2 >/dev/null; wait; "
+                "cat /proc/sys/kernel/tick_policy; grep -c . /proc/sys/kernel/tick_policies",
+     "must_contain": [r"^nohz_full: cpus 1-3$",
+                      r"^spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 3 s, \d+ iterations, [1-9]\d* syscalls, 0 faults, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 3 s, \d+ iterations, 0 syscalls, [1-9]\d* faults, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 4 s, \d+ iterations, 0 syscalls, 0 faults, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
+                      r"^full$", r"^5$"]},
+    {"name": "tick-policy-switch", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=full nohz_full=3",
+     "command": "echo bogus > /proc/sys/kernel/tick_policy || echo refused; cat /proc/sys/kernel/tick_policy; "
+                "taskset -c 3 spin 3 & sleep 1.5; echo periodic > /proc/sys/kernel/tick_policy; wait; "
+                "cat /proc/sys/kernel/tick_policy; echo full > /proc/sys/kernel/tick_policy; taskset -c 3 spin 2",
+     "must_contain": [r"^refused$", r"^full$", r"^periodic$",
+                      r"^spin: cpu 3 after the first second: LOC ([5-9]\d\d|\d{4,}),",
+                      r"^spin: 2 s, .*\nspin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0"]},
+    {"name": "nohz-full-bad", "smp": 4, "append": "tick=full nohz_full=0-3 ktest=boot",
+     "must_contain": [r"nohz_full=0-3: cpu 0 stays a housekeeping CPU", r"^nohz_full: cpus 1-3$"]},
+    {"name": "nohz-full-bad-list", "smp": 2, "append": "tick=full nohz_full=1,7 ktest=boot",
+     "must_contain": [r"nohz_full=1,7: CPU 7 is not online: ignored", r"^nohz_full: cpus 1$"]},
+    {"name": "nohz-full-not-a-list", "smp": 2, "append": "tick=task nohz_full=x ktest=boot",
+     "must_contain": [r"nohz_full=x: not a CPU list"]},
     # Signals: a static musl program checks Linux's behaviour (it passes on
     # the Linux host too: see "host-signals" in tests/run), the shell's
     # job control and pipelines use them, and Ctrl-C on the console
