@@ -53,6 +53,7 @@ volatile unsigned timekeeper_cpu;
 const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT] = {
     [TICK_MAY_STOP] = "-",         [TICK_KEEP_POLICY] = "policy", [TICK_KEEP_TASKS] = "tasks",
     [TICK_KEEP_RCU] = "rcu",       [TICK_KEEP_TIMER] = "timer",   [TICK_KEEP_TIMEKEEPING] = "timekeeping",
+    [TICK_KEEP_CLOCK] = "clock",
 };
 
 const struct tick_policy *tick_policy = &tick_policy_task;
@@ -235,6 +236,10 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
         return TICK_KEEP_RCU;
     if (cpu->id == timekeeper_cpu && isolated_cpus_exist())
         return TICK_KEEP_TIMEKEEPING;
+    /* The PIT wraps every 55 ms: someone must read it more often than
+     * that (arch/x86/pit.c), and that is the timekeeper's tick. */
+    if (cpu->id == timekeeper_cpu && clock_needs_periodic_reads())
+        return TICK_KEEP_CLOCK;
     if (timers_next_deadline() < now + tick_period_ns)
         return TICK_KEEP_TIMER;
     return TICK_MAY_STOP;

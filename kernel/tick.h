@@ -15,7 +15,8 @@ enum tick_keep_reason {
     TICK_KEEP_TASKS,            /* more than one runnable task: time slices */
     TICK_KEEP_RCU,              /* RCU needs this CPU (seed patch 06) */
     TICK_KEEP_TIMER,            /* a timer is due within a period anyway */
-    TICK_KEEP_TIMEKEEPING,      /* the timekeeper, while nohz tasks run elsewhere */
+    TICK_KEEP_TIMEKEEPING,      /* the timekeeper, while isolated CPUs exist */
+    TICK_KEEP_CLOCK,            /* the timekeeper, when the clocksource must be read often (PIT) */
     TICK_KEEP_REASON_COUNT
 };
 

@@ -213,6 +213,11 @@ SCENARIOS = [
      "must_not_contain": [r"Subtest: panic"]},
     {"name": "clocksource-pit", "smp": 2, "append": "clocksource=pit ktest=timers",
      "must_contain": [r"clock: using the PIT \(clocksource=pit"]},
+    # On the PIT the timekeeper never stops its tick (reason "clock"), idle
+    # or not: the counter wraps every 55 ms.
+    {"name": "clocksource-pit-timekeeper", "smp": 2, "ktap": False, "append": "clocksource=pit",
+     "command": "sleep 1; cat /proc/tick",
+     "must_contain": [r"^kept by: policy tasks rcu timer timekeeping clock$", r"^\d+ +\d+ \d+ \d+ \d+ \d+ [1-9]\d*$"]},
     # An unknown suite is a failure, not a silent pass.
     {"name": "unknown-suite", "append": "ktest=boot,nonesuch", "ktap": False,
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
