@@ -17,8 +17,10 @@
  * taskset -c 2 every sample is 2. For runs of 2 s or more, a second line
  * gives the interrupts its CPU took from the end of the first second to
  * the end (from /proc/interrupts; read with system calls, which are not
- * interrupts), e.g.
- *   spin: cpu 3 after the first second: LOC 0 RES 0 CAL 0 NHZ 0, all 0
+ * interrupts), and a third line the same from the start of the loop, e.g.
+ *   spin: cpu 3 after the first second: LOC 0, RES 0, CAL 0, NHZ 0, all 0
+ *   spin: cpu 3 over the whole loop: LOC 1, RES 0, CAL 0, NHZ 0, all 1
+ * (The CPU is assumed not to change: pin spin with taskset.)
  * Exit status 0, 1 on --nohz refusal, 2 on bad arguments. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -105,12 +107,12 @@ static struct interrupt_counts read_interrupts(unsigned cpu)
     return counts;
 }
 
-static void report_interrupts(unsigned cpu, const struct interrupt_counts *before,
+static void report_interrupts(const char *when, unsigned cpu, const struct interrupt_counts *before,
                               const struct interrupt_counts *after)
 {
     if (!before->valid || !after->valid)
         return;
-    printf("spin: cpu %u after the first second:", cpu);
+    printf("spin: cpu %u %s:", cpu, when);
     for (int i = 0; i < SOURCES; i++)
         printf("%s %s %llu", i ? "," : "", source_names[i], after->by_source[i] - before->by_source[i]);
     printf(", all %llu\n", after->all - before->all);
@@ -168,10 +170,12 @@ int main(int argc, char **argv)
     if (nohz)
         become_nohz();
     sample_cpu();
+    unsigned cpu = 0;
+    syscall(SYS_getcpu, &cpu, NULL, NULL);
+    struct interrupt_counts at_start = read_interrupts(cpu);
     unsigned long long start = now_ns(), end = start + seconds * 1000000000ull;
     unsigned long long first_second = seconds >= 2 ? start + 1000000000ull : ~0ull;
     struct interrupt_counts after_first_second = { { 0 }, 0, 0 };
-    unsigned cpu = 0;
     for (;;) {
         iterations++;
         if (syscall_every && iterations % syscall_every == 0) {
@@ -187,7 +191,6 @@ int main(int argc, char **argv)
             if (now >= end)
                 break;
             if (now >= first_second) {
-                syscall(SYS_getcpu, &cpu, NULL, NULL);
                 after_first_second = read_interrupts(cpu);
                 first_second = ~0ull;
             }
@@ -204,6 +207,7 @@ int main(int argc, char **argv)
             printf(" %d:%lu", cpu, cpu_samples[cpu]);
     }
     printf("\n");
-    report_interrupts(cpu, &after_first_second, &at_end);
+    report_interrupts("after the first second", cpu, &after_first_second, &at_end);
+    report_interrupts("over the whole loop", cpu, &at_start, &at_end);
     return 0;
 }
