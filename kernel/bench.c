@@ -17,7 +17,7 @@
 #define BATCHES 31
 #define PER_BATCH 500
 
-static uint64_t median(uint64_t *values, unsigned count)
+uint64_t bench_median(uint64_t *values, unsigned count)
 {
     for (unsigned i = 1; i < count; i++) {         /* insertion sort: count is small */
         uint64_t value = values[i];
@@ -66,7 +66,7 @@ static void bench_context_switch(void)
     kthread_join(timer);
     kthread_join(partner);
     printk("bench: context_switch cpu=%u cycles_median=%lu batches=%u per_batch=%d\n", cpu_count - 1,
-           median(pair.batches, pair.batch_count), pair.batch_count, PER_BATCH);
+           bench_median(pair.batches, pair.batch_count), pair.batch_count, PER_BATCH);
 }
 
 struct handoff {
@@ -122,7 +122,7 @@ static void bench_wakeup_cross_cpu(void)
     kthread_join(sender);
     kthread_join(receiver);
     printk("bench: wakeup_cross_cpu from=%u to=%u cycles_median=%lu batches=%d per_batch=%d\n", sender_cpu,
-           receiver_cpu, median(handoff.batches, BATCHES), BATCHES, PER_BATCH);
+           receiver_cpu, bench_median(handoff.batches, BATCHES), BATCHES, PER_BATCH);
 }
 
 struct benchmark {

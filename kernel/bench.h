@@ -4,7 +4,11 @@
 #ifndef KERNEL_BENCH_H
 #define KERNEL_BENCH_H
 
+#include <stdint.h>
+
 /* Returns the number of benchmarks that could not run. */
 unsigned bench_run(const char *names);
+/* The median of count values (sorts them in place; count is small). */
+uint64_t bench_median(uint64_t *values, unsigned count);
 
 #endif

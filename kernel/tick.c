@@ -309,16 +309,24 @@ void tick_idle_enter(void)
     tick_program_hardware();
 }
 
+/* Restart this CPU's stopped tick for reason, whatever keep_reason() says. */
+static void restart_for(struct cpu *cpu, enum tick_keep_reason reason)
+{
+    uint64_t now = clock_now();
+    spin_lock(&cpu->rq.lock);
+    bool stopped = !cpu->tick.running;
+    if (stopped)
+        restart_locked(cpu, now, reason);
+    spin_unlock(&cpu->rq.lock);
+    if (stopped)
+        tick_program_hardware();
+}
+
 void tick_idle_exit(void)
 {
     struct cpu *cpu = this_cpu();
-    if (cpu->tick.running)
-        return;
-    uint64_t now = clock_now();
-    spin_lock(&cpu->rq.lock);
-    restart_locked(cpu, now, TICK_KEEP_TASKS);
-    spin_unlock(&cpu->rq.lock);
-    tick_program_hardware();
+    if (!cpu->tick.running)
+        restart_for(cpu, TICK_KEEP_TASKS);
 }
 
 static void tick_interrupt(struct trap_frame *frame)
@@ -368,13 +376,7 @@ static void nohz_kick_interrupt(struct trap_frame *frame)
         cpu->tick.kicks_while_ticking++;
     if (__atomic_exchange_n(&cpu->tick.rcu_kick, false, __ATOMIC_SEQ_CST)) {
         rcu_holdout_kicked();
-        if (!cpu->tick.running) {   /* RCU wants this CPU's ticks until the GP ends */
-            uint64_t now = clock_now();
-            spin_lock(&cpu->rq.lock);
-            restart_locked(cpu, now, TICK_KEEP_RCU);
-            spin_unlock(&cpu->rq.lock);
-            tick_program_hardware();
-        }
+        restart_for(cpu, TICK_KEEP_RCU);    /* RCU wants this CPU's ticks until the GP ends */
     }
 }
 

@@ -8,6 +8,7 @@
  *
  * Times under TCG depend on the host: reported, never asserted. */
 #include "arch/x86/clock.h"
+#include "kernel/bench.h"
 #include "kernel/heap.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -18,18 +19,6 @@
 
 #define RUNS 31
 #define FLOOD 20000
-
-static uint64_t median(uint64_t *values, unsigned count)
-{
-    for (unsigned i = 1; i < count; i++) {         /* insertion sort: count is small */
-        uint64_t value = values[i];
-        unsigned j = i;
-        for (; j > 0 && values[j - 1] > value; j--)
-            values[j] = values[j - 1];
-        values[j] = value;
-    }
-    return values[count / 2];
-}
 
 void rcu_bench_synchronize(void)
 {
@@ -42,8 +31,8 @@ void rcu_bench_synchronize(void)
         ns[i] = clock_now() - start;
         ticks[i] = jiffies - start_jiffies;
     }
-    printk("bench: synchronize_rcu ns_median=%lu ticks_median=%lu runs=%d gps=%lu\n", median(ns, RUNS),
-           median(ticks, RUNS), RUNS, rcu_gps_completed() - gps_before);
+    printk("bench: synchronize_rcu ns_median=%lu ticks_median=%lu runs=%d gps=%lu\n", bench_median(ns, RUNS),
+           bench_median(ticks, RUNS), RUNS, rcu_gps_completed() - gps_before);
 }
 
 static unsigned long flood_invoked;
