@@ -27,7 +27,11 @@
 #include "sched/task.h"
 
 #define RCU_FQS_INTERVAL_NS 3000000ul   /* 3 ms; Linux's jiffies_till_next_fqs is a few jiffies too */
-#define RCU_KICK_AFTER_SCANS 2          /* let the tick and context switches report first */
+/* Let the tick, context switches and extended QSs report first: about
+ * 20 ms, of the order of Linux's delay before it prods a holdout. Sooner,
+ * a nohz task's CPU is prodded whenever it spends a few milliseconds in
+ * one system call (or its vCPU is not run by a busy host for that long). */
+#define RCU_KICK_AFTER_SCANS 7
 
 uint64_t rcu_fanout_param = RCU_FANOUT_DEFAULT;
 uint64_t rcu_stall_timeout_param = RCU_STALL_TIMEOUT_DEFAULT;
