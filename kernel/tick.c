@@ -38,6 +38,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/timers.h"
+#include "kernel/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
@@ -153,6 +154,7 @@ static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupte
 {
     cpu->tick.ticks++;
     timekeeping_take_if_free(cpu->id);
+    trace_tick_fire(cpu->tick.ticks);
     if (cpu->id == timekeeper_cpu)
         timekeeping_update(now);
     watchdog_check_this_cpu(cpu, now);
@@ -337,6 +339,7 @@ static void nohz_kick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
     (void)frame;
+    trace_ipi_receive(IPI_NOHZ_KICK);
     cpu->tick.kicks_received++;
     if (cpu->tick.running)
         cpu->tick.kicks_while_ticking++;
