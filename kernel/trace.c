@@ -262,6 +262,10 @@ static int format_details(char *buffer, size_t size, const struct trace_event *e
     }
     case TRACE_SCHED_EXEC:
         return format_task(buffer, size, "", event->arg0);
+    case TRACE_USER_ENTER:
+    case TRACE_USER_EXIT:
+        buffer[0] = '\0';
+        return 0;
     case TRACE_RCU_GP_START:
     case TRACE_RCU_GP_END:
         return snprintf(buffer, size, "gp_seq=%llu", arg1);
@@ -292,22 +296,20 @@ static char *output_room(struct output *out, size_t *room)
 
 static void output_event(struct output *out, const struct trace_event *event)
 {
-    char name[NAME_SIZE];
+    char name[NAME_SIZE], details[160];
     int pid;
     size_t room;
     if (!lookup_task(event->task, name, &pid)) {
         snprintf(name, sizeof(name), "<...>");
         pid = -1;
     }
+    format_details(details, sizeof(details), event);
     uint64_t us = event->time_ns / 1000;
     const char *type = event->type < TRACE_TYPE_COUNT && type_names[event->type] ? type_names[event->type] : "?";
     char *at = output_room(out, &room);
-    out->length += (size_t)snprintf(at, room, "%16s-%-5d [%03u] %5llu.%06llu: %s: ", name, pid, event->cpu,
-                                    (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), type);
-    at = output_room(out, &room);
-    out->length += (size_t)format_details(at, room, event);
-    at = output_room(out, &room);
-    out->length += (size_t)snprintf(at, room, "\n");
+    out->length += (size_t)snprintf(at, room, "%16s-%-5d [%03u] %5llu.%06llu: %s:%s%s\n", name, pid, event->cpu,
+                                    (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), type,
+                                    details[0] ? " " : "", details);
 }
 
 struct cpu_events {

@@ -100,15 +100,16 @@ def check_converters(text, cpus):
 
 
 def check(output):
-    if tracefile.BEGIN not in output or SECOND_BEGIN not in output:
+    first_text = tracefile.section(output, tracefile.BEGIN, tracefile.END)
+    second_text = tracefile.section(output, SECOND_BEGIN, SECOND_END)
+    if first_text is None or second_text is None:
         return ["the trace dumps are missing from the output"]
-    first = tracefile.parse(output)
+    first = tracefile.parse(first_text)
     if first.cpus != [0, 1, 2, 3]:
         return ["first trace: CPUs %s in the header, expected 0-3" % first.cpus]
     reasons = check_spinner(first) + check_ipis(first)
     reasons += check_classes(first, ("sched", "user", "ipi"), "first trace")
-    reasons += check_converters(tracefile.extract(output), first.cpus)
-    second_text = output[output.index(SECOND_BEGIN) + len(SECOND_BEGIN):output.find(SECOND_END)]
+    reasons += check_converters(first_text, first.cpus)
     second = tracefile.parse(second_text)
     reasons += check_classes(second, ("irq", "tick"), "after 'classes irq,tick' and 'clear'")
     if "# nohzk trace: classes irq,tick," not in second_text:

@@ -21,15 +21,22 @@ Event = namedtuple("Event", "task pid cpu us event fields details")
 Trace = namedtuple("Trace", "cpus events overwritten")
 
 
+def section(text, begin, end):
+    """The lines between a line that is begin and a line that is end (or
+    the end of the text); None without such a begin line. Markers must be
+    whole lines: the command line that echoes them may be in the log too."""
+    lines = text.replace("\r", "").split("\n")
+    if begin not in lines:
+        return None
+    first = lines.index(begin) + 1
+    last = lines.index(end, first) if end in lines[first:] else len(lines)
+    return "\n".join(lines[first:last]) + "\n"
+
+
 def extract(text):
-    """The trace part of a console log."""
-    text = text.replace("\r", "")
-    start = text.find(BEGIN)
-    if start < 0:
-        return text
-    start = text.find("\n", start) + 1
-    end = text.find(END, start)
-    return text[start:end if end >= 0 else len(text)]
+    """The trace part of a console log (all of it, without markers)."""
+    found = section(text, BEGIN, END)
+    return text.replace("\r", "") if found is None else found
 
 
 def parse(text):
