@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench clean help deps
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps
 
 all: kernel initrd user-programs host-tests
 
@@ -83,6 +83,7 @@ help:
 	@echo "make debug      QEMU stopped at the first instruction, gdb attached with symbols"
 	@echo "make test       host unit tests, then every QEMU scenario"
 	@echo "make bench      boot time and scheduler costs; table and build/bench.json"
+	@echo "make trace CMD='...'  run CMD traced; build/trace.json (Perfetto) and build/trace.svg"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
 
@@ -157,6 +158,17 @@ test: deps all
 
 bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(TEST_PROGRAMS)
 	CPUS=$(CPUS) tools/bench
+
+# CMD is read from the environment (make puts command-line variables
+# there), so that its quotes reach the guest's shell untouched.
+# TRACE=irq,tick,... picks the classes (default all), TRACE_SIZE the
+# events kept per CPU.
+TRACE      ?= all
+TRACE_SIZE ?= 16384
+CMD        ?= sleep 1
+export CMD
+trace: deps $(KERNEL) $(BUILD)/initrd.cpio
+	tools/trace --smp $(CPUS) --classes $(TRACE) --size $(TRACE_SIZE) $(if $(ARGS),--append "$(ARGS)") -- "$$CMD"
 
 clean:
 	rm -rf $(BUILD)

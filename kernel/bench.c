@@ -4,13 +4,16 @@
  * switch, the median over batches. wakeup_cross_cpu: two threads on two
  * CPUs hand a token back and forth through wait queues; cycles per one-way
  * handoff (half a round trip), timed on the sender's CPU only (TSCs of
- * different vCPUs are not in step). */
+ * different vCPUs are not in step). trace_point: cycles per trace point
+ * (trace_ipi_receive, a typical one) with its class off, then on (the
+ * event recorded in this CPU's ring); the mask is put back after. */
 #include "kernel/bench.h"
 
 #include "arch/x86/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/trace.h"
 #include "rcu/bench.h"
 #include "sched/task.h"
 
@@ -125,6 +128,31 @@ static void bench_wakeup_cross_cpu(void)
            receiver_cpu, bench_median(handoff.batches, BATCHES), BATCHES, PER_BATCH);
 }
 
+/* Median cycles per call of a trace point over batches, with this mask. */
+static uint64_t time_trace_point(unsigned mask)
+{
+    uint64_t batches[BATCHES];
+    __atomic_store_n(&trace_mask, mask, __ATOMIC_RELEASE);
+    for (unsigned b = 0; b < BATCHES; b++) {
+        uint64_t start = rdtsc();
+        for (int i = 0; i < PER_BATCH; i++)
+            trace_ipi_receive(IPI_RESCHEDULE);
+        batches[b] = (rdtsc() - start) / PER_BATCH;
+    }
+    return bench_median(batches, BATCHES);
+}
+
+static void bench_trace_point(void)
+{
+    unsigned saved = __atomic_load_n(&trace_mask, __ATOMIC_ACQUIRE);
+    uint64_t off = time_trace_point(0);
+    uint64_t on = time_trace_point(1u << TRACE_CLASS_IPI);
+    __atomic_store_n(&trace_mask, saved, __ATOMIC_RELEASE);
+    trace_clear();
+    printk("bench: trace_point cycles_off=%lu cycles_on=%lu batches=%d per_batch=%d\n", off, on, BATCHES,
+           PER_BATCH);
+}
+
 struct benchmark {
     const char *name;
     void (*run)(void);
@@ -135,6 +163,7 @@ static const struct benchmark benchmarks[] = {
     { "wakeup_cross_cpu", bench_wakeup_cross_cpu },
     { "synchronize_rcu", rcu_bench_synchronize },
     { "call_rcu_flood", rcu_bench_callback_flood },
+    { "trace_point", bench_trace_point },
 };
 
 unsigned bench_run(const char *names)

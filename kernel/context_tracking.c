@@ -12,6 +12,7 @@
 #include "kernel/panic.h"
 #include "kernel/nohz_task.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
@@ -39,6 +40,7 @@ void context_user_exit(void)
     cpu->in_user = false;
     cpu->user_exits++;
     account_mode_change(false);
+    trace_user_exit();
 }
 
 /* A nohz task in user mode is in an extended quiescent state (seeds
@@ -50,6 +52,7 @@ void context_user_enter(void)
     struct cpu *cpu = this_cpu();
     ASSERT(!cpu->in_user);
     tick_recheck();             /* the tick comes back if this syscall made it needed */
+    trace_user_enter();
     cpu->in_user = true;
     account_mode_change(true);
     if (task_is_nohz(current_task()) || cpumask_test_atomic(&nohz_full_mask, cpu->id)) {

@@ -15,8 +15,10 @@
 #include "kernel/heap.h"
 #include "kernel/process.h"
 #include "kernel/string.h"
+#include "kernel/trace.h"
 #include "kernel/user_stack.h"
 #include "kernel/vfs.h"
+#include "sched/task.h"
 
 #define USER_STACK_TOP      0x7ffffffff000ul
 #define USER_STACK_PAGES    64                  /* 256 KiB */
@@ -172,6 +174,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     signal_exec(&process->signals);
     wrmsr(MSR_FS_BASE, 0);
     snprintf(process->name, sizeof(process->name), "%s", base_name(path));
+    trace_sched_exec(current_task());
     process_set_cmdline(process, argv);
     start->entry = elf.entry;
     return 0;

@@ -21,6 +21,7 @@
 #include "kernel/irq.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 
 static const uint8_t ipi_vectors[] = {
     [IPI_RESCHEDULE] = VECTOR_RESCHEDULE,
@@ -31,12 +32,14 @@ static const uint8_t ipi_vectors[] = {
 void ipi_send(unsigned cpu, enum ipi_type type)
 {
     ASSERT(cpu < MAX_CPUS && cpus[cpu]);
+    trace_ipi_send(type, cpu);
     lapic_send_ipi(cpus[cpu]->apic_id, ipi_vectors[type]);
 }
 
 static void handle_reschedule(struct trap_frame *frame)
 {
     (void)frame;        /* the scheduler will look at its runqueue on the way out */
+    trace_ipi_receive(IPI_RESCHEDULE);
 }
 
 static void handle_call_function(struct trap_frame *frame)
@@ -44,6 +47,7 @@ static void handle_call_function(struct trap_frame *frame)
     struct call_queue *queue = &this_cpu()->calls;
 
     (void)frame;
+    trace_ipi_receive(IPI_CALL_FUNCTION);
     spin_lock(&queue->lock);
     struct call_request *request = queue->head;
     queue->head = queue->tail = 0;

@@ -12,6 +12,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 #include "arch/x86/cpu.h"
@@ -97,8 +98,10 @@ void irq_dispatch(struct trap_frame *frame)
     }
     cpu->irq_counts[action->source]++;
     irq_enter(cpu);
+    trace_irq_enter(vector);
     action->handler(frame);
     lapic_eoi();
+    trace_irq_exit(vector);
     tick_recheck();     /* a stopped tick restarts here when something needs it (seed 05) */
     irq_exit(cpu);
     sched_preempt_on_irq_exit(frame->rflags & RFLAGS_IF);

@@ -30,6 +30,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/timers.h"
+#include "kernel/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
@@ -267,6 +268,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     tick_start_this_cpu();
     start_secondary_cpus(acpi);
     printk("smp: %u CPUs online\n", cpu_count);
+    trace_init();
     housekeeping_init();
     nohz_full_init(kernel_params.nohz_full);
     rcu_init();

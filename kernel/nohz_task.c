@@ -16,6 +16,7 @@
 #include "kernel/string.h"
 #include "kernel/process.h"
 #include "kernel/tick.h"
+#include "kernel/trace.h"
 #include "sched/task.h"
 
 struct cpumask cpu_has_nohz_task;
@@ -114,6 +115,7 @@ int nohz_task_set(struct task *task)
     cpus[cpu]->nohz_task = task;
     cpumask_set_atomic(&cpu_has_nohz_task, cpu);
     housekeeping_remove(cpu);       /* no unpinned timers land here (seed 02) */
+    trace_nohz_set(task->process ? task->process->pid : 0);
     tick_timekeeper_move_off(cpu);  /* timekeeping is never a nohz CPU's job */
 out:
     spin_unlock(&task->lock);
@@ -132,6 +134,7 @@ void nohz_task_clear(struct task *task)
         cpumask_clear_atomic(&cpu_has_nohz_task, cpu);
         housekeeping_add(cpu);
         __atomic_store_n(&task->nohz, false, __ATOMIC_RELEASE);
+        trace_nohz_clear(task->process ? task->process->pid : 0);
     }
     spin_unlock(&task->lock);
     spin_unlock(&nohz_lock);

@@ -7,6 +7,7 @@
 #include "kernel/printk.h"
 #include "kernel/syscall.h"
 #include "kernel/tick.h"
+#include "kernel/trace.h"
 #include "rcu/rcu.h"
 #include "rcu/tree.h"
 
@@ -31,6 +32,8 @@ static struct kernel_param params[] = {
     PARAM_BOOL("strace", &syscall_trace),
     PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
     PARAM_UINT_RANGE("rcu_stall_timeout", &rcu_stall_timeout_param, 1, 300),
+    PARAM_STRING("trace", trace_param, sizeof(trace_param)),
+    PARAM_UINT_RANGE("trace_size", &trace_size_param, 16, 1u << 20),
 };
 
 static void report(void *ctx, const char *message)

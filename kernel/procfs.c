@@ -42,6 +42,7 @@
 #include "kernel/process.h"
 #include "kernel/string.h"
 #include "kernel/tick.h"
+#include "kernel/trace.h"
 #include "kernel/vfs.h"
 #include "rcu/proc.h"
 #include "sched/task.h"
@@ -318,6 +319,7 @@ static void generate_from(struct text *text, size_t (*show)(char *buffer, size_t
 
 static void generate_rcu(struct text *text) { generate_from(text, rcu_proc_show); }
 static void generate_rcustress(struct text *text) { generate_from(text, rcu_stress_show); }
+static void generate_trace(struct text *text) { generate_from(text, trace_proc_show); }
 
 static const struct procfs_entry entries[] = {
     { "/proc/interrupts", generate_interrupts, NULL },
@@ -331,6 +333,7 @@ static const struct procfs_entry entries[] = {
     { "/proc/tick", generate_tick, NULL },
     { "/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy },
     { "/proc/sys/kernel/tick_policies", generate_tick_policies, NULL },
+    { "/proc/trace", generate_trace, trace_proc_write },
 };
 
 /* ---- /proc/PID ---- */
@@ -442,9 +445,10 @@ static struct snapshot *take_snapshot(generate_fn generate, const void *what, in
             snapshot->pid_entry = 0;
             return snapshot;
         }
-        /* Did not fit: once more with room for what it needed. */
+        /* Did not fit: once more with room for what it needed, and some
+         * more for a file that grows meanwhile (/proc/trace). */
         kfree(snapshot);
-        capacity = text.length + 1;
+        capacity = text.length + text.length / 8 + 1;
     }
 }
 

@@ -38,6 +38,7 @@
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "kernel/timers.h"
+#include "kernel/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
@@ -174,6 +175,7 @@ static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupte
 {
     cpu->tick.ticks++;
     timekeeping_take_if_free(cpu->id);
+    trace_tick_fire(cpu->tick.ticks);
     if (cpu->id == timekeeper_cpu)
         timekeeping_update(now);
     watchdog_check_this_cpu(cpu, now);
@@ -248,6 +250,7 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
 static void stop_locked(struct cpu *cpu)
 {
     struct tick_state *tick = &cpu->tick;
+    trace_tick_stop(cpu_is_idle(&cpu->rq) ? "idle" : "alone");
     tick->running = false;
     tick->reason = TICK_MAY_STOP;
     tick->stops++;
@@ -258,6 +261,7 @@ static void stop_locked(struct cpu *cpu)
 static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason reason)
 {
     struct tick_state *tick = &cpu->tick;
+    trace_tick_restart(tick_keep_reason_names[reason]);
     tick->running = true;
     tick->reason = reason;
     tick->restarts++;
@@ -371,6 +375,7 @@ static void nohz_kick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
     (void)frame;
+    trace_ipi_receive(IPI_NOHZ_KICK);
     cpu->tick.kicks_received++;
     if (cpu->tick.running)
         cpu->tick.kicks_while_ticking++;

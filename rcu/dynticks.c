@@ -23,6 +23,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include "rcu/internal.h"
 
 static struct rcu_data *this_rcu_data(void)
@@ -36,10 +37,11 @@ static unsigned long dynticks_increment(struct rcu_data *rdp)
     return __atomic_add_fetch(&rdp->dynticks, 1, __ATOMIC_SEQ_CST);
 }
 
-static void eqs_enter(void)
+static void eqs_enter(enum trace_eqs_kind kind)
 {
     struct rcu_data *rdp = this_rcu_data();
 
+    trace_rcu_eqs_enter(kind);
     ASSERT(rdp->eqs_nesting == 1 && rdp->irq_nesting == 0);
     ASSERT(rdp->read_nesting == 0);         /* no reader may span an EQS */
     rdp->eqs_nesting = 0;
@@ -47,20 +49,21 @@ static void eqs_enter(void)
     ASSERT(rcu_dynticks_in_eqs(value));
 }
 
-static void eqs_exit(void)
+static void eqs_exit(enum trace_eqs_kind kind)
 {
     struct rcu_data *rdp = this_rcu_data();
 
+    trace_rcu_eqs_exit(kind);
     ASSERT(rdp->eqs_nesting == 0 && rdp->irq_nesting == 0);
     unsigned long value = dynticks_increment(rdp);
     ASSERT(!rcu_dynticks_in_eqs(value));
     rdp->eqs_nesting = 1;
 }
 
-void rcu_idle_enter(void) { eqs_enter(); }
-void rcu_idle_exit(void) { eqs_exit(); }
-void rcu_user_enter(void) { eqs_enter(); }
-void rcu_user_exit(void) { eqs_exit(); }
+void rcu_idle_enter(void) { eqs_enter(TRACE_EQS_IDLE); }
+void rcu_idle_exit(void) { eqs_exit(TRACE_EQS_IDLE); }
+void rcu_user_enter(void) { eqs_enter(TRACE_EQS_USER); }
+void rcu_user_exit(void) { eqs_exit(TRACE_EQS_USER); }
 
 void rcu_irq_enter(void)
 {

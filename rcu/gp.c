@@ -23,6 +23,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/timers.h"
+#include "kernel/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 
@@ -85,6 +86,7 @@ static void gp_start(void)
     rcu_state.stall_reported = false;
     __atomic_store_n(&rcu_state.gp_seq, seq, __ATOMIC_SEQ_CST);
     rcu_tree_start_gp(&rcu_state.tree, seq);
+    trace_rcu_gp_start(seq);
 }
 
 static void gp_end(void)
@@ -94,6 +96,7 @@ static void gp_end(void)
     rcu_tree_end_gp(&rcu_state.tree, seq);
     __atomic_store_n(&rcu_state.gp_seq, seq, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&rcu_state.gps_completed, 1, __ATOMIC_RELEASE);
+    trace_rcu_gp_end(seq);
 }
 
 /* Is cpu quiescent as far as its dynticks counter tells? The first scan

@@ -16,6 +16,7 @@
 #include "kernel/ipi.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 
@@ -84,6 +85,7 @@ void rcu_note_gp_changes(struct rcu_data *rdp)
 
 void rcu_report_qs_for_cpus(struct rcu_node *leaf, uint64_t mask, unsigned long gp_seq)
 {
+    trace_rcu_qs_report(gp_seq, mask << leaf->grplo);
     if (rcu_tree_report(leaf, mask, gp_seq))
         rcu_gp_kthread_wake();      /* the root is empty: the GP may end */
 }

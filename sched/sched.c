@@ -24,6 +24,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/process.h"
+#include "kernel/trace.h"
 #include "rcu/rcu.h"
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
@@ -93,8 +94,10 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     struct runqueue *rq = &cpus[cpu]->rq;
 
     ASSERT(cpumask_test(&task->affinity, cpu));
-    if (task->cpu != cpu)
+    if (task->cpu != cpu) {
         task->migrations++;
+        trace_sched_migrate(task->id, task->cpu, cpu);
+    }
     task->cpu = cpu;
     task->on_runqueue = true;
     rq->nr_running++;
@@ -137,8 +140,10 @@ static void place_task(struct task *task, bool is_wakeup)
 
     spin_lock(&rq->lock);
     enum wakeup_ipi ipi = enqueue_locked(cpu, task);
-    if (is_wakeup)
+    if (is_wakeup) {
         rq->wakeups++;
+        trace_sched_wakeup(task->id, cpu);
+    }
     spin_unlock(&rq->lock);
     if (ipi == WAKEUP_RESCHEDULE)
         ipi_send(cpu, IPI_RESCHEDULE);
@@ -227,6 +232,7 @@ static void schedule_common(bool preempted)
         panic("schedule: task %u (%s) is queued on cpu %u outside its affinity %#lx", next->id, next->name,
               cpu->id, next->affinity.bits[0]);
 
+    trace_sched_switch(prev, next);
     account_switch(prev, next, clock_now());
     next->on_cpu = true;
     rq->current = next;
@@ -284,6 +290,7 @@ bool wake_up_task(struct task *task)
     if (task->on_runqueue) {
         /* It has not switched out yet; schedule() will now keep it. */
         rq->wakeups++;
+        trace_sched_wakeup(task->id, task->cpu);
         spin_unlock(&rq->lock);
         spin_unlock(&task->lock);
         return true;

@@ -23,9 +23,14 @@ Keys (defaults in DEFAULTS):
   must_not_contain regexes that must not match it
   same_as_host     shell commands run on the host (in the repository): the
                    output of each must appear in the output as one block
+  check            a function given the output, returning a list of
+                   reasons it fails (empty: fine); for what regexes cannot
+                   say, e.g. the order of trace events (trace_checks.py)
 
 Times under TCG depend on the host: never assert on them here.
 """
+
+import trace_checks
 
 DEFAULTS = {
     "smp": 4,
@@ -42,6 +47,7 @@ DEFAULTS = {
     "must_contain": [],
     "must_not_contain": [],
     "same_as_host": [],
+    "check": None,
 }
 
 
@@ -224,9 +230,12 @@ SCENARIOS = [
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
 
     # Bad parameters are reported, never silently ignored.
-    {"name": "unknown-param", "append": "bogus=1 hz=123 ktest=boot",
+    {"name": "unknown-param", "append": "bogus=1 hz=123 trace=irq,bogus trace_size=3 ktest=boot",
      "must_contain": [r'unknown parameter "bogus=1"',
-                      r"hz=123: must be one of 100, 250, 1000"]},
+                      r"hz=123: must be one of 100, 250, 1000",
+                      r"trace: trace=irq,bogus: no class named 'bogus' .*tracing stays off",
+                      r"trace_size=3: must be a number from 16 to 1048576"],
+     "must_not_contain": [r"trace: recording"]},
 
     # Machines without an HPET or without ACPI.
     # With the PIT, reading the clock is slow (port I/O under one lock): under
@@ -303,6 +312,15 @@ SCENARIOS = [
     # nothing changed (KTAP from the program itself).
     {"name": "badargs", "smp": 2, "timeout": 90, "add": ["build/tests-user/badargs.musl:/bin/badargs"],
      "command": "badargs"},
+
+    # The event trace (docs/trace.md): a pinned spinner's events in order on
+    # its CPU, IPIs received after they are sent, no event of a class that
+    # is off; classes changed and the rings cleared through /proc/trace;
+    # the converters' output parses (tests/qemu/trace_checks.py).
+    {"name": "trace", "smp": 4, "ktap": False, "timeout": 120,
+     "append": "trace=sched,user,ipi trace_size=16384",
+     "command": trace_checks.COMMAND, "check": trace_checks.check,
+     "must_contain": [r"^trace: recording ipi,user,sched, 16384 events per CPU$"]},
 
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
