@@ -100,7 +100,7 @@ struct process *process_table_first_locked(void); /* then ->next_in_table */
 struct process *process_init(void);               /* adopts orphans; NULL before it exists */
 void process_set_cmdline(struct process *process, const char *const *argv);
 void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
-/* Whether a task has the nohz attribute (issue 6 fills it in). */
+/* Whether its task has the nohz attribute (kernel/nohz_task.c). */
 bool process_is_nohz(struct process *process);
 
 #endif

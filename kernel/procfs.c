@@ -16,8 +16,8 @@
  * gone, the open fails with ESRCH. /proc/self is a generated symlink whose
  * target is the caller's pid (file_ops.link_target).
  *
- * To add a per-process file (issue 6: /proc/PID/nohz), add one line to
- * pid_entries[] with a generate function and, if writable, a write one.
+ * To add a per-process file, add one line to pid_entries[] with a
+ * generate function and, if writable, a write one (as /proc/PID/nohz).
  *
  * Left out: /proc/cpuinfo, load averages (always 0.00), "processes" in
  * /proc/stat (shown as 0), the system time of /proc/stat split from irq
@@ -390,7 +390,7 @@ static void generate_pid_status(struct text *text, struct process *process)
     text_printf(text, "Cpus_allowed:\t%llx\nCpus_allowed_list:\t%s\n",
                 (unsigned long long)process->task->affinity.bits[0], cpus_allowed);
     text_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)process->task->slices);
-    /* ours: whether it is a nohz task (issue 6 fills process_is_nohz in) */
+    /* ours: whether it is a nohz task (kernel/nohz_task.c) */
     text_printf(text, "Nohz:\t%d\n", process_is_nohz(process) ? 1 : 0);
 }
 

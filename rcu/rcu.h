@@ -45,9 +45,9 @@ void rcu_init(void);
  * rcu_idle_enter/exit: sched/sched.c idle_loop(), around the halt, with
  *   interrupts off (and preemption off, so that no task runs in between).
  * rcu_irq_enter/exit: kernel/irq.c irq_enter()/irq_exit().
- * rcu_user_enter/exit: for the nohz-task work (issue 6): call them with
- *   interrupts off on the way to and from user mode (context tracking);
- *   not called yet. Everything in between is an extended QS. */
+ * rcu_user_enter/exit: kernel/context_tracking.c, with interrupts off, on
+ *   the way to and from user mode of a nohz task or a nohz_full CPU.
+ *   Everything in between is an extended QS. */
 void rcu_note_context_switch(void);
 void rcu_sched_clock_irq(bool interrupted_user);
 void rcu_idle_enter(void);
@@ -68,7 +68,8 @@ bool rcu_needs_cpu(unsigned cpu);
 /* The one way the force-quiescent-state scan prods a CPU that holds up a
  * grace period and is not in an extended QS. Today a call-function IPI
  * whose handler reports a QS (or defers it to the outermost
- * rcu_read_unlock). Issue 6 routes it to the nohz kick (seed patch 07). */
+ * rcu_read_unlock); a CPU whose tick is stopped gets the nohz kick
+ * instead, which reports the same way and restarts its tick (seed 07). */
 void rcu_kick_holdout_cpu(unsigned cpu);
 /* The kicked CPU's side, in interrupt context: report a quiescent state if
  * the interrupted code is outside any reader (else at its outermost

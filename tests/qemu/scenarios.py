@@ -282,17 +282,17 @@ SCENARIOS = [
     # getcpu, taskset -p moving a running task, ps, orphans adopted by
     # init and reaped, and user/system times measured at the hooks.
     {"name": "user-taskset-ps", "smp": 4, "ktap": False, "timeout": 90,
-     "command": "taskset -c 2 spin 1; taskset -c 3 spin 2 & p=$!; sleep 0.5; taskset -p -c 1 $p; ps; "
+     "command": "taskset -c 2 spin 1; taskset -c 3 spin 6 & p=$!; sleep 0.5; taskset -p -c 1 $p; ps; "
                 "grep -e Name -e State -e Cpus_allowed_list -e Nohz /proc/$p/status; "
                 "set -- $(cat /proc/$p/stat); u1=${14}; sleep 0.5; set -- $(cat /proc/$p/stat); "
-                "[ ${14} -gt $u1 ] && [ ${14} -gt ${15} ] && echo spinner utime grows; sleep 1.5; "
+                "[ ${14} -gt $u1 ] && [ ${14} -gt ${15} ] && echo spinner utime grows; wait $p; "
                 "readlink /proc/self; cat /proc/cmdline",
      "append": "hz=1000",
      "must_contain": [r"^spin: 1 s, \d+ iterations, 0 syscalls, 0 faults, cpus 2:\d+$",
                       r"^pid \d+'s new affinity list: 1$",
-                      r"^ +\d+ root +spin 2$", r"^Name:\tspin$", r"^State:\tR \(running\)$",
+                      r"^ +\d+ root +spin 6$", r"^Name:\tspin$", r"^State:\tR \(running\)$",
                       r"^Cpus_allowed_list:\t1$", r"^Nohz:\t0$", r"^spinner utime grows$",
-                      r"^spin: 2 s, \d+ iterations, .*cpus( 1:\d+)( 3:\d+)?$",
+                      r"^spin: 6 s, \d+ iterations, .*cpus( 1:\d+)( 3:\d+)?$",
                       r"^\d+$", r"^hz=1000$"]},
     {"name": "user-orphans-stime", "smp": 4, "ktap": False, "timeout": 90,
      "command": "sh -c 'spin 1 & echo $! > /tmp/orphan'; sleep 0.3; o=$(cat /tmp/orphan); grep PPid /proc/$o/status; "
