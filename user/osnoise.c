@@ -1,0 +1,514 @@
+/* osnoise [--duration S] [--cpu N] [--nohz] [--nohz-optional]
+ *         [--threshold-ns T] [--period-ms P] [--warmup-ms W]
+ *         [--syscall-every-us U] [--fault-every-us U] [--json] [--hist]
+ *
+ * Operating-system noise, in the style of Linux's rtla osnoise: a task
+ * pinned to one CPU reads the TSC in a tight loop, and every gap between
+ * two consecutive reads longer than the threshold is time the CPU spent
+ * on something else (an interrupt, the hypervisor, a preemption): noise.
+ * See docs/noise.md.
+ *
+ *   --duration S        measure for S seconds (default 5), after the warm-up
+ *   --cpu N             pin to CPU N (default: the CPU it starts on)
+ *   --nohz              write 1 to /proc/self/nohz after pinning; fail
+ *                       (status 1) with the reason if refused, or if the
+ *                       kernel has no nohz tasks (Linux)
+ *   --nohz-optional     with --nohz: where /proc/self/nohz does not exist,
+ *                       say so and measure anyway
+ *   --threshold-ns T    a gap longer than T ns is noise (default 5000; see
+ *                       docs/noise.md for why under QEMU TCG)
+ *   --period-ms P       also report the worst P ms period (default 1000)
+ *   --warmup-ms W       run the loop W ms first, unmeasured (default 1000):
+ *                       the tick takes a few periods to stop
+ *   --syscall-every-us U  make a getpid() system call every U us
+ *   --fault-every-us U    touch a new page every U us (a page fault on
+ *                       Linux; on nohzk, which maps eagerly, the mmap of
+ *                       each new region is the kernel entry)
+ *   --json              print one JSON object on one line instead
+ *   --hist              also print the log2 histogram of all gaps
+ *
+ * Injected work is the task's own: its time is neither runtime nor noise.
+ * Interrupt counts are the deltas of this CPU's column of /proc/interrupts
+ * over the measured window, every row. Exit status 0; 1 on a refused
+ * --nohz or a failed pinning; 2 on bad arguments.
+ *
+ * Left out: rtla's per-period sleep (runtime < period), its tracer-based
+ * classification of each noise event (HW, NMI, IRQ, softirq, thread):
+ * we only have /proc/interrupts, so noise is split by count, not by time. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CALIBRATION_NS 100000000ull     /* 100 ms */
+#define FAULT_REGION_PAGES 1024
+#define HIST_BUCKETS 64
+#define SOURCES_MAX 128
+
+struct options {
+    double duration_s;
+    int cpu;                            /* -1: where we start */
+    int nohz, nohz_optional, json, hist;
+    uint64_t threshold_ns, period_ms, warmup_ms, syscall_every_us, fault_every_us;
+};
+
+/* What one run of the loop saw, in TSC cycles. */
+struct noise {
+    uint64_t runtime, noise, max_single, max_period, events, samples;
+    uint64_t injected, syscalls, faults;
+    uint64_t hist[HIST_BUCKETS];
+};
+
+static uint64_t rdtsc(void)
+{
+    uint32_t low, high;
+    __asm__ volatile("rdtsc" : "=a"(low), "=d"(high));
+    return ((uint64_t)high << 32) | low;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: osnoise [--duration S] [--cpu N] [--nohz] [--nohz-optional] [--threshold-ns T]\n"
+                    "               [--period-ms P] [--warmup-ms W] [--syscall-every-us U]\n"
+                    "               [--fault-every-us U] [--json] [--hist]\n");
+    exit(2);
+}
+
+static uint64_t parse_number(const char *text, int zero_ok)
+{
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (!*text || *end || *text == '-' || (!zero_ok && value == 0))
+        usage();
+    return value;
+}
+
+static struct options parse_options(int argc, char **argv)
+{
+    struct options o = { 5, -1, 0, 0, 0, 0, 5000, 1000, 1000, 0, 0 };
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--nohz"))
+            o.nohz = 1;
+        else if (!strcmp(arg, "--nohz-optional"))
+            o.nohz_optional = 1;
+        else if (!strcmp(arg, "--json"))
+            o.json = 1;
+        else if (!strcmp(arg, "--hist"))
+            o.hist = 1;
+        else if (i + 1 == argc)
+            usage();
+        else if (!strcmp(arg, "--duration"))
+            o.duration_s = (double)parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--cpu"))
+            o.cpu = (int)parse_number(argv[++i], 1);
+        else if (!strcmp(arg, "--threshold-ns"))
+            o.threshold_ns = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--period-ms"))
+            o.period_ms = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--warmup-ms"))
+            o.warmup_ms = parse_number(argv[++i], 1);
+        else if (!strcmp(arg, "--syscall-every-us"))
+            o.syscall_every_us = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--fault-every-us"))
+            o.fault_every_us = parse_number(argv[++i], 0);
+        else
+            usage();
+    }
+    return o;
+}
+
+static int current_cpu(void)
+{
+    unsigned cpu = 0;
+    if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
+        return -1;
+    return (int)cpu;
+}
+
+/* Pin to one CPU (nohz tasks must be), and check that we run there. */
+static int pin(int cpu)
+{
+    cpu_set_t set;
+    if (cpu < 0)
+        cpu = current_cpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+        fprintf(stderr, "osnoise: cannot tell which CPU this is\n");
+        exit(1);
+    }
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+        fprintf(stderr, "osnoise: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+        exit(1);
+    }
+    if (current_cpu() != cpu)
+        sched_yield();                  /* let the migration happen */
+    if (current_cpu() != cpu) {
+        fprintf(stderr, "osnoise: pinned to CPU %d but running on %d\n", cpu, current_cpu());
+        exit(1);
+    }
+    return cpu;
+}
+
+/* 1: we are a nohz task; 0: no nohz tasks here and --nohz-optional. */
+static int become_nohz(const struct options *o)
+{
+    int fd = open("/proc/self/nohz", O_WRONLY);
+    if (fd < 0 && errno == ENOENT) {
+        fprintf(stderr, "osnoise: --nohz: this kernel has no nohz tasks (no /proc/self/nohz)%s\n",
+                o->nohz_optional ? "; measuring without" : "");
+        if (!o->nohz_optional)
+            exit(1);
+        return 0;
+    }
+    if (fd < 0 || write(fd, "1", 1) != 1) {
+        fprintf(stderr, "osnoise: --nohz: cannot write 1 to /proc/self/nohz: %s\n", strerror(errno));
+        exit(1);
+    }
+    close(fd);
+    return 1;
+}
+
+/* TSC cycles per second, against CLOCK_MONOTONIC over about 100 ms. Each
+ * clock read is bracketed by two TSC reads, and we take their middle. */
+static double calibrate_tsc(void)
+{
+    uint64_t before = rdtsc(), start_ns = now_ns(), start = (before + rdtsc()) / 2;
+    uint64_t ns, tsc;
+    do {
+        before = rdtsc();
+        ns = now_ns();
+        tsc = (before + rdtsc()) / 2;
+    } while (ns - start_ns < CALIBRATION_NS);
+    return (double)(tsc - start) * 1e9 / (double)(ns - start_ns);
+}
+
+/* A fresh page each time, so that each touch is a first touch on a kernel
+ * with demand paging. */
+static void touch_new_page(void)
+{
+    static char *region;
+    static unsigned long next;
+    long page = sysconf(_SC_PAGESIZE);
+    if (!region || next == FAULT_REGION_PAGES) {
+        if (region)
+            munmap(region, FAULT_REGION_PAGES * page);
+        region = mmap(NULL, FAULT_REGION_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (region == MAP_FAILED) {
+            perror("osnoise: mmap");
+            exit(1);
+        }
+        next = 0;
+    }
+    region[next++ * page] = 1;
+}
+
+/* When to inject work, in TSC cycles. */
+struct injection {
+    uint64_t syscall_every, fault_every;  /* cycles, 0 = never */
+    uint64_t next_syscall, next_fault;
+};
+
+/* Injected work due at `now`; returns the cycles it took. */
+static uint64_t inject(struct injection *in, uint64_t now, struct noise *n)
+{
+    if (!(in->syscall_every && now >= in->next_syscall) && !(in->fault_every && now >= in->next_fault))
+        return 0;                       /* a period boundary: nothing to do */
+    uint64_t start = rdtsc();
+    if (in->syscall_every && now >= in->next_syscall) {
+        syscall(SYS_getpid);
+        n->syscalls++;
+        in->next_syscall = now + in->syscall_every;
+    }
+    if (in->fault_every && now >= in->next_fault) {
+        touch_new_page();
+        n->faults++;
+        in->next_fault = now + in->fault_every;
+    }
+    return rdtsc() - start;
+}
+
+static uint64_t next_event(const struct injection *in, uint64_t end, uint64_t period_end)
+{
+    uint64_t next = end < period_end ? end : period_end;
+    if (in->syscall_every && in->next_syscall < next)
+        next = in->next_syscall;
+    if (in->fault_every && in->next_fault < next)
+        next = in->next_fault;
+    return next;
+}
+
+/* The measuring loop: no system call in it but the injected ones. */
+static void measure(uint64_t cycles, uint64_t threshold, uint64_t period, struct injection *in, struct noise *n)
+{
+    uint64_t prev = rdtsc(), start = prev, end = start + cycles;
+    uint64_t period_end = start + period, period_noise = 0;
+    in->next_syscall = start + in->syscall_every;
+    in->next_fault = start + in->fault_every;
+    uint64_t next = next_event(in, end, period_end);
+    for (;;) {
+        uint64_t now = rdtsc(), gap = now - prev;
+        n->samples++;
+        n->hist[63 - __builtin_clzll(gap | 1)]++;
+        if (gap > threshold) {
+            n->noise += gap;
+            period_noise += gap;
+            n->events++;
+            if (gap > n->max_single)
+                n->max_single = gap;
+        }
+        prev = now;
+        if (now < next)
+            continue;
+        for (; now >= period_end; period_end += period) {
+            if (period_noise > n->max_period)
+                n->max_period = period_noise;
+            period_noise = 0;
+        }
+        if (now >= end)
+            break;
+        uint64_t took = inject(in, now, n);
+        n->injected += took;
+        prev += took;
+        next = next_event(in, end, period_end);
+    }
+    if (period_noise > n->max_period)
+        n->max_period = period_noise;
+    n->runtime = prev - start - n->injected;
+}
+
+/* This CPU's column of /proc/interrupts: every row that has one number per
+ * CPU (Linux's ERR and MIS have one number in all, and are left out). A
+ * small copy of spin's parser: our programs are single files. */
+struct source {
+    char name[16];
+    unsigned long long count;
+};
+
+struct interrupts {
+    struct source rows[SOURCES_MAX];
+    int count, valid;
+};
+
+/* Which column of the "CPU0 CPU1 ..." header is this CPU, and how many. */
+static int header_column(char *header, int cpu, int *columns)
+{
+    char name[16];
+    int column = -1, n = 0;
+    snprintf(name, sizeof(name), "CPU%d", cpu);
+    for (char *word = strtok(header, " \t\n"); word; word = strtok(NULL, " \t\n"), n++) {
+        if (!strcmp(word, name))
+            column = n;
+    }
+    *columns = n;
+    return column;
+}
+
+static void read_row(struct interrupts *irqs, char *line, int column, int columns)
+{
+    char *colon = strchr(line, ':'), *cursor;
+    unsigned long long value = 0;
+    if (!colon || irqs->count == SOURCES_MAX)
+        return;
+    cursor = colon + 1;
+    for (int i = 0; i < columns; i++) {
+        char *end;
+        unsigned long long number = strtoull(cursor, &end, 10);
+        if (end == cursor)
+            return;                     /* not one number per CPU */
+        if (i == column)
+            value = number;
+        cursor = end;
+    }
+    *colon = 0;
+    struct source *row = &irqs->rows[irqs->count++];
+    snprintf(row->name, sizeof(row->name), "%s", line + strspn(line, " "));
+    row->count = value;
+}
+
+static struct interrupts read_interrupts(int cpu)
+{
+    static struct interrupts irqs;
+    char line[4096];
+    int columns, column;
+    FILE *file = fopen("/proc/interrupts", "r");
+    memset(&irqs, 0, sizeof(irqs));
+    if (!file)
+        return irqs;
+    if (fgets(line, sizeof(line), file) && (column = header_column(line, cpu, &columns)) >= 0) {
+        while (fgets(line, sizeof(line), file))
+            read_row(&irqs, line, column, columns);
+        irqs.valid = 1;
+    }
+    fclose(file);
+    return irqs;
+}
+
+/* after -= before, row by row (by name: a row may appear meanwhile). */
+static unsigned long long subtract(struct interrupts *after, const struct interrupts *before)
+{
+    unsigned long long total = 0;
+    for (int i = 0; i < after->count; i++) {
+        for (int j = 0; j < before->count; j++) {
+            if (!strcmp(after->rows[i].name, before->rows[j].name)) {
+                after->rows[i].count -= before->rows[j].count;
+                break;
+            }
+        }
+        total += after->rows[i].count;
+    }
+    return total;
+}
+
+struct report {
+    int cpu, nohz;
+    double tsc_hz;
+    uint64_t runtime_ns;
+    unsigned long long irq_total;
+    struct interrupts irqs;
+};
+
+static uint64_t to_ns(uint64_t cycles, double tsc_hz)
+{
+    return (uint64_t)((double)cycles * 1e9 / tsc_hz + 0.5);
+}
+
+static double available_pct(const struct noise *n)
+{
+    return n->runtime ? 100.0 * (double)(n->runtime - n->noise) / (double)n->runtime : 0;
+}
+
+/* The named rows always (if the kernel has them), other rows if non-zero:
+ * Linux has dozens of rows, nearly all 0. */
+static int worth_printing(const struct source *row)
+{
+    static const char *const named[] = { "LOC", "RES", "CAL", "NHZ" };
+    for (unsigned i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+        if (!strcmp(row->name, named[i]))
+            return 1;
+    }
+    return row->count != 0;
+}
+
+static void print_table(const struct options *o, const struct report *r, const struct noise *n)
+{
+    printf("osnoise: cpu %d%s, threshold %llu ns, %.0f s after a %llu ms warm-up, times in us\n", r->cpu,
+           r->nohz ? ", nohz" : "", (unsigned long long)o->threshold_ns, o->duration_s,
+           (unsigned long long)o->warmup_ms);
+    printf("CPU   Runtime     Noise  %% CPU Aval  Max Noise  Max Single   Events    IRQs  by source\n");
+    printf("%3d %9llu %9llu  %10.5f %10llu %11llu %8llu %7llu ", r->cpu,
+           (unsigned long long)(r->runtime_ns / 1000), (unsigned long long)(to_ns(n->noise, r->tsc_hz) / 1000),
+           available_pct(n), (unsigned long long)(to_ns(n->max_period, r->tsc_hz) / 1000),
+           (unsigned long long)(to_ns(n->max_single, r->tsc_hz) / 1000), (unsigned long long)n->events,
+           r->irq_total);
+    for (int i = 0; i < r->irqs.count; i++) {
+        if (worth_printing(&r->irqs.rows[i]))
+            printf(" %s:%llu", r->irqs.rows[i].name, r->irqs.rows[i].count);
+    }
+    printf("\n");
+    if (n->syscalls || n->faults)
+        printf("osnoise: injected %llu syscalls, %llu faults, %llu us (not counted as noise)\n",
+               (unsigned long long)n->syscalls, (unsigned long long)n->faults,
+               (unsigned long long)(to_ns(n->injected, r->tsc_hz) / 1000));
+}
+
+static void print_json(const struct options *o, const struct report *r, const struct noise *n)
+{
+    printf("{\"tool\": \"osnoise\", \"cpu\": %d, \"nohz\": %s, \"threshold_ns\": %llu, \"warmup_ms\": %llu, "
+           "\"period_ms\": %llu, \"runtime_ns\": %llu, \"noise_ns\": %llu, \"available_pct\": %.5f, "
+           "\"max_period_noise_ns\": %llu, \"max_single_noise_ns\": %llu, \"noise_events\": %llu, "
+           "\"samples\": %llu, \"tsc_hz\": %.0f, \"syscalls\": %llu, \"faults\": %llu, \"injected_ns\": %llu, "
+           "\"interrupts_total\": %llu, \"interrupts\": {",
+           r->cpu, r->nohz ? "true" : "false", (unsigned long long)o->threshold_ns,
+           (unsigned long long)o->warmup_ms, (unsigned long long)o->period_ms,
+           (unsigned long long)r->runtime_ns, (unsigned long long)to_ns(n->noise, r->tsc_hz), available_pct(n),
+           (unsigned long long)to_ns(n->max_period, r->tsc_hz), (unsigned long long)to_ns(n->max_single, r->tsc_hz),
+           (unsigned long long)n->events, (unsigned long long)n->samples, r->tsc_hz,
+           (unsigned long long)n->syscalls, (unsigned long long)n->faults,
+           (unsigned long long)to_ns(n->injected, r->tsc_hz), r->irq_total);
+    for (int i = 0; i < r->irqs.count; i++)
+        printf("%s\"%s\": %llu", i ? ", " : "", r->irqs.rows[i].name, r->irqs.rows[i].count);
+    printf("}}\n");
+}
+
+/* Gaps by power of two, from the smallest bucket seen to the largest. */
+static void print_hist(const struct noise *n, double tsc_hz)
+{
+    int low = 0, high = HIST_BUCKETS - 1;
+    while (low < high && !n->hist[low])
+        low++;
+    while (high > low && !n->hist[high])
+        high--;
+    printf("osnoise: gaps between TSC reads (ns, log2 buckets)\n");
+    for (int b = low; b <= high; b++)
+        printf("  %12llu .. %12llu  %llu\n", (unsigned long long)to_ns(1ull << b, tsc_hz),
+               (unsigned long long)to_ns((2ull << b) - 1, tsc_hz), (unsigned long long)n->hist[b]);
+}
+
+static struct injection injection(const struct options *o, double tsc_hz)
+{
+    struct injection in = { 0, 0, 0, 0 };
+    in.syscall_every = (uint64_t)(tsc_hz * (double)o->syscall_every_us / 1e6);
+    in.fault_every = (uint64_t)(tsc_hz * (double)o->fault_every_us / 1e6);
+    return in;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = parse_options(argc, argv);
+    struct report r = { 0 };
+    static struct noise warmup, n;
+
+    r.cpu = pin(o.cpu);
+    r.nohz = o.nohz && become_nohz(&o);
+    double hz = calibrate_tsc();
+    uint64_t threshold = (uint64_t)(hz * (double)o.threshold_ns / 1e9);
+    uint64_t period = (uint64_t)(hz * (double)o.period_ms / 1e3);
+    struct injection in = injection(&o, hz);
+
+    /* The same loop, unmeasured: the tick stops during it. */
+    if (o.warmup_ms > CALIBRATION_NS / 1000000)
+        measure((uint64_t)(hz * (double)(o.warmup_ms - CALIBRATION_NS / 1000000) / 1e3), threshold, period, &in,
+                &warmup);
+
+    struct interrupts before = read_interrupts(r.cpu);
+    uint64_t start_ns = now_ns(), start_tsc = rdtsc();
+    measure((uint64_t)(hz * o.duration_s), threshold, period, &in, &n);
+    uint64_t end_tsc = rdtsc(), end_ns = now_ns();
+    r.irqs = read_interrupts(r.cpu);
+
+    if (current_cpu() != r.cpu) {
+        fprintf(stderr, "osnoise: moved from CPU %d to %d while measuring\n", r.cpu, current_cpu());
+        return 1;
+    }
+    /* Times come from the TSC at the frequency measured over the whole
+     * window, which is better than the first 100 ms. */
+    r.tsc_hz = (double)(end_tsc - start_tsc) * 1e9 / (double)(end_ns - start_ns);
+    r.runtime_ns = to_ns(n.runtime, r.tsc_hz);
+    if (!before.valid || !r.irqs.valid)
+        fprintf(stderr, "osnoise: no /proc/interrupts column for CPU %d: no interrupt counts\n", r.cpu);
+    r.irq_total = subtract(&r.irqs, &before);
+    if (o.json)
+        print_json(&o, &r, &n);
+    else
+        print_table(&o, &r, &n);
+    if (o.hist)
+        print_hist(&n, r.tsc_hz);
+    return 0;
+}
