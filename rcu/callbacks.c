@@ -8,11 +8,14 @@
  * runs them in softirq, which nohzk does not have; its rcuc kthreads, used
  * with RCU_BOOST, are the model here). Why pinned: a callback runs on the
  * CPU that queued it, so per-CPU lists need no cross-CPU handoff, and the
- * wakeup comes from that CPU's own tick, so it costs no IPI. Issue 7 moves
- * the lists of rcu_nocbs= CPUs to housekeeping CPUs (offload).
+ * wakeup comes from that CPU's own tick, so it costs no IPI. The CPUs of
+ * rcu_nocbs= are the exception: an rcuo/N kthread on a housekeeping CPU
+ * moves their lists along and invokes them, and their tick is never
+ * needed for callbacks (rcu/nocb.c).
  *
  * Each list has a lock, taken with interrupts off: its own CPU queues and
- * advances, rcu_barrier() queues on every CPU. */
+ * advances, rcu_barrier() queues on every CPU, and rcuo/N advances and
+ * takes the done callbacks of an offloaded CPU from another CPU. */
 #include "arch/x86/cpu.h"
 #include "kernel/format.h"
 #include "kernel/irq.h"
@@ -33,12 +36,16 @@ static bool queue_on_cpu(unsigned cpu, struct rcu_head *head, bool only_if_busy)
     struct rcu_data *rdp = rcu_data_of(cpu);
 
     spin_lock(&rdp->cblist_lock);
-    if (only_if_busy && rcu_cblist_empty(&rdp->cblist)) {
+    /* Callbacks taken out of DONE and being invoked count as busy: the
+     * same kthread invokes the barrier's callback after them. */
+    if (only_if_busy && rcu_cblist_empty(&rdp->cblist) && !rdp->callbacks_being_invoked) {
         spin_unlock(&rdp->cblist_lock);
         return false;
     }
     rcu_cblist_enqueue(&rdp->cblist, head);
     rdp->callbacks_queued++;
+    if (rdp->offloaded)
+        rdp->nocb_queued++;
     /* The updater's removal before the read of gp_seq: a GP that starts
      * after this read sees it. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -54,12 +61,19 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
     head->func = func;
     uint64_t flags = irq_save();
-    queue_on_cpu(this_cpu_id(), head, false);
-    tick_recheck();     /* the callbacks need this CPU's tick, even if it was stopped (seed 06) */
+    unsigned cpu = this_cpu_id();
+    queue_on_cpu(cpu, head, false);
+    /* The callbacks need this CPU's tick, even if it was stopped (seed
+     * 06); an offloaded CPU's are rcuo's business, and its tick stays as
+     * it is. */
+    if (!rcu_data_of(cpu)->offloaded)
+        tick_recheck();
     irq_restore(flags);
 }
 
-bool rcu_callbacks_have_work(const struct rcu_data *rdp)
+/* Something to do on this list now: invoke, advance, or give a GP to.
+ * Read without the lock: a hint. */
+bool rcu_cblist_has_work(const struct rcu_data *rdp)
 {
     const struct rcu_cblist *list = &rdp->cblist;
 
@@ -70,19 +84,24 @@ bool rcu_callbacks_have_work(const struct rcu_data *rdp)
     return !rcu_cblist_segment_empty(list, RCU_NEXT);
 }
 
-bool rcu_needs_cpu(unsigned cpu)
+/* Work for this CPU's tick (rcu_pending): never for an offloaded CPU. */
+bool rcu_callbacks_have_work(const struct rcu_data *rdp)
 {
-    return !rcu_cblist_empty(&rcu_data_of(cpu)->cblist);
+    return !rdp->offloaded && rcu_cblist_has_work(rdp);
 }
 
-/* From the tick, own CPU: finished GPs move WAIT to DONE, NEXT gets a GP,
- * and rcuc/N is woken (locally, no IPI) if there is something to invoke. */
-void rcu_callbacks_advance(struct rcu_data *rdp)
+bool rcu_needs_cpu(unsigned cpu)
+{
+    struct rcu_data *rdp = rcu_data_of(cpu);
+    return !rdp->offloaded && !rcu_cblist_empty(&rdp->cblist);
+}
+
+/* Finished GPs move WAIT to DONE, NEXT gets a GP (asked for if needed).
+ * True if DONE holds callbacks to invoke. */
+bool rcu_cblist_move_along(struct rcu_data *rdp)
 {
     struct rcu_cblist *list = &rdp->cblist;
 
-    if (rcu_cblist_empty(list))
-        return;
     spin_lock(&rdp->cblist_lock);
     unsigned long seq = gp_seq_now();
     rcu_cblist_advance(list, seq);
@@ -93,25 +112,50 @@ void rcu_callbacks_advance(struct rcu_data *rdp)
     spin_unlock(&rdp->cblist_lock);
     if (waiting)
         rcu_request_gp(wanted);     /* a no-op if already asked for */
-    if (done)
+    return done;
+}
+
+/* From the tick, own CPU, not offloaded: move the list along and wake
+ * rcuc/N (locally, no IPI) if there is something to invoke. */
+void rcu_callbacks_advance(struct rcu_data *rdp)
+{
+    if (rdp->offloaded || rcu_cblist_empty(&rdp->cblist))
+        return;
+    if (rcu_cblist_move_along(rdp))
         wake_up_all(&rdp->rcuc_wait);
 }
 
-static void invoke_done_callbacks(struct rcu_data *rdp)
+/* In a task: rcuc/N on CPU N, or for an offloaded CPU rcuo/N on a
+ * housekeeping CPU. Anywhere else is counted as bad (the tests read it). */
+static bool invoked_in_the_right_place(const struct rcu_data *rdp)
+{
+    unsigned here = this_cpu_id();
+    if (in_interrupt())
+        return false;
+    return rdp->offloaded ? here != rdp->cpu && !rcu_cpu_offloaded(here) : here == rdp->cpu;
+}
+
+void rcu_invoke_done_callbacks(struct rcu_data *rdp)
 {
     unsigned long count;
 
     spin_lock(&rdp->cblist_lock);
     struct rcu_head *head = rcu_cblist_take_done(&rdp->cblist, &count);
+    rdp->callbacks_being_invoked = count;
     spin_unlock(&rdp->cblist_lock);
     while (head) {
         struct rcu_head *next = head->next;     /* func may free or requeue head */
-        if (in_interrupt() || this_cpu_id() != rdp->cpu)
+        if (!invoked_in_the_right_place(rdp))
             rdp->callbacks_invoked_badly++;
         head->func(head);
         rdp->callbacks_invoked++;
+        if (rdp->offloaded)
+            rdp->nocb_invoked++;
         head = next;
     }
+    spin_lock(&rdp->cblist_lock);
+    rdp->callbacks_being_invoked = 0;
+    spin_unlock(&rdp->cblist_lock);
 }
 
 static bool has_done_callbacks(struct rcu_data *rdp)
@@ -124,7 +168,7 @@ static void rcuc_main(void *arg)
     struct rcu_data *rdp = arg;
     for (;;) {
         wait_event(&rdp->rcuc_wait, has_done_callbacks(rdp));
-        invoke_done_callbacks(rdp);
+        rcu_invoke_done_callbacks(rdp);
     }
 }
 
@@ -137,8 +181,11 @@ void rcu_callbacks_init_cpu(unsigned cpu)
     spin_lock_init(&rdp->cblist_lock, "rcu_cblist");
     rcu_cblist_init(&rdp->cblist);
     wait_queue_init(&rdp->rcuc_wait);
-    snprintf(name, sizeof(name), "rcuc/%u", cpu);
-    rdp->rcuc = kthread_create(name, rcuc_main, rdp, &only_here);
+    snprintf(name, sizeof(name), rdp->offloaded ? "rcuo/%u" : "rcuc/%u", cpu);
+    if (rdp->offloaded)
+        rdp->rcuc = rcu_nocb_create_kthread(rdp);
+    else
+        rdp->rcuc = kthread_create(name, rcuc_main, rdp, &only_here);
     if (!rdp->rcuc)
         panic("rcu: cannot create %s", name);
 }

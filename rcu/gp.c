@@ -97,6 +97,7 @@ static void gp_end(void)
     __atomic_store_n(&rcu_state.gp_seq, seq, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&rcu_state.gps_completed, 1, __ATOMIC_RELEASE);
     trace_rcu_gp_end(seq);
+    rcu_nocb_gp_ended();        /* offloaded lists have no tick to move them along */
 }
 
 /* Is cpu quiescent as far as its dynticks counter tells? The first scan
@@ -195,6 +196,7 @@ void rcu_init(void)
     printk("rcu: tree of %u levels (%u nodes) for %u CPUs, fanout %u; stall timeout %lu s\n",
            rcu_state.tree.levels, rcu_state.tree.node_count, cpu_count, rcu_state.tree.fanout,
            rcu_stall_timeout_param);
+    rcu_nocb_setup();           /* before the callback kthreads: it says which kind each CPU gets */
     for_each_online_cpu(cpu) {
         struct rcu_data *rdp = rcu_data_of(cpu);
         rdp->cpu = cpu;
@@ -204,7 +206,7 @@ void rcu_init(void)
         rcu_callbacks_init_cpu(cpu);
     }
     timer_init(&fqs_timer, fqs_timer_fired, 0);
-    rcu_state.gp_kthread_cpu = housekeeping_pick_cpu();
+    rcu_state.gp_kthread_cpu = rcu_nocb_kthread_cpu();     /* housekeeping, not offloaded */
     struct cpumask gp_cpu = cpumask_of(rcu_state.gp_kthread_cpu);
     rcu_state.gp_kthread = kthread_create("rcu_gp", gp_kthread_main, 0, &gp_cpu);
     if (!rcu_state.gp_kthread)

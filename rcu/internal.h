@@ -41,13 +41,17 @@ struct rcu_data {
     /* callbacks (rcu/callbacks.c) */
     struct spinlock cblist_lock;
     struct rcu_cblist cblist;
-    struct task *rcuc;              /* invokes this CPU's done callbacks */
+    struct task *rcuc;              /* invokes this CPU's done callbacks: rcuc/N, or rcuo/N if offloaded */
     struct wait_queue rcuc_wait;
+    unsigned long callbacks_being_invoked;  /* taken out of DONE, not all invoked yet (cblist lock) */
+    bool offloaded;                 /* rcu_nocbs=: rcuo/N does the work (rcu/nocb.c); fixed at rcu_init */
 
     /* counters, for /proc/rcu and the tests */
     uint64_t callbacks_queued;
     uint64_t callbacks_invoked;
-    uint64_t callbacks_invoked_badly;   /* in interrupt context or on another CPU: must stay 0 */
+    uint64_t callbacks_invoked_badly;   /* in interrupt context, or not where they belong: must stay 0 */
+    uint64_t nocb_queued;           /* of those, queued and invoked while offloaded */
+    uint64_t nocb_invoked;
     uint64_t kicks;                 /* rcu_kick_holdout_cpu() aimed here */
     uint64_t qs_reported;           /* by this CPU itself */
     uint64_t qs_reported_for_eqs;   /* by the GP kthread, from dynticks */
@@ -104,12 +108,21 @@ void rcu_report_qs_for_cpus(struct rcu_node *leaf, uint64_t mask, unsigned long 
 void rcu_callbacks_init_cpu(unsigned cpu);
 void rcu_callbacks_advance(struct rcu_data *rdp);
 bool rcu_callbacks_have_work(const struct rcu_data *rdp);
+bool rcu_cblist_has_work(const struct rcu_data *rdp);
+bool rcu_cblist_move_along(struct rcu_data *rdp);
+void rcu_invoke_done_callbacks(struct rcu_data *rdp);
 void rcu_barrier_reset_for_test(void);
 
 /* rcu/gp.c */
 void rcu_request_gp(unsigned long snap);
 void rcu_gp_kthread_wake(void);
 void rcu_gp_init_kthread(void);
+
+/* rcu/nocb.c */
+void rcu_nocb_setup(void);
+unsigned rcu_nocb_kthread_cpu(void);
+void rcu_nocb_gp_ended(void);
+struct task *rcu_nocb_create_kthread(struct rcu_data *rdp);
 
 /* rcu/stall.c */
 void rcu_check_stall(uint64_t now);

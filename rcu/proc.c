@@ -34,10 +34,11 @@ static void show_cpu(struct appender *out, unsigned cpu)
     unsigned long dynticks = rcu_dynticks_snapshot(cpu);
     const struct rcu_cblist *list = &rdp->cblist;
 
-    append(out, "%3u %10lu %-4s %-3s %6lu %6lu %6lu %10lu %8lu %8lu %8lu %s\n", cpu, dynticks,
+    append(out, "%3u %10lu %-4s %-3s %6lu %6lu %6lu %10lu %8lu %8lu %8lu %-9s %11lu %12lu\n", cpu, dynticks,
            rcu_dynticks_in_eqs(dynticks) ? "idle" : "busy", rdp->qs_pending ? "yes" : "no",
            list->counts[RCU_DONE], list->counts[RCU_WAIT], list->counts[RCU_NEXT], rdp->callbacks_invoked,
-           rdp->kicks, rdp->qs_reported, rdp->qs_reported_for_eqs, "no");
+           rdp->kicks, rdp->qs_reported, rdp->qs_reported_for_eqs, rdp->offloaded ? "yes" : "no",
+           rdp->nocb_queued, rdp->nocb_invoked);
 }
 
 size_t rcu_proc_show(char *buffer, size_t size)
@@ -55,7 +56,7 @@ size_t rcu_proc_show(char *buffer, size_t size)
     append(&out, "tree: %u levels, %u nodes, fanout %u; gp kthread on cpu %u\n", rcu_state.tree.levels,
            rcu_state.tree.node_count, rcu_state.tree.fanout, rcu_state.gp_kthread_cpu);
     append(&out, "cpu   dynticks eqs  qs_pending   done   wait   next    invoked    kicks  qs_self   qs_eqs "
-                 "offloaded\n");
+                 "offloaded nocb_queued nocb_invoked\n");
     for_each_online_cpu(cpu)
         show_cpu(&out, cpu);
     return out.length;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/cpumask.h"
 #include "rcu/cblist.h"
 
 #define rcu_dereference(pointer) __atomic_load_n(&(pointer), __ATOMIC_ACQUIRE)
@@ -32,8 +33,22 @@ void synchronize_rcu(void);                 /* tasks only */
 void rcu_barrier(void);                     /* tasks only */
 
 /* Boot: after every CPU is online and housekeeping_init(); creates the
- * grace-period kthread and one rcuc/N callback kthread per CPU. */
+ * grace-period kthread and one callback kthread per CPU: rcuc/N, or rcuo/N
+ * for an offloaded CPU. */
 void rcu_init(void);
+
+/* Callback offload (rcu/nocb.c, docs/rcu.md "Callback offload"): the
+ * callbacks of these CPUs are invoked by rcuo/N kthreads on a housekeeping
+ * CPU, and never keep their own CPU's tick.
+ * rcu_nocbs_add: add CPUs to the set (nohz_full= implies rcu_nocbs=).
+ *   Call it any time before rcu_init(), even from params_parse() before
+ *   the other CPUs are up: rcu_init() checks the set against the online
+ *   CPUs (offline CPUs, or a set that leaves no CPU to run the kthreads,
+ *   are reported and the addition ignored) and fixes it for good. Calls
+ *   add up, together with rcu_nocbs=. Panics if called after rcu_init().
+ * rcu_cpu_offloaded: fixed from rcu_init() on; false before. */
+void rcu_nocbs_add(const struct cpumask *mask);
+bool rcu_cpu_offloaded(unsigned cpu);
 
 /* ---- Hooks: who calls them, and where ----
  *
@@ -77,10 +92,12 @@ void rcu_kick_holdout_cpu(unsigned cpu);
 void rcu_holdout_kicked(void);
 
 /* Kernel parameters (kernel/params.c): rcu_fanout= (2..64, default 16),
- * rcu_stall_timeout= (seconds, 1..300, default 21). */
+ * rcu_stall_timeout= (seconds, 1..300, default 21), rcu_nocbs= (a CPU
+ * list, checked against the online CPUs by rcu_init). */
 #define RCU_FANOUT_DEFAULT 16
 #define RCU_STALL_TIMEOUT_DEFAULT 21
 extern uint64_t rcu_fanout_param;
 extern uint64_t rcu_stall_timeout_param;
+extern struct cpumask rcu_nocbs_param;
 
 #endif
