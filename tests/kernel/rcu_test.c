@@ -13,6 +13,7 @@
 #include "kernel/irq.h"
 #include "kernel/ktest.h"
 #include "kernel/percpu.h"
+#include "kernel/tick.h"
 #include "kernel/timers.h"
 #include "rcu/internal.h"
 #include "rcu/torture.h"
@@ -210,6 +211,15 @@ static void barrier_waits_for_every_callback(struct ktest *test)
                  cpu_count * CALLBACKS_PER_CPU);
 }
 
+/* Where a callback belongs: on the CPU that queued it, or, if that CPU is
+ * offloaded (rcu_nocbs=), on a CPU that is not. */
+static bool ran_where_it_belongs(const struct recorded_callback *callback)
+{
+    if (rcu_cpu_offloaded(callback->queued_on))
+        return callback->ran_on != callback->queued_on && !rcu_cpu_offloaded(callback->ran_on);
+    return callback->ran_on == callback->queued_on;
+}
+
 static void callbacks_run_in_a_task_on_their_cpu(struct ktest *test)
 {
     unsigned cpu, wrong_cpu = 0, in_interrupt_count = 0, not_run = 0;
@@ -219,14 +229,14 @@ static void callbacks_run_in_a_task_on_their_cpu(struct ktest *test)
         for (unsigned i = 0; i < CALLBACKS_PER_CPU; i++) {
             const struct recorded_callback *callback = &recorded[cpu][i];
             not_run += !callback->ran;
-            wrong_cpu += callback->ran && callback->ran_on != callback->queued_on;
+            wrong_cpu += callback->ran && !ran_where_it_belongs(callback);
             in_interrupt_count += callback->ran_in_interrupt;
         }
         KTEST_EXPECT(test, rcu_data_of(cpu)->callbacks_invoked_badly == 0, "cpu %u: %lu invoked badly", cpu,
                      rcu_data_of(cpu)->callbacks_invoked_badly);
     }
     KTEST_EXPECT(test, not_run == 0, "%u callbacks did not run", not_run);
-    KTEST_EXPECT(test, wrong_cpu == 0, "%u ran on another CPU", wrong_cpu);
+    KTEST_EXPECT(test, wrong_cpu == 0, "%u ran on the wrong CPU", wrong_cpu);
     KTEST_EXPECT(test, in_interrupt_count == 0, "%u ran in interrupt context", in_interrupt_count);
 }
 
@@ -238,6 +248,136 @@ KTEST_SUITE(rcu,
             KTEST_CASE(user_eqs_is_reported_without_interrupting),
             KTEST_CASE(barrier_waits_for_every_callback),
             KTEST_CASE(callbacks_run_in_a_task_on_their_cpu));
+
+/* ---- ktest=rcu_nocbs: callback offload (run with rcu_nocbs= naming the last CPU) ---- */
+
+#define OFFLOAD_TASK_CALLBACKS 256
+#define OFFLOAD_IRQ_CALLBACKS 16
+#define OFFLOAD_CALLBACKS (OFFLOAD_TASK_CALLBACKS + OFFLOAD_IRQ_CALLBACKS)
+
+struct offload_run {
+    unsigned cpu;
+    struct recorded_callback callbacks[OFFLOAD_CALLBACKS];
+    struct timer timers[OFFLOAD_IRQ_CALLBACKS];
+    volatile unsigned timers_fired;
+    volatile bool needs_cpu_while_queued;   /* rcu_needs_cpu() with the callbacks queued */
+    uint64_t restarts, kept_for_rcu;        /* the CPU's tick counters when the queuer began */
+};
+
+static struct offload_run offload;
+
+/* In interrupt context on the offloaded CPU: call_rcu from a timer. */
+static void queue_from_timer(struct timer *timer)
+{
+    struct recorded_callback *callback = timer->data;
+    callback->queued_on = this_cpu_id();
+    call_rcu(&callback->head, record);
+    __atomic_add_fetch(&offload.timers_fired, 1, __ATOMIC_RELEASE);
+}
+
+/* Pinned to the offloaded CPU: queue from a task and from interrupts,
+ * then exit, leaving the CPU idle with its callbacks queued. */
+static void queue_on_the_offloaded_cpu(void *unused)
+{
+    (void)unused;
+    unsigned cpu = this_cpu_id();
+    struct tick_state *tick = &cpus[cpu]->tick;
+
+    offload.restarts = tick->restarts;
+    offload.kept_for_rcu = tick->refusals[TICK_KEEP_RCU];
+    for (unsigned i = 0; i < OFFLOAD_IRQ_CALLBACKS; i++) {
+        struct recorded_callback *callback = &offload.callbacks[OFFLOAD_TASK_CALLBACKS + i];
+        *callback = (struct recorded_callback){ .queued_on = cpu };
+        timer_init(&offload.timers[i], queue_from_timer, callback);
+        timer_start(&offload.timers[i], clock_now() + (i + 1) * 100000ul, true);
+    }
+    for (unsigned i = 0; i < OFFLOAD_TASK_CALLBACKS; i++) {
+        offload.callbacks[i] = (struct recorded_callback){ .queued_on = cpu };
+        call_rcu(&offload.callbacks[i].head, record);
+    }
+    while (__atomic_load_n(&offload.timers_fired, __ATOMIC_ACQUIRE) < OFFLOAD_IRQ_CALLBACKS)
+        cpu_relax();
+    offload.needs_cpu_while_queued = rcu_needs_cpu(cpu);
+}
+
+static bool last_cpu_offloaded(struct ktest *test)
+{
+    unsigned cpu = cpu_count - 1;
+    if (cpu_count < 2 || !rcu_cpu_offloaded(cpu)) {
+        ktest_skip(test, "needs rcu_nocbs= with the last CPU");
+        return false;
+    }
+    return true;
+}
+
+static void offloaded_callbacks_run_elsewhere_in_a_task(struct ktest *test)
+{
+    unsigned cpu = cpu_count - 1, not_run = 0, wrong_cpu = 0, in_interrupt_count = 0;
+    struct cpumask there = cpumask_of(cpu);
+    struct rcu_data *rdp;
+
+    if (!last_cpu_offloaded(test))
+        return;
+    rdp = rcu_data_of(cpu);
+    rcu_barrier();              /* what earlier cases left */
+    offload.timers_fired = 0;
+    __atomic_store_n(&callbacks_ran, 0, __ATOMIC_RELEASE);
+    uint64_t queued = rdp->nocb_queued, invoked = rdp->nocb_invoked, badly = rdp->callbacks_invoked_badly;
+    struct task *queuer = kthread_create("rcu_nocb_queue", queue_on_the_offloaded_cpu, 0, &there);
+    kthread_join(queuer);
+    rcu_barrier();
+    unsigned long ran = __atomic_load_n(&callbacks_ran, __ATOMIC_ACQUIRE);
+    const struct tick_state *tick = &cpus[cpu]->tick;
+    uint64_t restarts = tick->restarts - offload.restarts, kept = tick->refusals[TICK_KEEP_RCU] - offload.kept_for_rcu;
+    for (unsigned i = 0; i < OFFLOAD_CALLBACKS; i++) {
+        const struct recorded_callback *callback = &offload.callbacks[i];
+        not_run += !callback->ran;
+        wrong_cpu += callback->ran && (callback->ran_on == cpu || rcu_cpu_offloaded(callback->ran_on));
+        in_interrupt_count += callback->ran_in_interrupt;
+    }
+    ktest_log(test, "cpu %u offloaded: %u callbacks (%u from interrupts), %lu ran by rcu_barrier's return, "
+              "on cpu %u; offloaded callbacks (rcu_barrier's included) queued %lu, invoked %lu; its tick: %lu restarts, %lu kept for rcu",
+              cpu, OFFLOAD_CALLBACKS, OFFLOAD_IRQ_CALLBACKS, ran, offload.callbacks[0].ran_on,
+              rdp->nocb_queued - queued, rdp->nocb_invoked - invoked, restarts, kept);
+    KTEST_EXPECT(test, ran == OFFLOAD_CALLBACKS, "rcu_barrier returned with %lu of %u run", ran, OFFLOAD_CALLBACKS);
+    KTEST_EXPECT(test, not_run == 0, "%u did not run", not_run);
+    KTEST_EXPECT(test, wrong_cpu == 0, "%u ran on cpu %u or another offloaded CPU", wrong_cpu, cpu);
+    KTEST_EXPECT(test, in_interrupt_count == 0, "%u ran in interrupt context", in_interrupt_count);
+    KTEST_EXPECT(test, rdp->callbacks_invoked_badly == badly, "%lu invoked badly", rdp->callbacks_invoked_badly - badly);
+    /* The counters also hold rcu_barrier's own callback, if it found the list busy. */
+    KTEST_EXPECT(test, rdp->nocb_queued - queued - OFFLOAD_CALLBACKS <= 1, "nocb_queued grew by %lu",
+                 rdp->nocb_queued - queued);
+    KTEST_EXPECT(test, rdp->nocb_invoked - invoked == rdp->nocb_queued - queued, "nocb_invoked grew by %lu",
+                 rdp->nocb_invoked - invoked);
+    KTEST_EXPECT(test, !offload.needs_cpu_while_queued, "rcu_needs_cpu(%u) with offloaded callbacks queued", cpu);
+    KTEST_EXPECT(test, kept == 0, "cpu %u kept its tick %lu times for rcu", cpu, kept);
+    KTEST_EXPECT(test, restarts == 0, "cpu %u's tick restarted %lu times", cpu, restarts);
+}
+
+/* Every offloaded CPU has an rcuo kthread, none an rcuc one, and the
+ * kthreads and rcu_gp run on a CPU that is not offloaded. */
+static void offload_kthreads_stay_off_offloaded_cpus(struct ktest *test)
+{
+    unsigned cpu;
+
+    if (!last_cpu_offloaded(test))
+        return;
+    KTEST_EXPECT(test, !rcu_cpu_offloaded(rcu_state.gp_kthread_cpu), "rcu_gp on offloaded cpu %u",
+                 rcu_state.gp_kthread_cpu);
+    for_each_online_cpu(cpu) {
+        struct task *kthread = rcu_data_of(cpu)->rcuc;
+        bool offloaded = rcu_cpu_offloaded(cpu);
+        unsigned where = cpumask_first(&kthread->affinity);
+        KTEST_EXPECT(test, kthread->name[3] == (offloaded ? 'o' : 'c'), "cpu %u: kthread %s", cpu, kthread->name);
+        if (offloaded)
+            KTEST_EXPECT(test, cpumask_weight(&kthread->affinity) == 1 && !rcu_cpu_offloaded(where),
+                         "%s may run on cpu %u", kthread->name, where);
+    }
+}
+
+KTEST_SUITE(rcu_nocbs,
+            KTEST_CASE(offload_kthreads_stay_off_offloaded_cpus),
+            KTEST_CASE(offloaded_callbacks_run_elsewhere_in_a_task));
 
 /* ---- ktest=rcu_stall ---- */
 
