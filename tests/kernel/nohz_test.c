@@ -221,6 +221,10 @@ static void queued_callbacks_keep_the_tick(struct ktest *test)
 {
     struct worker worker = { 0 };
     struct callback_probe probe = { 0 };
+    if (need_cpus(test) && rcu_cpu_offloaded(cpu_count - 1)) {
+        ktest_skip(test, "the last CPU is offloaded (rcu_nocbs=): see offloaded_callbacks_leave_the_tick_stopped");
+        return;
+    }
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
@@ -232,6 +236,78 @@ static void queued_callbacks_keep_the_tick(struct ktest *test)
     KTEST_EXPECT(test, tick->restarts > restarts, "the tick did not restart for the callback");
     KTEST_EXPECT(test, tick->refusals[TICK_KEEP_RCU] > kept_for_rcu, "no tick kept for RCU");
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "callbacks done, the tick did not stop again");
+    stop_worker(test, &worker);
+}
+
+/* Issue 7, rcu_nocbs=: the nohz CPU is offloaded, so the callbacks it
+ * queues never need its tick. The worker queues them, then enters an
+ * extended QS by hand with interrupts on (as a nohz task in user mode
+ * would be: the GP kthread reports for it and never prods it), and sits
+ * there while this CPU's rcu_barrier() waits for the callbacks. Nothing
+ * reaches the nohz CPU: no tick restart, no tick kept for RCU, no kick. */
+#define NOCB_PROBES 32
+
+struct nocb_probes {
+    struct callback_probe probes[NOCB_PROBES];
+    volatile bool in_eqs, leave_eqs;
+};
+
+static void queue_callbacks_then_sit_in_eqs(struct worker *worker)
+{
+    struct nocb_probes *nocb = worker->data;
+    for (unsigned i = 0; i < NOCB_PROBES; i++)
+        call_rcu(&nocb->probes[i].head, probe_invoked);
+    preempt_disable();
+    irq_disable();
+    rcu_user_enter();
+    irq_enable();
+    __atomic_store_n(&nocb->in_eqs, true, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&nocb->leave_eqs, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    irq_disable();
+    rcu_user_exit();
+    irq_enable();
+    preempt_enable();
+}
+
+static void offloaded_callbacks_leave_the_tick_stopped(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    static struct nocb_probes nocb;
+    unsigned invoked = 0;
+
+    if (!need_cpus(test))
+        return;
+    if (!rcu_cpu_offloaded(cpu_count - 1)) {
+        ktest_skip(test, "needs rcu_nocbs= with the last CPU (queued_callbacks_keep_the_tick covers the rest)");
+        return;
+    }
+    if (!start_worker(test, &worker))
+        return;
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
+    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    uint64_t kept_for_rcu = tick->refusals[TICK_KEEP_RCU], restarts = tick->restarts, kicks = tick->kicks_sent;
+    uint64_t timer_interrupts = local_timer_interrupts(worker.cpu);
+    nocb = (struct nocb_probes){ 0 };
+    worker.action = queue_callbacks_then_sit_in_eqs;
+    worker.data = &nocb;
+    __atomic_store_n(&worker.action_requested, true, __ATOMIC_RELEASE);
+    KTEST_EXPECT(test, wait_for(&nocb.in_eqs), "the worker never entered its EQS");
+    rcu_barrier();
+    for (unsigned i = 0; i < NOCB_PROBES; i++)
+        invoked += __atomic_load_n(&nocb.probes[i].invoked, __ATOMIC_ACQUIRE);
+    uint64_t restarted = tick->restarts - restarts, kept = tick->refusals[TICK_KEEP_RCU] - kept_for_rcu;
+    uint64_t kicked = tick->kicks_sent - kicks, interrupts = local_timer_interrupts(worker.cpu) - timer_interrupts;
+    __atomic_store_n(&nocb.leave_eqs, true, __ATOMIC_RELEASE);
+    wait_for(&worker.action_done);
+    ktest_log(test, "nohz cpu %u queued %u offloaded callbacks: %u ran by rcu_barrier's return; its tick: "
+              "%lu restarts, %lu kept for rcu, %lu kicks, %lu timer interrupts", worker.cpu, NOCB_PROBES, invoked,
+              restarted, kept, kicked, interrupts);
+    KTEST_EXPECT(test, invoked == NOCB_PROBES, "%u of %u callbacks ran", invoked, NOCB_PROBES);
+    KTEST_EXPECT(test, restarted == 0, "the tick restarted %lu times", restarted);
+    KTEST_EXPECT(test, kept == 0, "the tick was kept for rcu %lu times", kept);
+    KTEST_EXPECT(test, kicked == 0, "%lu nohz kicks", kicked);
+    KTEST_EXPECT(test, !tick->running, "the tick is running: %s", tick_keep_reason_names[tick->reason]);
     stop_worker(test, &worker);
 }
 
@@ -359,6 +435,7 @@ KTEST_SUITE(nohz,
             KTEST_CASE(unpinned_timers_avoid_the_nohz_cpu),
             KTEST_CASE(a_second_task_kicks_the_tick_back),
             KTEST_CASE(queued_callbacks_keep_the_tick),
+            KTEST_CASE(offloaded_callbacks_leave_the_tick_stopped),
             KTEST_CASE(rcu_prod_restarts_a_stopped_tick),
             KTEST_CASE(async_call_with_interrupts_off),
             KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu),

@@ -292,6 +292,28 @@ SCENARIOS = [
      "must_contain": [r"^rcu: stall: grace period \d+ has run for",
                       r"^rcu: stall: cpu 3 holds up the grace period: dynticks \d+ \(not idle\), irq nesting 0, read nesting 1"],
      "must_not_contain": [r"stall: cpu [012] "]},
+    # Callback offload (rcu_nocbs=): CPU 3's callbacks run in rcuo/3 on a
+    # housekeeping CPU and never need its tick, also while it is a nohz
+    # CPU; the rcu and nohz suites hold with it; torture with 1-3.
+    {"name": "rcu-nocbs", "smp": 4, "timeout": 150, "append": "rcu_nocbs=3 ktest=rcu,rcu_nocbs,nohz",
+     "must_contain": [r"rcu: callbacks of CPUs 3 offloaded to rcuo kthreads on cpu 0",
+                      r"cpu 3 offloaded: 272 callbacks .* its tick: 0 restarts, 0 kept for rcu",
+                      r"nohz cpu 3 queued 32 offloaded callbacks: 32 ran .* 0 restarts, 0 kept for rcu, 0 kicks",
+                      r"^    ok \d+ offloaded_callbacks_leave_the_tick_stopped$"]},
+    {"name": "rcutorture-nocbs", "smp": 4, "timeout": 120, "append": "rcu_nocbs=1-3 ktest=rcutorture",
+     "must_contain": [r"rcu: callbacks of CPUs 1-3 offloaded", r"rcutorture: grace periods \d+, stalls 0, errors 0, cpus 4",
+                      r"rcutorture: SUCCESS"]},
+    # A bad rcu_nocbs= is reported and offloads nothing: bad syntax, every
+    # CPU (the last good value wins the parse; rcu_init checks it), and
+    # CPUs that are not online.
+    {"name": "rcu-nocbs-bad-params", "smp": 2, "append": "rcu_nocbs=2-1 rcu_nocbs=1-x rcu_nocbs=0-1 ktest=rcu",
+     "must_contain": [r"rcu_nocbs=2-1: not a CPU list", r"rcu_nocbs=1-x: not a CPU list",
+                      r"rcu_nocbs=0-1: would offload every CPU, leaving none to invoke callbacks; ignored"],
+     "must_not_contain": [r"offloaded to rcuo"]},
+    {"name": "rcu-nocbs-offline", "smp": 2, "ktap": False, "append": "rcu_nocbs=1-5",
+     "command": "awk '$12 == \"yes\" || $12 == \"no\" { print \"cpu\", $1, \"offloaded\", $12 }' /proc/rcu",
+     "must_contain": [r"rcu_nocbs: CPU 2-5 not online \(2 CPUs online\)", r"rcu_nocbs=1-5: has CPUs that are not online; ignored",
+                      r"^cpu 0 offloaded no\ncpu 1 offloaded no$"], "must_not_contain": [r"offloaded to rcuo"]},
     {"name": "rcu-bad-params", "smp": 2, "append": "rcu_fanout=1 rcu_fanout=65 rcu_stall_timeout=0 ktest=rcu",
      "must_contain": [r"rcu_fanout=1: must be a number from 2 to 64", r"rcu_fanout=65: must be a number from 2 to 64",
                       r"rcu_stall_timeout=0: must be a number from 1 to 300", r"rcu: tree of 1 levels .* fanout 16; stall timeout 21 s"]},
