@@ -9,8 +9,9 @@
  * in interrupt handlers.
  *
  * Updaters: publish with rcu_assign_pointer(), then either call_rcu() (a
- * function called after a grace period, on the CPU that queued it, in a
- * task: never in interrupt context) or synchronize_rcu() (sleep for one).
+ * function called after a grace period, on the CPU that queued it, or on
+ * a housekeeping CPU if that one is offloaded (rcu_nocbs=), in a task:
+ * never in interrupt context) or synchronize_rcu() (sleep for one).
  * rcu_barrier() waits until every callback queued before it has run. */
 #ifndef RCU_RCU_H
 #define RCU_RCU_H
