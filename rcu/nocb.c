@@ -59,9 +59,9 @@ static void report_ignored(const char *source, const struct cpumask *mask, const
     printk("cmdline: %s=%s: %s; ignored\n", source, list, why);
 }
 
-/* A set to offload, or none: every CPU in it online, and one online CPU
- * left over for the kthreads. */
-static bool acceptable(const char *source, const struct cpumask *mask)
+/* Can mask be added to the set already chosen? Every CPU in it online,
+ * and one online CPU left over for the kthreads. */
+static bool acceptable(const char *source, const struct cpumask *mask, const struct cpumask *chosen)
 {
     struct cpumask offline, left;
 
@@ -74,8 +74,11 @@ static bool acceptable(const char *source, const struct cpumask *mask)
         return false;
     }
     cpumask_andnot(&left, &cpu_online_mask, mask);
+    cpumask_andnot(&left, &left, chosen);
     if (cpumask_empty(&left)) {
-        report_ignored(source, mask, "would offload every CPU, leaving none to invoke callbacks");
+        report_ignored(source, mask, cpumask_empty(chosen) ? "would offload every CPU, leaving none to invoke callbacks"
+                                                           : "with nohz_full=, would offload every CPU, leaving none "
+                                                             "to invoke callbacks");
         return false;
     }
     return true;
@@ -98,22 +101,19 @@ static unsigned pick_kthread_cpu(void)
 }
 
 /* From rcu_init, before any callback: fix the set and mark the CPUs. A bad
- * rcu_nocbs= changes nothing; CPUs added by rcu_nocbs_add are taken as
- * they are, unless they too are bad. */
+ * rcu_nocbs= changes nothing; so does a bad rcu_nocbs_add() set. */
 void rcu_nocb_setup(void)
 {
     struct cpumask wanted;
     unsigned cpu;
 
+    /* nohz_full='s CPUs first: they need offload most, and were checked
+     * by nohz_full_init already. */
     cpumask_clear_all(&wanted);
-    if (!cpumask_empty(&rcu_nocbs_param) && acceptable("rcu_nocbs", &rcu_nocbs_param))
-        cpumask_copy(&wanted, &rcu_nocbs_param);
-    if (!cpumask_empty(&nocbs_added)) {
-        struct cpumask both;
-        cpumask_or(&both, &wanted, &nocbs_added);
-        if (acceptable("rcu_nocbs (with nohz_full)", &both))
-            cpumask_copy(&wanted, &both);
-    }
+    if (!cpumask_empty(&nocbs_added) && acceptable("nohz_full (implies rcu_nocbs)", &nocbs_added, &wanted))
+        cpumask_copy(&wanted, &nocbs_added);
+    if (!cpumask_empty(&rcu_nocbs_param) && acceptable("rcu_nocbs", &rcu_nocbs_param, &wanted))
+        cpumask_or(&wanted, &wanted, &rcu_nocbs_param);
     cpumask_copy(&nocbs_offloaded, &wanted);
     for_each_cpu_in(cpu, &nocbs_offloaded)
         rcu_data_of(cpu)->offloaded = true;

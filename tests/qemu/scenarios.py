@@ -180,8 +180,11 @@ SCENARIOS = [
      "must_contain": [r"^refused$", r"^full$", r"^periodic$",
                       r"^spin: cpu 3 after the first second: LOC [1-9]\d\d+,",
                       r"^spin: 2 s, .*\nspin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0"]},
-    {"name": "nohz-full-bad", "smp": 4, "append": "tick=full nohz_full=0-3 ktest=boot",
-     "must_contain": [r"nohz_full=0-3: cpu 0 stays a housekeeping CPU", r"^nohz_full: cpus 1-3$"]},
+    {"name": "nohz-full-bad", "smp": 4, "append": "tick=full nohz_full=0-3 rcu_nocbs=0 ktest=boot",
+     "must_contain": [r"nohz_full=0-3: cpu 0 stays a housekeeping CPU", r"^nohz_full: cpus 1-3$",
+                      # nohz_full= implies rcu_nocbs=; with it, rcu_nocbs=0 would leave no CPU
+                      r"rcu_nocbs=0: with nohz_full=, would offload every CPU",
+                      r"^rcu: callbacks of CPUs 1-3 offloaded to rcuo kthreads on cpu 0$"]},
     {"name": "nohz-full-bad-list", "smp": 2, "append": "tick=full nohz_full=1,7 ktest=boot",
      "must_contain": [r"nohz_full=1,7: CPU 7 is not online: ignored", r"^nohz_full: cpus 1$"]},
     {"name": "nohz-full-not-a-list", "smp": 2, "append": "tick=task nohz_full=x ktest=boot",
