@@ -20,6 +20,7 @@
 #include "arch/x86/clock.h"
 #include "kernel/housekeeping.h"
 #include "kernel/panic.h"
+#include "kernel/nohz_task.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/timers.h"
@@ -33,6 +34,7 @@
  * a nohz task's CPU is prodded whenever it spends a few milliseconds in
  * one system call (or its vCPU is not run by a busy host for that long). */
 #define RCU_KICK_AFTER_SCANS 7
+#define RCU_KICK_ISOLATED_AFTER_SCANS 34    /* about 100 ms */
 
 uint64_t rcu_fanout_param = RCU_FANOUT_DEFAULT;
 uint64_t rcu_stall_timeout_param = RCU_STALL_TIMEOUT_DEFAULT;
@@ -116,7 +118,15 @@ static bool quiescent_by_dynticks(unsigned cpu, bool first_scan)
 
 /* One pass over the leaves: report for CPUs in (or through) an extended
  * QS, and kick the others if asked to. Kicks are sent with no lock held. */
-static void fqs_scan(bool first_scan, bool kick)
+/* A nohz task's or nohz_full CPU passes through an extended QS at every
+ * return to user mode, so it is given longer before it is prodded: the
+ * prod interrupts exactly the CPU that nohz is meant to leave alone. */
+static unsigned kick_after_scans(unsigned cpu)
+{
+    return cpu_is_isolated(cpu) ? RCU_KICK_ISOLATED_AFTER_SCANS : RCU_KICK_AFTER_SCANS;
+}
+
+static void fqs_scan(bool first_scan, bool kick, unsigned scans)
 {
     struct rcu_tree *tree = &rcu_state.tree;
     unsigned long seq = rcu_state.gp_seq;
@@ -133,7 +143,7 @@ static void fqs_scan(bool first_scan, bool kick)
             if (quiescent_by_dynticks(cpu, first_scan)) {
                 quiescent |= 1ull << bit;
                 rcu_data_of(cpu)->qs_reported_for_eqs++;
-            } else if (kick && kicked_in_gp[cpu] != seq) {
+            } else if (kick && scans >= kick_after_scans(cpu) && kicked_in_gp[cpu] != seq) {
                 kicked_in_gp[cpu] = seq;
                 rcu_kick_holdout_cpu(cpu);
             }
@@ -164,13 +174,13 @@ static void gp_force_quiescent_states(void)
 {
     unsigned scans = 0;
 
-    fqs_scan(true, false);
+    fqs_scan(true, false, 0);
     while (!root_reported()) {
         gp_sleep_until_next_scan();
         if (root_reported())
             break;
         scans++;
-        fqs_scan(false, scans >= RCU_KICK_AFTER_SCANS);
+        fqs_scan(false, true, scans);
         rcu_check_stall(clock_now());
     }
 }
