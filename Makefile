@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps fuzz soak
 
 all: kernel initrd user-programs host-tests
 
@@ -84,6 +84,8 @@ help:
 	@echo "make test       host unit tests, then every QEMU scenario"
 	@echo "make bench      boot time and scheduler costs; table and build/bench.json"
 	@echo "make trace CMD='...'  run CMD traced; build/trace.json (Perfetto) and build/trace.svg"
+	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS each (default 60)"
+	@echo "make soak       mixed load at -smp 4 for SOAK_SECONDS (default 600): no stall, panic or leak"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
 
@@ -138,6 +140,14 @@ $(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld $(BUILD)/objects.list
 
 host-tests:
 	$(MAKE) -C tests/host OUT=$(abspath $(BUILD))/host
+	$(MAKE) -C tests/fuzz replay OUT=$(abspath $(BUILD))/host
+
+# Host fuzzing of the parsers with libFuzzer (docs/reliability.md):
+# FUZZ_SECONDS per target (default 60). Needs clang.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ=1 tools/check-deps
+	$(MAKE) -C tests/fuzz fuzz OUT=$(abspath $(BUILD))/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 run: deps $(KERNEL) $(BUILD)/initrd.cpio
 	$(BOOT) --interactive

@@ -47,16 +47,20 @@ static void message_append_number(struct message *message, uint64_t number)
         message_append_bytes(message, &digits[--count], 1);
 }
 
+/* A word from the command line, shown as '?' for each control character:
+ * a quoted word may hold a newline or an escape sequence, and a report is
+ * one printable line (found by tests/fuzz/fuzz_cmdline.c). */
 static void message_append_word(struct message *message, const char *word)
 {
     size_t length = strnlen(word, MESSAGE_WORD_LIMIT + 1);
+    size_t shown = length <= MESSAGE_WORD_LIMIT ? length : MESSAGE_WORD_LIMIT;
 
-    if (length <= MESSAGE_WORD_LIMIT) {
-        message_append_bytes(message, word, length);
-    } else {
-        message_append_bytes(message, word, MESSAGE_WORD_LIMIT);
-        message_append(message, "...");
+    for (size_t i = 0; i < shown; i++) {
+        unsigned char c = (unsigned char)word[i];
+        message_append_bytes(message, c < 0x20 || c == 0x7f ? "?" : &word[i], 1);
     }
+    if (length > MESSAGE_WORD_LIMIT)
+        message_append(message, "...");
 }
 
 /* ---- Values: each converter either stores a good value or explains, in
