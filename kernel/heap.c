@@ -57,6 +57,23 @@ _Static_assert(sizeof(struct slab) <= HEADER_SIZE, "slab header too big");
 static struct slab *slabs_with_room[CLASS_COUNT];
 static struct spinlock heap_lock = SPINLOCK_INIT("heap");
 
+/* What is handed out, for /proc/meminfo and leak checks (user/fuzz.c):
+ * objects and their rounded-up sizes. Atomics, because large objects are
+ * allocated without heap_lock. */
+static size_t heap_objects, heap_bytes;
+
+static void heap_account(long objects, long bytes)
+{
+    __atomic_add_fetch(&heap_objects, (size_t)objects, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&heap_bytes, (size_t)bytes, __ATOMIC_RELAXED);
+}
+
+void heap_usage(size_t *objects, size_t *bytes)
+{
+    *objects = __atomic_load_n(&heap_objects, __ATOMIC_RELAXED);
+    *bytes = __atomic_load_n(&heap_bytes, __ATOMIC_RELAXED);
+}
+
 static unsigned size_class(size_t size)
 {
     unsigned shift = MIN_CLASS_SHIFT;
@@ -132,6 +149,7 @@ static void *slab_alloc(size_t size)
     if (!slab->free_list)
         list_remove(class, slab);
     spin_unlock(&heap_lock);
+    heap_account(1, slab->object_size);
     return object;
 }
 
@@ -139,6 +157,7 @@ static void slab_free(struct slab *slab, void *object)
 {
     unsigned class = size_class(slab->object_size);
 
+    heap_account(-1, -(long)slab->object_size);
     spin_lock(&heap_lock);
     unsigned index = object_index(slab, object);
     if (!(slab->used[index / 64] & (1ull << (index % 64))))
@@ -171,6 +190,7 @@ static void *large_alloc(size_t size)
     header->magic = LARGE_MAGIC;
     header->page_count = (uint32_t)pages;
     header->size = size;
+    heap_account(1, (long)(pages * PAGE_SIZE));
     return (char *)header + HEADER_SIZE;
 }
 
@@ -207,6 +227,7 @@ void kfree(void *object)
         struct large_header *header = page_of(object);
         size_t pages = header->page_count;
         header->magic = 0;
+        heap_account(-1, -(long)(pages * PAGE_SIZE));
         page_free_contiguous(virt_to_phys(header), pages);
     } else {
         panic("kfree: %p was not allocated by kmalloc (or was freed already)", object);

@@ -8,5 +8,6 @@ void *kmalloc(size_t size);         /* 16-byte aligned; NULL if out of memory */
 void *kzalloc(size_t size);         /* the same, zeroed */
 void kfree(void *object);           /* NULL is fine; a bad or double free panics */
 size_t kmalloc_usable_size(const void *object);
+void heap_usage(size_t *objects, size_t *bytes); /* handed out now; bytes rounded up to classes/pages */
 
 #endif

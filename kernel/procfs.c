@@ -163,6 +163,10 @@ static void generate_meminfo(struct text *text)
     text_printf(text, "MemTotal:       %8lu kB\n", total);
     text_printf(text, "MemFree:        %8lu kB\n", free);
     text_printf(text, "MemAvailable:   %8lu kB\n", free);
+    /* Linux's name for kernel objects; HeapObjects is ours (leak checks). */
+    size_t heap_objects, heap_bytes;
+    heap_usage(&heap_objects, &heap_bytes);
+    text_printf(text, "Slab:           %8lu kB\nHeapObjects:    %8lu\n", heap_bytes / 1024, heap_objects);
 }
 
 struct cpu_times {

@@ -166,7 +166,7 @@ WRAP(getuid, sys_get_id_root())
 WRAP(setuid, sys_set_id_ignored())
 WRAP(getppid, sys_getppid())
 WRAP(getpgrp, current_process()->process_group)
-WRAP(setpgid, sys_setpgid((int64_t)a0, (int64_t)a1))
+WRAP(setpgid, sys_setpgid((int)a0, (int)a1))     /* pid_t: 32 bits (user/fuzz.c found a negative group) */
 WRAP(setsid, current_process()->pid)
 WRAP(getpgid, current_process()->process_group)
 WRAP(sched_setaffinity, sys_sched_setaffinity((int64_t)a0, a1, (const void *)a2))
