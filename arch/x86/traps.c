@@ -7,6 +7,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/gdt.h"
+#include "arch/x86/user_mode.h"
 #include "arch/x86/vectors.h"
 #include "kernel/context_tracking.h"
 #include "kernel/irq.h"
@@ -112,6 +113,7 @@ static int exception_signal(uint64_t vector)
         return SIGTRAP;
     case VECTOR_INVALID_OPCODE:
         return SIGILL;
+    case 12:                    /* stack-segment fault: a non-canonical stack */
     case 17:                    /* alignment check */
         return SIGBUS;
     default:
@@ -127,6 +129,11 @@ static int exception_signal(uint64_t vector)
 void trap_dispatch(struct trap_frame *frame)
 {
     bool from_user = trap_from_user(frame);
+
+    /* Interrupt gates keep RFLAGS.AC: a user program that set it (for
+     * alignment checks) would run this handler with SMAP off. The frame
+     * keeps the interrupted AC for the way back. */
+    user_access_end();
 
     if (from_user)
         context_user_exit();

@@ -20,6 +20,7 @@
 #define MSR_LSTAR  0xc0000082
 #define MSR_SFMASK 0xc0000084
 #define EFER_SYSCALL_ENABLE (1ul << 0)
+#define CR0_AM (1ul << 18)   /* ring 3 code that sets RFLAGS.AC gets #AC, as on Linux */
 #define CR4_SMEP (1ul << 20)
 #define CR4_SMAP (1ul << 21)
 #define RFLAGS_TF (1ul << 8)
@@ -57,6 +58,7 @@ void user_mode_init_this_cpu(void)
     wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
     wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_TF | RFLAGS_AC);
     enable_smep_smap();
+    __asm__ volatile("mov %0, %%cr0" : : "r"(read_cr0() | CR0_AM) : "memory");
     fpu_init_this_cpu();
 }
 

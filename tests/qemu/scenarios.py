@@ -376,6 +376,17 @@ SCENARIOS = [
      "command": trace_checks.COMMAND, "check": trace_checks.check,
      "must_contain": [r"^trace: recording ipi,user,sched, 16384 events per CPU$"]},
 
+    # Hostile user space (docs/reliability.md): every exception a process
+    # can raise kills only it, with Linux's signal (the same program passes
+    # on the host: host-faults.*); random syscalls from a worker per CPU
+    # lose no worker and leak nothing (fixed seed: a failure repeats).
+    {"name": "faults", "smp": 2, "timeout": 120, "add": ["build/tests-user/faults.musl:/bin/faults"],
+     "command": "faults", "must_contain": [r"^# faults survived: 32 of 32"], "must_not_contain": [r"PANIC"]},
+    {"name": "fuzz", "smp": 4, "ktap": False, "timeout": 100, "command": "fuzz 30 1",
+     "must_contain": [r"^fuzz: syscalls tried [1-9]\d*:", r"^fuzz: workers \d+ started, \d+ finished, 0 lost",
+                      r"^fuzz: PASS$"],
+     "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]},
+
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
      "must_contain": [r"nohzk: power-off status=0"]},
