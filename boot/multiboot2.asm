@@ -188,7 +188,12 @@ early_pml4:      resb 4096
 early_pdpt_low:  resb 4096
 early_pdpt_high: resb 4096
 early_pd:        resb 4096 * 4
-align 16
+; The boot CPU's stack, which it keeps as its idle stack. The page below it
+; is a guard: paging_init() leaves it unmapped, so an overflow faults (as on
+; the stacks of kernel_stack_allocate) instead of running into early_pd.
+align 4096
+global boot_stack_guard, boot_stack
+boot_stack_guard: resb 4096
 boot_stack:      resb BOOT_STACK_SIZE
 global boot_stack_top
 boot_stack_top:

@@ -6,7 +6,9 @@
  * the page allocator, so freeing everything returns every page. Each slab
  * keeps a bitmap of the objects in use: freeing an object twice, or a
  * pointer that is not the start of an object, is caught and panics. Freed
- * objects are filled with 0x6b so a use after free shows up in a dump.
+ * objects are filled with 0x6b, and kmalloc checks that the poison is still
+ * there when it hands an object out again: a write after free panics (at
+ * the next allocation of that object, not at the write itself).
  *
  * Larger objects get their own run of pages with a small header.
  *
@@ -111,6 +113,7 @@ static struct slab *slab_create(unsigned class)
     slab->magic = SLAB_MAGIC;
     slab->object_size = (uint16_t)(1u << (class + MIN_CLASS_SHIFT));
     slab->capacity = (uint16_t)((PAGE_SIZE - HEADER_SIZE) / slab->object_size);
+    memset((char *)slab + HEADER_SIZE, FREE_POISON, PAGE_SIZE - HEADER_SIZE);
     for (int i = slab->capacity - 1; i >= 0; i--) {
         struct free_object *object = (void *)((char *)slab + HEADER_SIZE + (size_t)i * slab->object_size);
         object->next = slab->free_list;
@@ -129,6 +132,16 @@ static unsigned object_index(const struct slab *slab, const void *object)
     return (unsigned)(offset / slab->object_size);
 }
 
+/* A free object is its free-list link, then poison to the end. */
+static void check_poison(const struct slab *slab, const struct free_object *object)
+{
+    const unsigned char *bytes = (const unsigned char *)object;
+    for (unsigned i = sizeof(struct free_object); i < slab->object_size; i++)
+        if (bytes[i] != FREE_POISON)
+            panic("kmalloc: use after free of %p: byte %u is %#x, not the poison %#x", (const void *)object, i,
+                  bytes[i], FREE_POISON);
+}
+
 static void *slab_alloc(size_t size)
 {
     unsigned class = size_class(size);
@@ -142,6 +155,7 @@ static void *slab_alloc(size_t size)
         return 0;
     }
     struct free_object *object = slab->free_list;
+    check_poison(slab, object);
     slab->free_list = object->next;
     slab->in_use++;
     unsigned index = object_index(slab, object);

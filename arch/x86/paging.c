@@ -23,6 +23,7 @@
 
 extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern char __data_start[], __data_end[];
+extern char boot_stack_guard[];     /* boot/multiboot2.asm */
 
 uint64_t kernel_page_table_phys;
 static uint64_t *kernel_pml4;
@@ -97,6 +98,7 @@ void paging_init(uint64_t highest_ram_address)
     map_kernel_section(__text_start, __text_end, 0);
     map_kernel_section(__rodata_start, __rodata_end, PTE_NX);
     map_kernel_section(__data_start, __data_end, PTE_WRITE | PTE_NX);
+    *entry_for(kernel_pml4, (uint64_t)boot_stack_guard, 1) = 0;    /* the boot stack's guard page */
 
     uint64_t direct_map_end = (highest_ram_address + HUGE_PAGE_SIZE - 1) & ~(HUGE_PAGE_SIZE - 1);
     for (uint64_t phys = 0; phys < direct_map_end; phys += HUGE_PAGE_SIZE)

@@ -246,6 +246,14 @@ SCENARIOS = [
      "must_contain": [r"^PANIC: cpu 0: kfree: double free of 0x", r"\] ktest_panic_double_free\+0x"]},
     {"name": "panic-stack-overflow", "append": "ktest=panic_stack_overflow", "expect_status": 253,
      "ktap": False, "must_contain": [r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
+    {"name": "panic-use-after-free", "append": "ktest=panic_use_after_free", "expect_status": 253, "ktap": False,
+     "must_contain": [r"^PANIC: cpu 0: kmalloc: use after free of 0x[0-9a-f]+: byte 20 is 0x1",
+                      r"\] ktest_panic_use_after_free\+0x"]},
+    # The boot CPU's own (idle) stack has a guard page too.
+    {"name": "panic-boot-stack-overflow", "smp": 2, "append": "ktest=panic_boot_stack_overflow",
+     "expect_status": 253, "ktap": False,
+     "must_contain": [r"ktest: cpu 0 runs on its boot stack: overflowing it",
+                      r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
     # Every suite in one boot (ktest=all leaves out the panic suites).
     {"name": "all-suites", "smp": 4, "timeout": 300, "append": "ktest=all",
      "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$"],
