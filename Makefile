@@ -163,6 +163,11 @@ debug: deps $(KERNEL) $(BUILD)/initrd.cpio
 	sleep 1; gdb -q -ex "target remote 127.0.0.1:$(GDB_PORT)" -x tools/gdbinit $(KERNEL); \
 	kill %1 2>/dev/null || true
 
+# The long mixed-load run (docs/reliability.md): SOAK_SECONDS (default 600).
+SOAK_SECONDS ?= 600
+soak: deps all
+	CPUS=$(CPUS) tools/soak $(SOAK_SECONDS)
+
 test: deps all
 	tests/run
 

@@ -394,6 +394,13 @@ SCENARIOS = [
      "must_contain": [r"^fuzz: syscalls tried [1-9]\d*:", r"^fuzz: workers \d+ started, \d+ finished, 0 lost",
                       r"^fuzz: PASS$"],
      "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]},
+    # make soak for 60 s (make soak runs it for 600): spinners, sleepers,
+    # rcustress, fuzz and pipelines at once; no stall, panic or leak.
+    {"name": "soak", "smp": 4, "ktap": False, "timeout": 200, "add": ["tests/soak/soak.sh:/bin/soak"],
+     "command": "sh /bin/soak 60",
+     "must_contain": [r"^soak: rcustress: [1-9]\d* runs$", r"^soak: fuzz: [1-9]\d* runs$",
+                      r"^soak: pipelines: [1-9]\d* rounds$", r"^soak: PASS$"],
+     "must_not_contain": [r"rcu: stall", r"PANIC", r"assertion failed", r"^soak: FAIL"]},
 
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,

@@ -1,0 +1,69 @@
+# soak SECONDS: a mixed load on every CPU at once, run in nohzk's busybox sh
+# (make soak: 600 s; scenario "soak" in make test: 60 s). See
+# docs/reliability.md.
+#
+#   spinners      spin pinned to CPUs 2 and 3 (one of them making syscalls)
+#   sleepers      short sleeps in a loop: timers, wakeups, idle entry/exit
+#   rcustress     the kernel's RCU torture test, 10 s at a time
+#   fuzz          random syscalls from a worker per CPU, 30 s at a time
+#   pipelines     fork, exec, pipes and /proc reads in a loop
+#   tick policies a hook: switched every few seconds once
+#                 /proc/sys/kernel/tick_policy exists
+#
+# Every job notes its failures in /tmp/soak/failed. At the end, with
+# everything stopped, free pages and heap objects (/proc/meminfo) must be
+# back within the slack. Prints "soak: PASS" and exits 0, or "soak: FAIL".
+# The host side (tools/boot's output) checks for stalls and panics.
+S=${1:-600}
+PAGE_SLACK=128      # page-table pages of kernel stacks are never freed (docs/memory.md)
+HEAP_SLACK=64
+mkdir -p /tmp/soak
+rm -f /tmp/soak/failed
+now() { cut -d. -f1 /proc/uptime; }
+mem() { awk '/^MemFree:/ { f = $2 / 4 } /^HeapObjects:/ { h = $2 } END { print f, h }' /proc/meminfo; }
+fail() { echo "soak: $*"; echo "$*" >> /tmp/soak/failed; }   # builtins only
+
+read free0 heap0 <<END
+$(mem)
+END
+end=$(( $(now) + S ))
+echo "soak: $S s of mixed load on $(nproc) CPUs; free pages $free0, heap objects $heap0"
+
+taskset -c 3 spin "$S" > /tmp/soak/spin3 || fail "spin on cpu 3 failed" &
+taskset -c 2 spin "$S" --syscall-every 1000 > /tmp/soak/spin2 || fail "spin on cpu 2 failed" &
+( n=0; while [ "$(now)" -lt "$end" ]; do sleep 0.05; n=$((n + 1)); done; echo "soak: sleeper: $n sleeps" ) &
+( n=0; while [ "$(now)" -lt $((end - 10)) ]; do
+      rcustress 10 > /tmp/soak/rcu || { fail "rcustress failed:"; cat /tmp/soak/rcu; }
+      n=$((n + 1))
+  done; echo "soak: rcustress: $n runs" ) &
+( n=0; while [ "$(now)" -lt $((end - 30)) ]; do
+      fuzz 30 "$n" --shared > /tmp/soak/fuzz || { fail "fuzz failed:"; cat /tmp/soak/fuzz; }
+      grep -e 'syscalls tried' -e 'workers' /tmp/soak/fuzz | cut -c1-100
+      n=$((n + 1))
+  done; echo "soak: fuzz: $n runs" ) &
+( n=0; while [ "$(now)" -lt "$end" ]; do
+      [ "$(ls /bin | wc -l)" -gt 10 ] || fail "ls /bin | wc -l"
+      [ "$(echo a b c | tr a-z A-Z | cut -d' ' -f2)" = B ] || fail "echo | tr | cut"
+      grep -q LOC /proc/interrupts || fail "grep LOC /proc/interrupts"
+      n=$((n + 1))
+  done; echo "soak: pipelines: $n rounds" ) &
+( if [ -w /proc/sys/kernel/tick_policy ]; then
+      n=0
+      while [ "$(now)" -lt "$end" ]; do
+          for p in periodic idle task; do echo $p > /proc/sys/kernel/tick_policy || fail "tick_policy $p"; sleep 2; done
+          n=$((n + 1))
+      done
+      echo task > /proc/sys/kernel/tick_policy; echo "soak: tick policies: $n rounds"
+  fi ) &
+wait
+cat /tmp/soak/spin2 /tmp/soak/spin3
+
+sleep 2             # the last frees may wait for a grace period
+read free1 heap1 <<END
+$(mem)
+END
+echo "soak: leak: free pages $free0 -> $free1 ($((free0 - free1)) used, slack $PAGE_SLACK), heap objects $heap0 -> $heap1 ($((heap1 - heap0)), slack $HEAP_SLACK)"
+[ $((free0 - free1)) -le $PAGE_SLACK ] || fail "pages leaked"
+[ $((heap1 - heap0)) -le $HEAP_SLACK ] || fail "heap objects leaked"
+if [ -e /tmp/soak/failed ]; then echo "soak: FAIL"; exit 1; fi
+echo "soak: PASS"
