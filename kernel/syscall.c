@@ -17,6 +17,7 @@
 #include "arch/x86/trap.h"
 #include "kernel/context_tracking.h"
 #include "kernel/errno.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/fs_syscalls.h"
@@ -268,12 +269,26 @@ static long call(struct trap_frame *frame)
     return table[number].handler(frame->rdi, frame->rsi, frame->rdx, frame->r10, frame->r8, frame->r9);
 }
 
+/* A handler must give back every lock it took and leave interrupts as it
+ * found them (on): otherwise the task goes back to user space holding a
+ * lock, or with the tick off. Cheap enough for every call; the fuzzer
+ * (user/fuzz.c) reaches the error paths where such slips hide. */
+static void check_balanced(uint64_t number)
+{
+    const char *name = syscall_name(number);
+    if (this_cpu()->locks_held)
+        panic("syscall %s returned with %u spinlocks held", name ? name : "unknown", this_cpu()->locks_held);
+    if (!irqs_enabled())
+        panic("syscall %s returned with interrupts disabled", name ? name : "unknown");
+}
+
 void syscall_dispatch(struct trap_frame *frame)
 {
     context_user_exit();
     current_task()->syscall_frame = frame;
     irq_enable();
     long result = call(frame);
+    check_balanced(frame->rax);
     if (syscall_trace) {
         const char *name = syscall_name(frame->rax);
         printk("strace: pid %d: %s(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx) = %ld\n", current_process()->pid,
