@@ -76,7 +76,7 @@ enum {
     NR_openat = 257, NR_mkdirat = 258, NR_newfstatat = 262, NR_unlinkat = 263, NR_renameat = 264,
     NR_linkat = 265, NR_symlinkat = 266, NR_readlinkat = 267, NR_fchmodat = 268, NR_faccessat = 269,
     NR_ppoll = 271, NR_dup3 = 292, NR_pipe2 = 293, NR_prlimit64 = 302, NR_getcpu = 309,
-    NR_renameat2 = 316,
+    NR_renameat2 = 316, NR_getrandom = 318,
 };
 
 /* What kernel/syscall.c handles, and some it does not (-ENOSYS expected;
@@ -93,11 +93,11 @@ static const int implemented[] = {
     NR_setrlimit, NR_arch_prctl, NR_gettid, NR_tkill, NR_sched_setaffinity, NR_sched_getaffinity,
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
-    NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2,
+    NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
     NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend, NR_ppoll,
 };
-static const long unimplemented[] = {137, 138, 201, 273, 318, 332, 334, 335, 400, 423, 451, 600, 4096,
+static const long unimplemented[] = {137, 138, 201, 273, 332, 334, 335, 400, 423, 451, 600, 4096,
                                      -1, 0x40000000 | NR_getpid, (long)(1ul << 63), INT_MAX};
 
 /* ---- Counters, kept in a file per worker ---- */
@@ -106,7 +106,7 @@ struct counts {
     uint64_t calls, skipped;
     uint64_t result[MAX_ERRNO + 1]; /* [0] success, [e] -e */
     uint64_t proc_writes, proc_result[MAX_ERRNO + 1];
-    uint64_t nohz_tries, nohz_result[MAX_ERRNO + 1];
+    uint64_t nohz_tries, nohz_result[MAX_ERRNO + 1], nohz_moved_while_set;
     int64_t odd_number, odd_result; /* the last result that is neither >= 0 nor an errno */
 };
 
@@ -533,10 +533,12 @@ static void proc_write(void)
     close(fd);
 }
 
-/* ---- nohz: set and clear racing affinity changes (issue 6 hook) ----
- * Today /proc/self/nohz does not exist and every try counts ENOENT. Once
- * it does: set, try to move (must fail with EBUSY while set), clear, and
- * move back to our CPU. */
+/* ---- nohz: set and clear racing affinity changes ----
+ * Set, try to move to another CPU (must fail with EBUSY while set: a move
+ * that succeeds is counted and fails the run), clear, move back. Other
+ * workers do the same on the other CPUs meanwhile, and random /proc
+ * writes and sched_setaffinity calls set and move at other moments. A
+ * kernel without /proc/self/nohz counts ENOENT. */
 static void pin_to(unsigned cpu)
 {
     cpu_set_t set;
@@ -553,8 +555,14 @@ static void nohz_race(void)
         count_result(counts.nohz_result, -errno);
         return;
     }
-    count_result(counts.nohz_result, raw_syscall(NR_write, fd, (long)"1", 1, 0, 0, 0));
-    pin_to((worker_cpu + 1) % cpu_count);
+    long set = raw_syscall(NR_write, fd, (long)"1", 1, 0, 0, 0);
+    count_result(counts.nohz_result, set);
+    cpu_set_t other;
+    CPU_ZERO(&other);
+    CPU_SET((worker_cpu + 1) % cpu_count, &other);
+    long moved = raw_syscall(NR_sched_setaffinity, 0, sizeof(other), (long)&other, 0, 0, 0);
+    if (set == 1 && moved != -EBUSY && cpu_count > 1)
+        counts.nohz_moved_while_set++;  /* seed patch 13: must be EBUSY */
     count_result(counts.nohz_result, raw_syscall(NR_write, fd, (long)"0", 1, 0, 0, 0));
     close(fd);
     pin_to(worker_cpu);
@@ -832,6 +840,7 @@ int main(int argc, char **argv)
                (long long)total.odd_result);
     print_results("/proc writes", total.proc_writes, total.proc_result);
     print_results("nohz races", total.nohz_tries, total.nohz_result);
+    printf("fuzz: nohz: moved while set %llu (must be 0)\n", (unsigned long long)total.nohz_moved_while_set);
     printf("fuzz: workers %u started, %u finished, %u lost, killed by signals:", started, finished, lost);
     unsigned killed = 0;
     for (int s = 1; s < 65; s++)
@@ -845,7 +854,7 @@ int main(int argc, char **argv)
            before.free_kb / 4, after.free_kb / 4, page_delta, SLACK_PAGES, before.heap_objects, after.heap_objects,
            object_delta, SLACK_OBJECTS);
     int leak_ok = shared || (page_delta <= SLACK_PAGES && object_delta <= SLACK_OBJECTS);
-    int ok = lost == 0 && finished > 0 && leak_ok && before.free_kb >= 0 && before.heap_objects >= 0;
+    int ok = lost == 0 && finished > 0 && leak_ok && total.nohz_moved_while_set == 0 && before.free_kb >= 0 && before.heap_objects >= 0;
     printf("fuzz: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }
