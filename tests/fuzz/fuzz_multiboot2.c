@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t i = 0; i < map.count; i++) {
                 FUZZ_CHECK(map.regions[i].length > 0);
                 FUZZ_CHECK(map.regions[i].base + map.regions[i].length - 1 >= map.regions[i].base);
-                FUZZ_CHECK(i == 0 || map.regions[i - 1].base + map.regions[i - 1].length < map.regions[i].base);
+                FUZZ_CHECK(i == 0 ||
+                           map.regions[i - 1].base + map.regions[i - 1].length < map.regions[i].base);
             }
         }
     }
