@@ -203,7 +203,9 @@ static long any_value(void)
 
 static long bad_fd(void)
 {
-    static const long bad[] = {-1, INT_MAX, 1000000, 200, LAST_TAME_FD + 1, -100};
+    /* Never a small number: fcntl(F_DUPFD, n) may have made it a copy of
+     * the busybox fd (found when fchmod(200, 0) emptied busybox's mode). */
+    static const long bad[] = {-1, INT_MAX, 1000000, INT_MIN, -100};   /* as int too: never 0-2 */
     return bad[below(sizeof(bad) / sizeof(bad[0]))];
 }
 
@@ -378,7 +380,7 @@ static int neutralize(long n, long a[6])
             a[1] = (long)below(65536);
         return 1;
     case NR_fchmod:         /* our file or directory: not busybox or /dev/null */
-        a[0] = below(4) == 0 ? bad_fd() : safe_fds[below(2)];
+        a[0] = below(4) == 0 ? -1 : safe_fds[below(2)];
         return 1;
     case NR_close:
         a[0] = tame_fd();
