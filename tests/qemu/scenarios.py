@@ -380,9 +380,9 @@ SCENARIOS = [
     # is off; classes changed and the rings cleared through /proc/trace;
     # the converters' output parses (tests/qemu/trace_checks.py).
     {"name": "trace", "smp": 4, "ktap": False, "timeout": 120,
-     "append": "trace=sched,user,ipi trace_size=16384",
+     "append": "trace=sched,user,ipi trace_size=131072",
      "command": trace_checks.COMMAND, "check": trace_checks.check,
-     "must_contain": [r"^trace: recording ipi,user,sched, 16384 events per CPU$"]},
+     "must_contain": [r"^trace: recording ipi,user,sched, 131072 events per CPU$"]},
 
     # Hostile user space (docs/reliability.md): every exception a process
     # can raise kills only it, with Linux's signal (the same program passes
