@@ -5,6 +5,17 @@
 
 #include <stdint.h>
 
+/* struct timeval (getrusage, gettimeofday, setitimer) and a conversion
+ * from nanoseconds (truncated to microseconds). */
+struct linux_timeval {
+    int64_t seconds, microseconds;
+};
+
+static inline struct linux_timeval timeval_of(uint64_t ns)
+{
+    return (struct linux_timeval){ (int64_t)(ns / 1000000000ul), (int64_t)(ns % 1000000000ul / 1000) };
+}
+
 /* struct stat, as the x86-64 fstat/newfstatat/stat return it */
 struct linux_stat {
     uint64_t st_dev;

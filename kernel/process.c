@@ -87,6 +87,7 @@ struct process *process_spawn_flat(const char *name, const void *code, size_t si
     struct process *process = kzalloc(sizeof(*process));
     if (!process)
         return 0;
+    itimer_init(process);
     process->memory = address_space_create();
     size_t code_pages = (size + PAGE_SIZE - 1) / PAGE_SIZE;
     if (!process->memory || map_pages(process->memory, FLAT_IMAGE_BASE, code_pages, 0) < 0 ||
@@ -187,6 +188,7 @@ void process_exit(int wait_status)
     struct process *process = current_process();
 
     ASSERT(process);
+    itimer_exit(process);       /* no SIGALRM after this */
     if (process->files)
         fd_table_destroy(process->files);
     process->files = 0;
@@ -224,6 +226,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     if (!child)
         return 0;
     *child = *parent;
+    itimer_init(child);         /* not inherited */
     child->first_child = child->next_sibling = 0;
     child->next_in_table = 0;
     child->children_user_ns = child->children_system_ns = 0;
@@ -389,6 +392,7 @@ struct process *process_spawn_exec(const char *path, const char *const *argv, co
     if (!process || !request)
         goto fail;
     *request = (struct exec_request){ path, argv, envp };
+    itimer_init(process);
     process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
     process->process_group = process->session = process->pid;     /* it leads both */
     process->umask = 022;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/itimer.h"
 #include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "sched/wait.h"
@@ -51,6 +52,7 @@ struct process {
     uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
     struct process_rlimit rlimits[RLIMIT_COUNT];    /* recorded, not enforced; fork copies */
     bool rlimits_set;
+    struct process_itimers itimers;                 /* setitimer, alarm (kernel/itimer.c) */
 };
 
 extern struct spinlock process_tree_lock;

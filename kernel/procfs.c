@@ -245,6 +245,19 @@ static void generate_loadavg(struct text *text)
     text_printf(text, "0.00 0.00 0.00 %u/%u %u\n", running, total, last_pid);
 }
 
+/* Dependency bits by name, comma-separated, or "-". */
+static void text_print_tick_deps(struct text *text, uint32_t mask)
+{
+    if (!mask)
+        text_printf(text, "-");
+    for (unsigned reason = 0, first = 1; reason < TICK_KEEP_REASON_COUNT; reason++) {
+        if (mask & TICK_DEP(reason)) {
+            text_printf(text, "%s%s", first ? "" : ",", tick_keep_reason_names[reason]);
+            first = 0;
+        }
+    }
+}
+
 /* Per CPU: whether it ticks and why (the reason the last check found),
  * its nohz task, and the counts; then how often each reason kept each
  * CPU's tick (docs/tick.md explains the columns). */
@@ -282,6 +295,14 @@ static void generate_tick(struct text *text)
         for (unsigned reason = TICK_KEEP_POLICY; reason < TICK_KEEP_REASON_COUNT; reason++)
             text_printf(text, " %lu", cpus[cpu]->tick.refusals[reason]);
         text_printf(text, "\n");
+    }
+    text_printf(text, "dependencies: global ");
+    text_print_tick_deps(text, tick_dep_global_mask);
+    text_printf(text, "\n%-4s %-24s %9s\n", "cpu", "deps (cpu | task)", "dep_kicks");
+    for_each_online_cpu(cpu) {
+        text_printf(text, "%-4u ", cpu);
+        text_print_tick_deps(text, tick_dep_mask_of(cpu) & ~tick_dep_global_mask);
+        text_printf(text, " %lu\n", cpus[cpu]->tick.dep_kicks);
     }
 }
 

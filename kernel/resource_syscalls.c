@@ -24,18 +24,9 @@
 #define USER_HZ        100
 #define RLIM_INFINITY  (~0ul)
 
-struct linux_timeval {
-    int64_t seconds, microseconds;
-};
-
 struct linux_timespec {
     int64_t seconds, nanoseconds;
 };
-
-static struct linux_timeval timeval_of(uint64_t ns)
-{
-    return (struct linux_timeval){ (int64_t)(ns / NS_PER_SECOND), (int64_t)(ns % NS_PER_SECOND / 1000) };
-}
 
 /* ---- getrusage, times ---- */
 

@@ -34,9 +34,6 @@
 #define SYSCALL_VECTOR 0x100            /* arch/x86/syscall_entry.asm */
 #define SYSCALL_INSTRUCTION_SIZE 2
 #define UNBLOCKABLE (signal_bit(SIGKILL) | signal_bit(SIGSTOP))
-#define SI_USER 0
-#define SI_KERNEL 0x80
-#define SI_TKILL (-6)
 
 enum default_action { TERMINATE, CORE, IGNORE };
 

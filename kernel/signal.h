@@ -32,6 +32,8 @@
 #define SIGTTIN   21
 #define SIGTTOU   22
 #define SIGURG    23
+#define SIGVTALRM 26
+#define SIGPROF   27
 #define SIGWINCH  28
 #define SIGNAL_MAX 64
 
@@ -61,6 +63,11 @@ struct signal_action {
 };
 
 /* Why a signal was sent: the siginfo fields we fill in. */
+/* si_code values: sent by kill(), by the kernel (timers), by tkill() */
+#define SI_USER 0
+#define SI_KERNEL 0x80
+#define SI_TKILL (-6)
+
 struct signal_origin {
     int code;                   /* si_code: SI_USER, SEGV_MAPERR, CLD_EXITED, ... */
     int pid;                    /* sender, or the child for SIGCHLD */

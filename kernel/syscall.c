@@ -186,6 +186,9 @@ WRAP(pipe, sys_pipe((int *)a0))
 WRAP(pipe2, sys_pipe2((int *)a0, (int)a1))
 WRAP(ppoll, sys_poll((void *)a0, a1, -1))
 WRAP(getrusage, sys_getrusage((int64_t)a0, (void *)a1))
+WRAP(setitimer, sys_setitimer((int)a0, (const void *)a1, (void *)a2))     /* int which: 32 bits */
+WRAP(getitimer, sys_getitimer((int)a0, (void *)a1))
+WRAP(alarm, sys_alarm((unsigned)a0))     /* unsigned int seconds */
 WRAP(times, sys_times((void *)a0))
 WRAP(sysinfo, sys_sysinfo((void *)a0))
 WRAP(prlimit64, sys_prlimit64((int64_t)a0, a1, (const void *)a2, (void *)a3))
@@ -244,7 +247,7 @@ static const struct syscall_entry table[] = {
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),
-    W(268, fchmodat),
+    W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
     NR(24, sched_yield),
     NR(39, getpid),
     NR(60, exit),

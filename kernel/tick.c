@@ -32,6 +32,7 @@
 #include "arch/x86/vectors.h"
 #include "kernel/errno.h"
 #include "kernel/ipi.h"
+#include "kernel/itimer.h"
 #include "kernel/irq.h"
 #include "kernel/nohz_task.h"
 #include "kernel/percpu.h"
@@ -54,7 +55,7 @@ volatile unsigned timekeeper_cpu;
 const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT] = {
     [TICK_MAY_STOP] = "-",         [TICK_KEEP_POLICY] = "policy", [TICK_KEEP_TASKS] = "tasks",
     [TICK_KEEP_RCU] = "rcu",       [TICK_KEEP_TIMER] = "timer",   [TICK_KEEP_TIMEKEEPING] = "timekeeping",
-    [TICK_KEEP_CLOCK] = "clock",
+    [TICK_KEEP_CLOCK] = "clock",   [TICK_KEEP_CPU_TIMER] = "cputimer",
 };
 
 const struct tick_policy *tick_policy = &tick_policy_task;
@@ -89,7 +90,7 @@ int tick_policy_switch(const char *name)
     __atomic_store_n(&tick_policy, policy, __ATOMIC_SEQ_CST);
     for_each_online_cpu(cpu) {
         if (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE))
-            tick_nohz_kick(cpu, false);
+            tick_nohz_kick(cpu);
     }
     return 0;
 }
@@ -166,7 +167,7 @@ void tick_timekeeper_move_off(unsigned cpu)
     if (target >= MAX_CPUS)
         return;     /* cannot happen: a nohz task never takes the last free CPU */
     __atomic_store_n(&timekeeper_cpu, target, __ATOMIC_SEQ_CST);
-    tick_nohz_kick(target, false);     /* if its tick is stopped: it must tick now */
+    tick_nohz_kick(target);     /* if its tick is stopped: it must tick now */
 }
 
 /* ---- The tick ---- */
@@ -180,6 +181,7 @@ static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupte
         timekeeping_update(now);
     watchdog_check_this_cpu(cpu, now);
     sched_tick(now);
+    itimer_tick();
     rcu_sched_clock_irq(interrupted_user);
 }
 
@@ -220,10 +222,12 @@ static bool cpu_is_idle(const struct runqueue *rq)
 }
 
 /* Why this CPU must keep ticking, or TICK_MAY_STOP. The runqueue lock is
- * held. at_tick: called right after the tick's own work, when RCU's
- * rcu_pending() is meaningful (seed 06); elsewhere only queued callbacks
- * (rcu_needs_cpu) count, since a nohz task in user mode is in an extended
- * quiescent state and RCU does not need its tick for that. */
+ * held. First the policy's question; then the dependency bits that events
+ * set (kernel/tick_dep.c); then the questions only this CPU can answer,
+ * about its own state. at_tick: called right after the tick's own work,
+ * when RCU's rcu_pending() is meaningful (seed 06); elsewhere only queued
+ * callbacks (rcu_needs_cpu) count, since a nohz task in user mode is in an
+ * extended quiescent state and RCU does not need its tick for that. */
 static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
 {
     struct runqueue *rq = &cpu->rq;
@@ -232,9 +236,10 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
     if (idle ? !policy->stop_when_idle : !policy->busy_may_stop(cpu, now))
         return TICK_KEEP_POLICY;
-    if (!idle && rq->nr_running > 1)
-        return TICK_KEEP_TASKS;
-    if (rcu_needs_cpu(cpu->id) || (at_tick && !idle && rcu_pending(cpu->id)) || cpu->tick.rcu_kick)
+    uint32_t deps = idle ? 0 : tick_dep_mask_of(cpu->id);   /* an idle CPU stops, as on Linux */
+    if (deps)
+        return (enum tick_keep_reason)__builtin_ctz(deps);     /* the lowest-numbered bit */
+    if (rcu_needs_cpu(cpu->id) || (at_tick && !idle && rcu_pending(cpu->id)))
         return TICK_KEEP_RCU;
     if (cpu->id == timekeeper_cpu && isolated_cpus_exist())
         return TICK_KEEP_TIMEKEEPING;
@@ -353,11 +358,9 @@ static void tick_interrupt(struct trap_frame *frame)
 
 /* ---- The nohz kick ---- */
 
-void tick_nohz_kick(unsigned cpu, bool rcu)
+void tick_nohz_kick(unsigned cpu)
 {
     struct tick_state *tick = &cpus[cpu]->tick;
-    if (rcu)
-        __atomic_store_n(&tick->rcu_kick, true, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&tick->kicks_sent, 1, __ATOMIC_RELAXED);
     if (cpu == this_cpu_id()) {
         uint64_t flags = irq_save();
@@ -369,8 +372,9 @@ void tick_nohz_kick(unsigned cpu, bool rcu)
 }
 
 /* The kick itself does little: tick_recheck() on the way out of this
- * interrupt (kernel/irq.c) restarts the tick for whatever needs it. An RCU
- * kick also reports the quiescent state the interrupt proves (seed 07). */
+ * interrupt (kernel/irq.c) restarts the tick for whatever needs it. While
+ * RCU's dependency is set, the kick is also RCU's prod: it reports the
+ * quiescent state the interrupt proves (seed 07). */
 static void nohz_kick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
@@ -379,10 +383,8 @@ static void nohz_kick_interrupt(struct trap_frame *frame)
     cpu->tick.kicks_received++;
     if (cpu->tick.running)
         cpu->tick.kicks_while_ticking++;
-    if (__atomic_exchange_n(&cpu->tick.rcu_kick, false, __ATOMIC_SEQ_CST)) {
+    if (__atomic_load_n(&cpu->tick.dep_mask, __ATOMIC_ACQUIRE) & TICK_DEP(TICK_KEEP_RCU))
         rcu_holdout_kicked();
-        restart_for(cpu, TICK_KEEP_RCU);    /* RCU wants this CPU's ticks until the GP ends */
-    }
 }
 
 void tick_init(void)

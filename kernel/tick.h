@@ -8,7 +8,10 @@
 
 /* Why a CPU keeps its tick. Every time the tick may not stop, the reason
  * is counted by name (/proc/tick), as Linux's tick-sched names its tick
- * dependencies. */
+ * dependencies. Some reasons are dependency bits, set and cleared by the
+ * event that causes them (kernel/tick_dep.c: tasks, rcu, cputimer); the
+ * others are questions asked each time the tick tries to stop (policy,
+ * timer, timekeeping, clock, and queued RCU callbacks). */
 enum tick_keep_reason {
     TICK_MAY_STOP,              /* nothing needs it */
     TICK_KEEP_POLICY,           /* the policy: periodic, or not a nohz task (tick=task) */
@@ -17,6 +20,7 @@ enum tick_keep_reason {
     TICK_KEEP_TIMER,            /* a timer is due within a period anyway */
     TICK_KEEP_TIMEKEEPING,      /* the timekeeper, while isolated CPUs exist */
     TICK_KEEP_CLOCK,            /* the timekeeper, when the clocksource must be read often (PIT) */
+    TICK_KEEP_CPU_TIMER,        /* the running task has a CPU-time timer (setitimer VIRTUAL/PROF) */
     TICK_KEEP_REASON_COUNT
 };
 
@@ -56,7 +60,8 @@ struct tick_state {
     uint64_t kicks_sent;        /* nohz kicks sent to this CPU (atomic: by other CPUs) */
     uint64_t kicks_received;
     uint64_t kicks_while_ticking;   /* received with the tick already back: wasted (goal 0) */
-    volatile bool rcu_kick;     /* the kick is RCU's force-quiescent-state prod (seed 07) */
+    uint32_t dep_mask;          /* this CPU's dependency bits (kernel/tick_dep.c), atomic */
+    uint64_t dep_kicks;         /* kicks sent because a dependency mask became non-empty */
     uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (seed 12) */
 };
 
@@ -80,10 +85,32 @@ void tick_idle_enter(void);           /* idle_loop, before halting: may stop */
 void tick_idle_exit(void);            /* idle_loop, a task to run: restart */
 void tick_recheck(void);              /* a stopped tick: restart it if something needs it now */
 
-/* Restart the tick of cpu if it is stopped: the nohz kick IPI (seed 05).
- * rcu says the kick is RCU's prod of a holdout CPU (seed 07). */
-void tick_nohz_kick(unsigned cpu, bool rcu);
+/* Make cpu look at its tick again: the nohz kick IPI (seed 05), or a
+ * direct recheck on this CPU. */
+void tick_nohz_kick(unsigned cpu);
 /* Hand timekeeping to a CPU other than cpu (a nohz CPU never keeps time). */
 void tick_timekeeper_move_off(unsigned cpu);
+
+/* ---- Tick dependencies (kernel/tick_dep.c, docs/tick-dependencies.md) ----
+ * A CPU must tick while any bit is set in the global mask, in its own
+ * mask, or in the mask of the task running on it. Setting a bit kicks the
+ * CPU concerned only when that mask goes from empty to non-empty and its
+ * tick is stopped: a non-empty mask means the tick is already running.
+ * Clearing never kicks: the tick stops at its next check. */
+#define TICK_DEP(reason) (1u << (reason))
+
+struct task;
+void tick_dep_set_global(enum tick_keep_reason reason);
+void tick_dep_clear_global(enum tick_keep_reason reason);
+bool tick_dep_set_cpu(unsigned cpu, enum tick_keep_reason reason);   /* true if it kicked */
+void tick_dep_clear_cpu(unsigned cpu, enum tick_keep_reason reason);
+void tick_dep_set_task(struct task *task, enum tick_keep_reason reason);
+void tick_dep_clear_task(struct task *task, enum tick_keep_reason reason);
+/* With cpu's runqueue lock held (the scheduler): true if the caller must
+ * kick cpu once the lock is dropped. */
+bool tick_dep_set_cpu_locked(unsigned cpu, enum tick_keep_reason reason);
+/* The bits that hold cpu's tick now: global | cpu's | its running task's. */
+uint32_t tick_dep_mask_of(unsigned cpu);
+extern uint32_t tick_dep_global_mask;
 
 #endif

@@ -55,6 +55,27 @@ bool timer_cancel(struct timer *timer)
     }
 }
 
+/* Its function runs on some CPU now. (Not only timer->cpu: the function
+ * may have restarted the timer on another CPU.) */
+static bool timer_running_anywhere(const struct timer *timer)
+{
+    unsigned cpu;
+    for_each_online_cpu(cpu) {
+        if (__atomic_load_n(&cpus[cpu]->timers.running, __ATOMIC_SEQ_CST) == timer)
+            return true;
+    }
+    return false;
+}
+
+/* `running` is set under the base lock as the timer leaves the list, so
+ * once the timer is cancelled, it is either gone or seen running. */
+void timer_cancel_sync(struct timer *timer)
+{
+    timer_cancel(timer);
+    while (timer_running_anywhere(timer))
+        cpu_relax();
+}
+
 static void reprogram_this_cpu(void *unused)
 {
     (void)unused;
@@ -108,8 +129,10 @@ void timers_run_expired(uint64_t now)
         base->head = timer->next;
         timer->pending = false;
         base->fired++;
+        __atomic_store_n(&base->running, timer, __ATOMIC_SEQ_CST);
         spin_unlock(&base->lock);
         timer->function(timer);         /* may restart the timer */
+        __atomic_store_n(&base->running, 0, __ATOMIC_SEQ_CST);
     }
 }
 

@@ -30,12 +30,17 @@ struct timer_base {
     struct spinlock lock;
     struct timer *head;         /* sorted by deadline */
     uint64_t fired;
+    struct timer *running;      /* whose function runs now (timer_cancel_sync) */
 };
 
 void timer_init(struct timer *timer, timer_fn function, void *data);
 /* Start (or restart) the timer; returns the CPU it will fire on. */
 unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned);
 bool timer_cancel(struct timer *timer);      /* true if it was pending */
+/* Cancel, and wait until its function is no longer running on any CPU,
+ * so that what it uses may be freed. The caller has first made sure that
+ * the function will not restart it. Never from the timer's own function. */
+void timer_cancel_sync(struct timer *timer);
 void timers_init_this_cpu(void);
 void timers_run_expired(uint64_t now);       /* from the timer interrupt */
 uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_MAX */

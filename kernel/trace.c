@@ -215,7 +215,8 @@ static const char *const type_names[TRACE_TYPE_COUNT] = {
     [TRACE_NONE] = "none",
     [TRACE_IRQ_ENTER] = "irq_enter",         [TRACE_IRQ_EXIT] = "irq_exit",
     [TRACE_TICK_FIRE] = "tick_fire",         [TRACE_TICK_STOP] = "tick_stop",
-    [TRACE_TICK_RESTART] = "tick_restart",   [TRACE_IPI_SEND] = "ipi_send",
+    [TRACE_TICK_RESTART] = "tick_restart",   [TRACE_TICK_DEP_KICK] = "tick_dep_kick",
+    [TRACE_IPI_SEND] = "ipi_send",
     [TRACE_IPI_RECEIVE] = "ipi_receive",     [TRACE_USER_ENTER] = "user_enter",
     [TRACE_USER_EXIT] = "user_exit",         [TRACE_SCHED_SWITCH] = "sched_switch",
     [TRACE_SCHED_WAKEUP] = "sched_wakeup",   [TRACE_SCHED_MIGRATE] = "sched_migrate",
@@ -238,6 +239,9 @@ static int format_details(char *buffer, size_t size, const struct trace_event *e
     case TRACE_TICK_STOP:
     case TRACE_TICK_RESTART:
         return snprintf(buffer, size, "reason=%s", event->arg1 ? (const char *)(uintptr_t)event->arg1 : "none");
+    case TRACE_TICK_DEP_KICK:
+        return snprintf(buffer, size, "target=%u reason=%s", event->arg0,
+                        event->arg1 ? (const char *)(uintptr_t)event->arg1 : "none");
     case TRACE_IPI_SEND:
         return snprintf(buffer, size, "type=%s target=%llu", ipi_name(event->arg0), arg1);
     case TRACE_IPI_RECEIVE:

@@ -40,6 +40,7 @@ enum trace_type {
     TRACE_TICK_FIRE,        /* -, ticks so far on this CPU */
     TRACE_TICK_STOP,        /* -, reason (const char *) */
     TRACE_TICK_RESTART,     /* -, reason (const char *) */
+    TRACE_TICK_DEP_KICK,    /* target CPU, reason (const char *): a dependency mask became non-empty */
     TRACE_IPI_SEND,         /* enum ipi_type, target CPU */
     TRACE_IPI_RECEIVE,      /* enum ipi_type */
     TRACE_USER_ENTER,
@@ -118,6 +119,12 @@ static inline void trace_tick_restart(const char *why)
 {
     if (trace_class_on(TRACE_CLASS_TICK))
         trace_emit(TRACE_TICK_RESTART, 0, (uint64_t)(uintptr_t)why);
+}
+
+static inline void trace_tick_dep_kick(unsigned target_cpu, const char *why)
+{
+    if (trace_class_on(TRACE_CLASS_TICK))
+        trace_emit(TRACE_TICK_DEP_KICK, target_cpu, (uint64_t)(uintptr_t)why);
 }
 
 static inline void trace_ipi_send(unsigned type, unsigned target_cpu)

@@ -100,6 +100,7 @@ static void gp_end(void)
     __atomic_add_fetch(&rcu_state.gps_completed, 1, __ATOMIC_RELEASE);
     trace_rcu_gp_end(seq);
     rcu_nocb_gp_ended();        /* offloaded lists have no tick to move them along */
+    rcu_tick_dep_clear_all();   /* holdouts reported for by FQS never cleared their own */
 }
 
 /* Is cpu quiescent as far as its dynticks counter tells? The first scan

@@ -97,6 +97,7 @@ void rcu_report_qs_if_passed(struct rcu_data *rdp)
         return;
     rdp->qs_pending = false;
     rdp->qs_reported++;
+    tick_dep_clear_cpu(rdp->cpu, TICK_KEEP_RCU);
     rcu_report_qs_for_cpus(rdp->leaf, rdp->grpmask, rdp->gp_seq);
 }
 
@@ -162,11 +163,21 @@ static void kicked(void *unused)
     rcu_holdout_kicked();
 }
 
+/* The holdout's tick must run until it reports (seed 07): RCU's tick
+ * dependency. If its tick was stopped, setting the bit kicks it, and the
+ * kick reports (kernel/tick.c nohz_kick_interrupt); a ticking CPU gets a
+ * function call instead. The bit is cleared by the report, or when the
+ * grace period ends without one (rcu_tick_dep_clear_all). */
 void rcu_kick_holdout_cpu(unsigned cpu)
 {
     __atomic_add_fetch(&rcu_data_of(cpu)->kicks, 1, __ATOMIC_RELAXED);
-    if (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE))
-        tick_nohz_kick(cpu, true);      /* a stopped tick: restart it, and report (seed 07) */
-    else
+    if (!tick_dep_set_cpu(cpu, TICK_KEEP_RCU))
         smp_call_function_single(cpu, kicked, 0, false);
+}
+
+void rcu_tick_dep_clear_all(void)
+{
+    unsigned cpu;
+    for_each_online_cpu(cpu)
+        tick_dep_clear_cpu(cpu, TICK_KEEP_RCU);
 }

@@ -87,6 +87,8 @@ bool rcu_needs_cpu(unsigned cpu);
  * rcu_read_unlock); a CPU whose tick is stopped gets the nohz kick
  * instead, which reports the same way and restarts its tick (seed 07). */
 void rcu_kick_holdout_cpu(unsigned cpu);
+/* At the end of a grace period: no CPU's tick is needed for it any more. */
+void rcu_tick_dep_clear_all(void);
 /* The kicked CPU's side, in interrupt context: report a quiescent state if
  * the interrupted code is outside any reader (else at its outermost
  * rcu_read_unlock). Called by the call-function IPI or the nohz kick. */

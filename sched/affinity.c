@@ -48,7 +48,7 @@ int set_affinity(struct task *task, const struct cpumask *mask)
             send_ipi = cpu != this_cpu_id();
         } else if (queue_remove_task(rq, task)) {
             task->on_runqueue = false;
-            rq->nr_running--;
+            rq_task_left(rq, cpu);
             spin_unlock(&rq->lock);
             place_runnable_task(task);
             spin_unlock(&task->lock);

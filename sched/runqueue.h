@@ -20,4 +20,7 @@ struct runqueue {
     uint64_t wakeups;               /* tasks woken onto this runqueue */
 };
 
+/* A task left cpu's runqueue; its lock is held (sched/sched.c). */
+void rq_task_left(struct runqueue *rq, unsigned cpu);
+
 #endif

@@ -84,8 +84,9 @@ bool queue_remove_task(struct runqueue *rq, struct task *task)
 /* Put a runnable task on cpu's runqueue; the caller holds that lock.
  * Returns the IPI the caller must send after unlocking: a reschedule if the
  * CPU is idle; the nohz kick if a task runs there with its tick stopped
- * (seed 05: the tick must come back for time slices). The tick's state is
- * read under the lock its owner changes it under (kernel/tick.c), so the
+ * (seed 05: the tick must come back for time slices). A second runnable
+ * task sets the CPU's `tasks` tick dependency (kernel/tick_dep.c), which
+ * reads the tick's state under the lock its owner changes it under, so the
  * kick goes exactly to CPUs whose tick is stopped, and is never missed. */
 enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };
 
@@ -102,13 +103,20 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     task->on_runqueue = true;
     rq->nr_running++;
     queue_append(rq, task);
+    bool kick = rq->nr_running > 1 && tick_dep_set_cpu_locked(cpu, TICK_KEEP_TASKS);
     if (rq->current->is_idle) {
         cpus[cpu]->need_resched = true;
         return cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
     }
-    if (!cpus[cpu]->tick.running)
-        return WAKEUP_NOHZ_KICK;        /* on this CPU, a direct recheck */
-    return WAKEUP_NO_IPI;
+    return kick ? WAKEUP_NOHZ_KICK : WAKEUP_NO_IPI;     /* on this CPU, the kick is a direct recheck */
+}
+
+/* A task left cpu's runqueue (lock held): alone or idle, it no longer
+ * needs the tick for time slices. */
+void rq_task_left(struct runqueue *rq, unsigned cpu)
+{
+    if (--rq->nr_running <= 1)
+        tick_dep_clear_cpu(cpu, TICK_KEEP_TASKS);
 }
 
 /* Where a waking or migrating task should run: its last CPU if that is
@@ -148,7 +156,7 @@ static void place_task(struct task *task, bool is_wakeup)
     if (ipi == WAKEUP_RESCHEDULE)
         ipi_send(cpu, IPI_RESCHEDULE);
     else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu, false);
+        tick_nohz_kick(cpu);
 }
 
 void place_runnable_task(struct task *task)
@@ -198,7 +206,7 @@ static void put_prev(struct runqueue *rq, struct task *prev, unsigned cpu, bool 
         return;
     }
     prev->on_runqueue = false;
-    rq->nr_running--;
+    rq_task_left(rq, cpu);
     if (stays_runnable) {
         prev->state = TASK_RUNNABLE;
         rq->migrate_after_switch = prev;

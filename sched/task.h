@@ -34,6 +34,7 @@ struct task {
     bool on_runqueue;               /* counted in its runqueue's nr_running */
     bool is_idle;
     bool nohz;                      /* the nohz task attribute (kernel/nohz_task.c) */
+    uint32_t tick_dep_mask;         /* tick dependencies it carries to any CPU it runs on (kernel/tick_dep.c) */
     struct cpumask affinity;
     struct task *run_next;          /* in the runqueue's FIFO */
     struct spinlock lock;           /* serializes wakeups, affinity changes, migration */

@@ -312,25 +312,129 @@ static void offloaded_callbacks_leave_the_tick_stopped(struct ktest *test)
 }
 
 /* Seed 07: a grace period needs the nohz CPU (it spins in the kernel, not
- * in an extended QS, with its tick stopped): RCU's prod goes through the
- * nohz kick, restarts the tick, and the grace period completes. */
-static void rcu_prod_restarts_a_stopped_tick(struct ktest *test)
+ * in an extended QS, with its tick stopped): RCU's prod is the nohz kick,
+ * sent because RCU's tick dependency was set on a CPU with a stopped tick.
+ * Outside a reader, the kick itself proves the quiescent state, so the
+ * grace period completes without a function call and the bit is clear. */
+static void rcu_prod_kicks_a_stopped_tick(struct ktest *test)
 {
     struct worker worker = { 0 };
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
     struct tick_state *tick = &cpus[worker.cpu]->tick;
-    uint64_t kicks = tick->kicks_received, restarts = tick->restarts;
+    uint64_t kicks = tick->kicks_received, dep_kicks = tick->dep_kicks, restarts = tick->restarts;
     uint64_t calls = cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION];
     synchronize_rcu();
-    ktest_log(test, "grace period done: %lu nohz kicks, %lu restarts, %lu function calls",
-              tick->kicks_received - kicks, tick->restarts - restarts,
+    ktest_log(test, "grace period done: %lu nohz kicks (%lu for a dependency), %lu restarts, %lu function calls",
+              tick->kicks_received - kicks, tick->dep_kicks - dep_kicks, tick->restarts - restarts,
               cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION] - calls);
     KTEST_EXPECT(test, tick->kicks_received > kicks, "no nohz kick for RCU");
+    KTEST_EXPECT(test, tick->dep_kicks > dep_kicks, "the kick was not RCU's tick dependency");
     KTEST_EXPECT(test, cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION] == calls,
                  "RCU used a function call, not the nohz kick");
-    KTEST_EXPECT(test, tick->restarts > restarts, "the tick did not restart");
+    KTEST_EXPECT(test, !(tick->dep_mask & TICK_DEP(TICK_KEEP_RCU)), "the grace period ended, rcu still set");
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop again");
+    stop_worker(test, &worker);
+}
+
+/* Seed 07, the case where the tick must come back: the prod finds the nohz
+ * CPU inside a reader, so it cannot report. RCU's dependency then holds its
+ * tick until the outermost rcu_read_unlock() reports, which clears it. */
+struct reader {
+    volatile bool inside, leave;
+};
+
+static void read_until_told(struct worker *worker)
+{
+    struct reader *reader = worker->data;
+    rcu_read_lock();
+    __atomic_store_n(&reader->inside, true, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&reader->leave, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    rcu_read_unlock();
+}
+
+static bool wait_tick_running(unsigned cpu)
+{
+    uint64_t limit = clock_now() + WAIT_LIMIT_NS;
+    while (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE) && clock_now() < limit)
+        sleep_ns(MS);
+    return cpus[cpu]->tick.running;
+}
+
+static void rcu_prod_of_a_reader_holds_the_tick(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    static struct reader reader;
+    static struct callback_probe probe;
+    if (!need_cpus(test) || !start_worker(test, &worker))
+        return;
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
+    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    reader = (struct reader){ 0 };
+    probe = (struct callback_probe){ 0 };
+    worker.action = read_until_told;
+    worker.data = &reader;
+    __atomic_store_n(&worker.action_requested, true, __ATOMIC_RELEASE);
+    KTEST_EXPECT(test, wait_for(&reader.inside), "the worker never entered its reader");
+    call_rcu(&probe.head, probe_invoked);
+    bool restarted = wait_tick_running(worker.cpu);
+    enum tick_keep_reason reason = tick->reason;
+    bool held = tick->dep_mask & TICK_DEP(TICK_KEEP_RCU), early = probe.invoked;
+    __atomic_store_n(&reader.leave, true, __ATOMIC_RELEASE);
+    wait_for(&worker.action_done);
+    KTEST_EXPECT(test, restarted, "the prod did not restart the reader's tick");
+    KTEST_EXPECT(test, held && reason == TICK_KEEP_RCU, "tick held by %s, rcu bit %s", tick_keep_reason_names[reason],
+                 held ? "set" : "clear");
+    KTEST_EXPECT(test, !early, "the grace period ended inside the reader");
+    KTEST_EXPECT(test, wait_for(&probe.invoked), "the callback never ran after the reader left");
+    KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the reader reported, but the tick did not stop");
+    stop_worker(test, &worker);
+}
+
+/* Issue 7: dependency bits, global, per CPU and per task. Setting a bit
+ * kicks the CPU only when its mask goes from empty to non-empty while the
+ * tick is stopped; a second bit sends nothing; clearing sends nothing and
+ * the tick stops at its next check. (The reasons used here are only names:
+ * no mechanism sets or clears them meanwhile on the worker's CPU.) */
+static void dependency_bits_kick_once(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    if (!need_cpus(test) || !start_worker(test, &worker))
+        return;
+    unsigned cpu = worker.cpu;
+    struct tick_state *tick = &cpus[cpu]->tick;
+    KTEST_EXPECT(test, wait_tick_stopped(cpu), "the tick did not stop");
+    uint64_t dep_kicks = tick->dep_kicks, wasted = tick->kicks_while_ticking;
+
+    KTEST_EXPECT(test, tick_dep_set_cpu(cpu, TICK_KEEP_CPU_TIMER), "empty to non-empty, stopped: no kick");
+    KTEST_EXPECT(test, wait_tick_running(cpu) && tick->reason == TICK_KEEP_CPU_TIMER, "not ticking for cputimer");
+    KTEST_EXPECT(test, !tick_dep_set_cpu(cpu, TICK_KEEP_CLOCK), "a second bit kicked again");
+    KTEST_EXPECT(test, tick->dep_kicks - dep_kicks == 1, "%lu kicks for two bits", tick->dep_kicks - dep_kicks);
+    tick_dep_clear_cpu(cpu, TICK_KEEP_CPU_TIMER);
+    sleep_ns(5 * MS);
+    KTEST_EXPECT(test, tick->running, "one bit left, the tick stopped");
+    tick_dep_clear_cpu(cpu, TICK_KEEP_CLOCK);
+    KTEST_EXPECT(test, wait_tick_stopped(cpu), "per cpu: bits clear, the tick did not stop");
+
+    tick_dep_set_global(TICK_KEEP_CLOCK);
+    KTEST_EXPECT(test, wait_tick_running(cpu) && tick->reason == TICK_KEEP_CLOCK, "global: not ticking for clock");
+    tick_dep_set_global(TICK_KEEP_CPU_TIMER);
+    tick_dep_clear_global(TICK_KEEP_CLOCK);
+    tick_dep_clear_global(TICK_KEEP_CPU_TIMER);
+    KTEST_EXPECT(test, wait_tick_stopped(cpu), "global: bits clear, the tick did not stop");
+    KTEST_EXPECT(test, tick->dep_kicks - dep_kicks == 2, "%lu kicks after the global bits", tick->dep_kicks - dep_kicks);
+
+    tick_dep_set_task(worker.task, TICK_KEEP_CPU_TIMER);
+    KTEST_EXPECT(test, wait_tick_running(cpu) && tick->reason == TICK_KEEP_CPU_TIMER, "task: not ticking");
+    tick_dep_clear_task(worker.task, TICK_KEEP_CPU_TIMER);
+    KTEST_EXPECT(test, wait_tick_stopped(cpu), "task: bit clear, the tick did not stop");
+    ktest_log(test, "cpu %u: %lu dependency kicks, %lu wasted", cpu, tick->dep_kicks - dep_kicks,
+              tick->kicks_while_ticking - wasted);
+    KTEST_EXPECT(test, tick->dep_kicks - dep_kicks == 3, "%lu kicks for three empty-to-non-empty changes",
+                 tick->dep_kicks - dep_kicks);
+    KTEST_EXPECT(test, tick->kicks_while_ticking == wasted, "a kick found the tick already running");
     stop_worker(test, &worker);
 }
 
@@ -436,7 +540,9 @@ KTEST_SUITE(nohz,
             KTEST_CASE(a_second_task_kicks_the_tick_back),
             KTEST_CASE(queued_callbacks_keep_the_tick),
             KTEST_CASE(offloaded_callbacks_leave_the_tick_stopped),
-            KTEST_CASE(rcu_prod_restarts_a_stopped_tick),
+            KTEST_CASE(rcu_prod_kicks_a_stopped_tick),
+            KTEST_CASE(rcu_prod_of_a_reader_holds_the_tick),
+            KTEST_CASE(dependency_bits_kick_once),
             KTEST_CASE(async_call_with_interrupts_off),
             KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu),
             KTEST_CASE(switching_policy_rechecks_stopped_ticks),

@@ -1,0 +1,397 @@
+/* Interval timers as Linux x86-64 provides them (setitimer, getitimer,
+ * alarm): a static program that prints KTAP. It runs on nohzk (scenario
+ * "itimer") and, unchanged, on the Linux host (tests/run's host-itimer.*),
+ * so what it checks is Linux's behaviour. The nohz side, a CPU-time timer
+ * holding a nohz CPU's tick, is in tests/user/nohz.c.
+ *
+ * Counts and orderings only: a timer's signal is never early (the CPU time
+ * or wall time at the handler is at least the value), periodic timers keep
+ * coming, bad arguments change nothing. Waits are bounded by a wall-clock
+ * limit so that a timer that never fires fails instead of hanging. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIMIT_NS 10000000000ll      /* 10 s: a timer that has not fired by then never will */
+
+static int test_number;
+static int failures;
+
+static const char *skip_reason;     /* set by a test that cannot run here */
+
+static void report(int ok, const char *name)
+{
+    printf("%sok %d %s%s%s\n", ok ? "" : "not ", ++test_number, name, skip_reason ? " # SKIP " : "",
+           skip_reason ? skip_reason : "");
+    skip_reason = 0;
+    fflush(stdout);
+    if (!ok)
+        failures++;
+}
+
+#define CHECK(condition)                                                                        \
+    do {                                                                                        \
+        if (!(condition)) {                                                                     \
+            printf("# %s:%d: %s failed (errno %d)\n", __FILE__, __LINE__, #condition, errno);    \
+            return 0;                                                                           \
+        }                                                                                       \
+    } while (0)
+
+static volatile sig_atomic_t fired[65];
+static volatile int64_t cpu_ns_at_signal, wall_ns_at_signal;
+
+static int64_t ns_of_timespec(const struct timespec *time)
+{
+    return time->tv_sec * 1000000000ll + time->tv_nsec;
+}
+
+static int64_t clock_ns(clockid_t clock)
+{
+    struct timespec now;
+    clock_gettime(clock, &now);
+    return ns_of_timespec(&now);
+}
+
+/* User (or user + system) CPU time of this process, from getrusage. */
+static int64_t cpu_ns(int with_system)
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    int64_t ns = usage.ru_utime.tv_sec * 1000000000ll + usage.ru_utime.tv_usec * 1000ll;
+    if (with_system)
+        ns += usage.ru_stime.tv_sec * 1000000000ll + usage.ru_stime.tv_usec * 1000ll;
+    return ns;
+}
+
+static void count_signal(int signal)
+{
+    if (fired[signal]++ == 0) {
+        cpu_ns_at_signal = cpu_ns(signal == SIGPROF);
+        wall_ns_at_signal = clock_ns(CLOCK_MONOTONIC);
+    }
+}
+
+static void catch(int signal)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = count_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(signal, &action, 0);
+    fired[signal] = 0;
+}
+
+static struct itimerval itimer_of(long value_us, long interval_us)
+{
+    struct itimerval timer = { { interval_us / 1000000, interval_us % 1000000 },
+                               { value_us / 1000000, value_us % 1000000 } };
+    return timer;
+}
+
+static int disarmed(int which)
+{
+    struct itimerval now;
+    return getitimer(which, &now) == 0 && now.it_value.tv_sec == 0 && now.it_value.tv_usec == 0;
+}
+
+/* Spin (burning user time) until count signals arrived or the limit. */
+static int spin_until(int signal, int count)
+{
+    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
+    volatile uint64_t sink = 0;
+    while (fired[signal] < count && clock_ns(CLOCK_MONOTONIC) < limit) {
+        for (int i = 0; i < 100000; i++)
+            sink += (uint64_t)i;
+    }
+    return fired[signal] >= count;
+}
+
+/* Sleep in pause() until count signals arrived or the limit. */
+static int pause_until(int signal, int count)
+{
+    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
+    while (fired[signal] < count && clock_ns(CLOCK_MONOTONIC) < limit) {
+        struct timespec step = { 0, 20000000 };
+        nanosleep(&step, 0);
+    }
+    return fired[signal] >= count;
+}
+
+static int real_one_shot_is_never_early(void)
+{
+    catch(SIGALRM);
+    int64_t start = clock_ns(CLOCK_MONOTONIC);
+    struct itimerval timer = itimer_of(30000, 0);
+    CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
+    CHECK(!disarmed(ITIMER_REAL));
+    CHECK(pause_until(SIGALRM, 1));
+    CHECK(wall_ns_at_signal - start >= 30000000);
+    CHECK(disarmed(ITIMER_REAL));       /* a one-shot timer is spent */
+    struct timespec step = { 0, 60000000 };
+    nanosleep(&step, 0);
+    CHECK(fired[SIGALRM] == 1);         /* and fires once */
+    return 1;
+}
+
+static int real_periodic_keeps_firing(void)
+{
+    catch(SIGALRM);
+    struct itimerval timer = itimer_of(5000, 5000), old;
+    CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
+    CHECK(pause_until(SIGALRM, 5));
+    CHECK(getitimer(ITIMER_REAL, &old) == 0);
+    CHECK(old.it_interval.tv_sec == 0 && old.it_interval.tv_usec == 5000);
+    timer = itimer_of(0, 0);
+    CHECK(setitimer(ITIMER_REAL, &timer, &old) == 0);
+    CHECK(old.it_interval.tv_usec == 5000);     /* the old value comes back */
+    int count = fired[SIGALRM];
+    struct timespec step = { 0, 50000000 };
+    nanosleep(&step, 0);
+    CHECK(fired[SIGALRM] == count);             /* disarmed: no more */
+    return 1;
+}
+
+static int virtual_counts_user_time(void)
+{
+    catch(SIGVTALRM);
+    int64_t start = cpu_ns(0);
+    struct itimerval timer = itimer_of(20000, 0);
+    CHECK(setitimer(ITIMER_VIRTUAL, &timer, 0) == 0);
+    /* Sleeping uses no user time: the timer must not fire meanwhile. */
+    struct timespec step = { 0, 60000000 };
+    nanosleep(&step, 0);
+    CHECK(fired[SIGVTALRM] == 0);
+    CHECK(spin_until(SIGVTALRM, 1));
+    CHECK(cpu_ns_at_signal - start >= 20000000);
+    CHECK(disarmed(ITIMER_VIRTUAL));
+    return 1;
+}
+
+static int prof_periodic_counts_cpu_time(void)
+{
+    catch(SIGPROF);
+    int64_t start = cpu_ns(1);
+    struct itimerval timer = itimer_of(10000, 10000);
+    CHECK(setitimer(ITIMER_PROF, &timer, 0) == 0);
+    CHECK(spin_until(SIGPROF, 4));
+    CHECK(cpu_ns_at_signal - start >= 10000000);
+    timer = itimer_of(0, 0);
+    CHECK(setitimer(ITIMER_PROF, &timer, 0) == 0);
+    CHECK(disarmed(ITIMER_PROF));
+    return 1;
+}
+
+static int alarm_reports_time_left(void)
+{
+    catch(SIGALRM);
+    CHECK(alarm(100) == 0);
+    unsigned left = alarm(5);
+    CHECK(left == 100 || left == 99);   /* rounded to the nearest second */
+    CHECK(alarm(0) >= 4);
+    CHECK(disarmed(ITIMER_REAL));
+    CHECK(alarm(0) == 0);
+    CHECK(fired[SIGALRM] == 0);
+    return 1;
+}
+
+static void child_checks_its_timers(void)
+{
+    _exit(disarmed(ITIMER_REAL) && disarmed(ITIMER_VIRTUAL) && disarmed(ITIMER_PROF) ? 0 : 1);
+}
+
+static int fork_does_not_inherit(void)
+{
+    catch(SIGALRM);
+    catch(SIGVTALRM);
+    struct itimerval timer = itimer_of(5000000, 0);
+    CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
+    CHECK(setitimer(ITIMER_VIRTUAL, &timer, 0) == 0);
+    pid_t pid = fork();
+    if (pid == 0)
+        child_checks_its_timers();
+    int status;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(!disarmed(ITIMER_REAL) && !disarmed(ITIMER_VIRTUAL));     /* the parent's are untouched */
+    timer = itimer_of(0, 0);
+    CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0 && setitimer(ITIMER_VIRTUAL, &timer, 0) == 0);
+    return 1;
+}
+
+/* The default action of SIGALRM ends the process: the timer reaches a
+ * process that never asked for a handler, and only that process. */
+static int default_action_terminates(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGALRM, SIG_DFL);
+        alarm(1);
+        for (;;)
+            pause();
+    }
+    int status;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM);
+    return 1;
+}
+
+/* Raw system calls: libc may check some arguments itself. */
+static int bad_arguments_change_nothing(void)
+{
+    struct itimerval timer = itimer_of(3000000, 0), now;
+    CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
+    CHECK(syscall(SYS_setitimer, 3, &timer, 0) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_setitimer, -1, &timer, 0) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_getitimer, 7, &now) == -1 && errno == EINVAL);
+    struct itimerval bad = itimer_of(1000, 0);
+    bad.it_value.tv_usec = 1000000;
+    CHECK(syscall(SYS_setitimer, ITIMER_REAL, &bad, 0) == -1 && errno == EINVAL);
+    bad = itimer_of(1000, 0);
+    bad.it_interval.tv_usec = -1;
+    CHECK(syscall(SYS_setitimer, ITIMER_REAL, &bad, 0) == -1 && errno == EINVAL);
+    bad = itimer_of(1000, 0);
+    bad.it_value.tv_sec = -5;
+    CHECK(syscall(SYS_setitimer, ITIMER_REAL, &bad, 0) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_setitimer, ITIMER_REAL, (void *)16, 0) == -1 && errno == EFAULT);
+    CHECK(syscall(SYS_getitimer, ITIMER_REAL, (void *)16) == -1 && errno == EFAULT);
+    CHECK(getitimer(ITIMER_REAL, &now) == 0);
+    CHECK(now.it_value.tv_sec >= 2 && now.it_value.tv_sec <= 3);    /* still the 3 s timer */
+    timer = itimer_of(0, 0);
+    CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0 && disarmed(ITIMER_REAL));
+    return 1;
+}
+
+/* ---- nohzk only: the CPU-time timer is a tick dependency ---- */
+
+/* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
+ * dependencies section, its bits. 0 if both were found. */
+static int tick_row(int cpu, char *state, char *deps)
+{
+    char line[256], word[32];
+    int section = 0, row_cpu, found = 0;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file)
+        return -1;
+    while (fgets(line, sizeof(line), file)) {
+        if (!strncmp(line, "kept by:", 8) || !strncmp(line, "dependencies:", 13)) {
+            section++;
+            continue;
+        }
+        if (section == 0 && sscanf(line, "%d %31s", &row_cpu, word) == 2 && row_cpu == cpu) {
+            strcpy(state, word);
+            found |= 1;
+        }
+        if (section == 2 && sscanf(line, "%d %31s", &row_cpu, word) == 2 && row_cpu == cpu) {
+            strcpy(deps, word);
+            found |= 2;
+        }
+    }
+    fclose(file);
+    return found == 3 ? 0 : -1;
+}
+
+/* Spin until cpu's tick is in state (bounded); 1 if it got there. */
+static int spin_until_tick(int cpu, const char *wanted, char *deps)
+{
+    char state[32] = "";
+    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
+    while (clock_ns(CLOCK_MONOTONIC) < limit) {
+        if (tick_row(cpu, state, deps) == 0 && !strcmp(state, wanted))
+            return 1;
+        for (volatile int i = 0; i < 100000; i++)
+            ;
+    }
+    return 0;
+}
+
+/* The child: a nohz task alone on the last CPU. Its tick stops; an
+ * ITIMER_VIRTUAL brings it back (the task's `cputimer` dependency) and its
+ * signals come; disarmed, the tick stops again. Exit status: which step
+ * failed. */
+static void nohz_child(int cpu)
+{
+    char deps[32] = "";
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) < 0)
+        _exit(10);
+    FILE *nohz = fopen("/proc/self/nohz", "w");
+    if (!nohz || fputs("1", nohz) < 0 || fclose(nohz) != 0)
+        _exit(11);
+    if (!spin_until_tick(cpu, "stopped", deps) || strcmp(deps, "-"))
+        _exit(12);
+    catch(SIGVTALRM);
+    struct itimerval timer = itimer_of(10000, 10000);
+    if (setitimer(ITIMER_VIRTUAL, &timer, 0) < 0)
+        _exit(13);
+    if (!spin_until(SIGVTALRM, 3))
+        _exit(14);                  /* no tick, no signal: the dependency did not hold it */
+    char state[32];
+    if (tick_row(cpu, state, deps) < 0 || strcmp(state, "ticking") || !strstr(deps, "cputimer"))
+        _exit(15);
+    timer = itimer_of(0, 0);
+    if (setitimer(ITIMER_VIRTUAL, &timer, 0) < 0)
+        _exit(16);
+    if (!spin_until_tick(cpu, "stopped", deps) || strcmp(deps, "-"))
+        _exit(17);
+    _exit(0);
+}
+
+static int cpu_timer_holds_a_nohz_tick(void)
+{
+    if (access("/proc/self/nohz", F_OK) != 0) {
+        skip_reason = "not nohzk: no /proc/self/nohz";
+        return 1;
+    }
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    if (cpu < 1) {
+        skip_reason = "needs 2 CPUs";
+        return 1;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        nohz_child(cpu);
+    int status;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        printf("# nohz child: status %#x (exit code = the step that failed)\n", status);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return 1;
+}
+
+int main(void)
+{
+    static const struct {
+        const char *name;
+        int (*run)(void);
+    } tests[] = {
+        { "real_one_shot_is_never_early", real_one_shot_is_never_early },
+        { "real_periodic_keeps_firing", real_periodic_keeps_firing },
+        { "virtual_counts_user_time", virtual_counts_user_time },
+        { "prof_periodic_counts_cpu_time", prof_periodic_counts_cpu_time },
+        { "alarm_reports_time_left", alarm_reports_time_left },
+        { "fork_does_not_inherit", fork_does_not_inherit },
+        { "default_action_terminates", default_action_terminates },
+        { "bad_arguments_change_nothing", bad_arguments_change_nothing },
+        { "cpu_timer_holds_a_nohz_tick", cpu_timer_holds_a_nohz_tick },
+    };
+    unsigned count = sizeof(tests) / sizeof(tests[0]);
+
+    printf("KTAP version 1\n1..%u\n", count);
+    for (unsigned i = 0; i < count; i++)
+        report(tests[i].run(), tests[i].name);
+    return failures ? 1 : 0;
+}
