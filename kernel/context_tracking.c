@@ -51,7 +51,7 @@ void context_user_enter(void)
 {
     struct cpu *cpu = this_cpu();
     ASSERT(!cpu->in_user);
-    tick_recheck();             /* the tick comes back if this syscall made it needed */
+    tick_update();              /* the tick comes back if this syscall made it needed, or stops now */
     trace_user_enter();
     cpu->in_user = true;
     account_mode_change(true);

@@ -7,6 +7,8 @@
  *
  * Where the tick stops:
  *   - in the tick interrupt, when a nohz task runs alone (seeds 03-04);
+ *   - at once, without waiting for a period, after a context switch and
+ *     on the way to user mode (tick_update);
  *   - on entering idle (tick_idle_enter).
  * Where it starts again:
  *   - leaving idle (tick_idle_exit);
@@ -307,6 +309,33 @@ void tick_recheck(void)
     if (reason == TICK_KEEP_TASKS && !cpu->rq.current->is_idle)
         cpu->need_resched = true;
     tick_program_hardware();
+}
+
+/* Stop a running tick at once, rather than at its next period, when
+ * nothing needs it: called where the CPU's situation just changed for the
+ * better, on the way to user mode and after a context switch, so that a
+ * task that will run alone does not take one more tick first (Linux:
+ * tick_nohz_user_enter_prepare(), tick_nohz_task_switch()). rcu_pending()
+ * counts, as at a tick: RCU work waits for the tick that does it. These
+ * checks are not counted in the "kept by" table, which counts the checks
+ * of the tick itself and of idle entry. Interrupts off. */
+void tick_update(void)
+{
+    struct cpu *cpu = this_cpu();
+    if (!cpu->tick.running) {
+        tick_recheck();
+        return;
+    }
+    if (cpu_is_idle(&cpu->rq))
+        return;
+    uint64_t now = clock_now();
+    spin_lock(&cpu->rq.lock);
+    bool stop = cpu->tick.running && keep_reason(cpu, now, true) == TICK_MAY_STOP;
+    if (stop)
+        stop_locked(cpu);
+    spin_unlock(&cpu->rq.lock);
+    if (stop)
+        tick_program_hardware();
 }
 
 void tick_idle_enter(void)

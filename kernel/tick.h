@@ -84,6 +84,7 @@ int tick_policy_switch(const char *name);
 void tick_idle_enter(void);           /* idle_loop, before halting: may stop */
 void tick_idle_exit(void);            /* idle_loop, a task to run: restart */
 void tick_recheck(void);              /* a stopped tick: restart it if something needs it now */
+void tick_update(void);               /* the same, and stop a running tick at once if nothing needs it */
 
 /* Make cpu look at its tick again: the nohz kick IPI (seed 05), or a
  * direct recheck on this CPU. */

@@ -255,7 +255,7 @@ static void schedule_common(bool preempted)
     process_switch_in(next->process);
     context_switch(&prev->saved_rsp, next->saved_rsp);
     finish_switch();
-    tick_recheck();     /* a stopped tick may be needed by the task now running */
+    tick_update();      /* the task now running may need the tick, or let it stop */
     irq_restore(flags);
 }
 
@@ -268,6 +268,7 @@ void schedule(void)
 void task_first_run(void)
 {
     finish_switch();
+    tick_update();
     irq_enable();
     struct task *self = current_task();
     self->entry(self->arg);

@@ -29,7 +29,8 @@
  *
  * Injected work is the task's own: its time is neither runtime nor noise.
  * Interrupt counts are the deltas of this CPU's column of /proc/interrupts
- * over the measured window, every row. Exit status 0; 1 on a refused
+ * over the measured window, every row; and, as "life", from its arrival on
+ * the CPU (right after pinning) to the end, warm-up included. Exit status 0; 1 on a refused
  * --nohz or a failed pinning; 2 on bad arguments.
  *
  * Left out: rtla's per-period sleep (runtime < period), its tracer-based
@@ -382,6 +383,8 @@ struct report {
     uint64_t runtime_ns;
     unsigned long long irq_total;
     struct interrupts irqs;
+    unsigned long long life_total;     /* from arrival on the CPU to the end, warm-up included */
+    struct interrupts life;
 };
 
 static uint64_t to_ns(uint64_t cycles, double tsc_hz)
@@ -422,6 +425,8 @@ static void print_table(const struct options *o, const struct report *r, const s
             printf(" %s:%llu", r->irqs.rows[i].name, r->irqs.rows[i].count);
     }
     printf("\n");
+    printf("osnoise: over its whole run on cpu %d (from its arrival, warm-up included): %llu interrupts\n",
+           r->cpu, r->life_total);
     if (n->syscalls || n->faults)
         printf("osnoise: injected %llu syscalls, %llu faults, %llu us (not counted as noise)\n",
                (unsigned long long)n->syscalls, (unsigned long long)n->faults,
@@ -444,6 +449,9 @@ static void print_json(const struct options *o, const struct report *r, const st
            (unsigned long long)to_ns(n->injected, r->tsc_hz), r->irq_total);
     for (int i = 0; i < r->irqs.count; i++)
         printf("%s\"%s\": %llu", i ? ", " : "", r->irqs.rows[i].name, r->irqs.rows[i].count);
+    printf("}, \"life_interrupts_total\": %llu, \"life_interrupts\": {", r->life_total);
+    for (int i = 0; i < r->life.count; i++)
+        printf("%s\"%s\": %llu", i ? ", " : "", r->life.rows[i].name, r->life.rows[i].count);
     printf("}}\n");
 }
 
@@ -476,6 +484,7 @@ int main(int argc, char **argv)
     static struct noise warmup, n;
 
     r.cpu = pin(o.cpu);
+    struct interrupts at_arrival = read_interrupts(r.cpu);
     r.nohz = o.nohz && become_nohz(&o);
     double hz = calibrate_tsc();
     uint64_t threshold = (uint64_t)(hz * (double)o.threshold_ns / 1e9);
@@ -503,6 +512,8 @@ int main(int argc, char **argv)
     r.runtime_ns = to_ns(n.runtime, r.tsc_hz);
     if (!before.valid || !r.irqs.valid)
         fprintf(stderr, "osnoise: no /proc/interrupts column for CPU %d: no interrupt counts\n", r.cpu);
+    r.life = r.irqs;
+    r.life_total = subtract(&r.life, &at_arrival);
     r.irq_total = subtract(&r.irqs, &before);
     if (o.json)
         print_json(&o, &r, &n);
