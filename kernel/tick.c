@@ -281,6 +281,8 @@ static void try_stop(struct cpu *cpu, uint64_t now, bool at_tick)
     spin_lock(&cpu->rq.lock);
     if (cpu->tick.running) {
         enum tick_keep_reason reason = keep_reason(cpu, now, at_tick);
+        if (reason != TICK_MAY_STOP && reason != cpu->tick.reason)
+            trace_tick_keep(tick_keep_reason_names[reason]);    /* changes only: not one per tick */
         cpu->tick.reason = reason;
         if (reason == TICK_MAY_STOP)
             stop_locked(cpu);
@@ -318,7 +320,11 @@ void tick_recheck(void)
  * tick_nohz_user_enter_prepare(), tick_nohz_task_switch()). rcu_pending()
  * counts, as at a tick: RCU work waits for the tick that does it. These
  * checks are not counted in the "kept by" table, which counts the checks
- * of the tick itself and of idle entry. Interrupts off. */
+ * of the tick itself and of idle entry. Only isolated CPUs (a nohz task
+ * or nohz_full=) look: no policy in the tree stops a busy tick elsewhere,
+ * and the check costs a clocksource read on every system call's way out.
+ * (A new policy that stops other busy CPUs does so at their next tick.)
+ * Interrupts off. */
 void tick_update(void)
 {
     struct cpu *cpu = this_cpu();
@@ -326,7 +332,7 @@ void tick_update(void)
         tick_recheck();
         return;
     }
-    if (cpu_is_idle(&cpu->rq))
+    if (cpu_is_idle(&cpu->rq) || !cpu_is_isolated(cpu->id))
         return;
     uint64_t now = clock_now();
     spin_lock(&cpu->rq.lock);

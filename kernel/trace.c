@@ -216,6 +216,7 @@ static const char *const type_names[TRACE_TYPE_COUNT] = {
     [TRACE_IRQ_ENTER] = "irq_enter",         [TRACE_IRQ_EXIT] = "irq_exit",
     [TRACE_TICK_FIRE] = "tick_fire",         [TRACE_TICK_STOP] = "tick_stop",
     [TRACE_TICK_RESTART] = "tick_restart",   [TRACE_TICK_DEP_KICK] = "tick_dep_kick",
+    [TRACE_TICK_KEEP] = "tick_keep",
     [TRACE_IPI_SEND] = "ipi_send",
     [TRACE_IPI_RECEIVE] = "ipi_receive",     [TRACE_USER_ENTER] = "user_enter",
     [TRACE_USER_EXIT] = "user_exit",         [TRACE_SCHED_SWITCH] = "sched_switch",
@@ -238,6 +239,7 @@ static int format_details(char *buffer, size_t size, const struct trace_event *e
         return snprintf(buffer, size, "ticks=%llu", arg1);
     case TRACE_TICK_STOP:
     case TRACE_TICK_RESTART:
+    case TRACE_TICK_KEEP:
         return snprintf(buffer, size, "reason=%s", event->arg1 ? (const char *)(uintptr_t)event->arg1 : "none");
     case TRACE_TICK_DEP_KICK:
         return snprintf(buffer, size, "target=%u reason=%s", event->arg0,

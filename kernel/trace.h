@@ -41,6 +41,7 @@ enum trace_type {
     TRACE_TICK_STOP,        /* -, reason (const char *) */
     TRACE_TICK_RESTART,     /* -, reason (const char *) */
     TRACE_TICK_DEP_KICK,    /* target CPU, reason (const char *): a dependency mask became non-empty */
+    TRACE_TICK_KEEP,        /* -, reason (const char *): a check kept the tick, for a reason other than the last */
     TRACE_IPI_SEND,         /* enum ipi_type, target CPU */
     TRACE_IPI_RECEIVE,      /* enum ipi_type */
     TRACE_USER_ENTER,
@@ -119,6 +120,12 @@ static inline void trace_tick_restart(const char *why)
 {
     if (trace_class_on(TRACE_CLASS_TICK))
         trace_emit(TRACE_TICK_RESTART, 0, (uint64_t)(uintptr_t)why);
+}
+
+static inline void trace_tick_keep(const char *why)
+{
+    if (trace_class_on(TRACE_CLASS_TICK))
+        trace_emit(TRACE_TICK_KEEP, 0, (uint64_t)(uintptr_t)why);
 }
 
 static inline void trace_tick_dep_kick(unsigned target_cpu, const char *why)
