@@ -1,8 +1,8 @@
 /* Interval timers as Linux x86-64 provides them (setitimer, getitimer,
  * alarm): a static program that prints KTAP. It runs on nohzk (scenario
  * "itimer") and, unchanged, on the Linux host (tests/run's host-itimer.*),
- * so what it checks is Linux's behaviour. The nohz side, a CPU-time timer
- * holding a nohz CPU's tick, is in tests/user/nohz.c.
+ * so what it checks is Linux's behaviour; the last case, a CPU-time timer
+ * holding a nohz CPU's tick, is skipped on Linux.
  *
  * Counts and orderings only: a timer's signal is never early (the CPU time
  * or wall time at the handler is at least the value), periodic timers keep
@@ -23,30 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ktap.h"
+
 #define LIMIT_NS 10000000000ll      /* 10 s: a timer that has not fired by then never will */
-
-static int test_number;
-static int failures;
-
-static const char *skip_reason;     /* set by a test that cannot run here */
-
-static void report(int ok, const char *name)
-{
-    printf("%sok %d %s%s%s\n", ok ? "" : "not ", ++test_number, name, skip_reason ? " # SKIP " : "",
-           skip_reason ? skip_reason : "");
-    skip_reason = 0;
-    fflush(stdout);
-    if (!ok)
-        failures++;
-}
-
-#define CHECK(condition)                                                                        \
-    do {                                                                                        \
-        if (!(condition)) {                                                                     \
-            printf("# %s:%d: %s failed (errno %d)\n", __FILE__, __LINE__, #condition, errno);    \
-            return 0;                                                                           \
-        }                                                                                       \
-    } while (0)
 
 static volatile sig_atomic_t fired[65];
 static volatile int64_t cpu_ns_at_signal, wall_ns_at_signal;
@@ -353,12 +332,12 @@ static void nohz_child(int cpu)
 static int cpu_timer_holds_a_nohz_tick(void)
 {
     if (access("/proc/self/nohz", F_OK) != 0) {
-        skip_reason = "not nohzk: no /proc/self/nohz";
+        ktap_skip_reason = "not nohzk: no /proc/self/nohz";
         return 1;
     }
     int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
     if (cpu < 1) {
-        skip_reason = "needs 2 CPUs";
+        ktap_skip_reason = "needs 2 CPUs";
         return 1;
     }
     pid_t pid = fork();
@@ -374,24 +353,16 @@ static int cpu_timer_holds_a_nohz_tick(void)
 
 int main(void)
 {
-    static const struct {
-        const char *name;
-        int (*run)(void);
-    } tests[] = {
-        { "real_one_shot_is_never_early", real_one_shot_is_never_early },
-        { "real_periodic_keeps_firing", real_periodic_keeps_firing },
-        { "virtual_counts_user_time", virtual_counts_user_time },
-        { "prof_periodic_counts_cpu_time", prof_periodic_counts_cpu_time },
-        { "alarm_reports_time_left", alarm_reports_time_left },
-        { "fork_does_not_inherit", fork_does_not_inherit },
-        { "default_action_terminates", default_action_terminates },
-        { "bad_arguments_change_nothing", bad_arguments_change_nothing },
-        { "cpu_timer_holds_a_nohz_tick", cpu_timer_holds_a_nohz_tick },
+    static const struct ktap_case cases[] = {
+        KTAP_CASE(real_one_shot_is_never_early),
+        KTAP_CASE(real_periodic_keeps_firing),
+        KTAP_CASE(virtual_counts_user_time),
+        KTAP_CASE(prof_periodic_counts_cpu_time),
+        KTAP_CASE(alarm_reports_time_left),
+        KTAP_CASE(fork_does_not_inherit),
+        KTAP_CASE(default_action_terminates),
+        KTAP_CASE(bad_arguments_change_nothing),
+        KTAP_CASE(cpu_timer_holds_a_nohz_tick),
     };
-    unsigned count = sizeof(tests) / sizeof(tests[0]);
-
-    printf("KTAP version 1\n1..%u\n", count);
-    for (unsigned i = 0; i < count; i++)
-        report(tests[i].run(), tests[i].name);
-    return failures ? 1 : 0;
+    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
 }

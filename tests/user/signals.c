@@ -16,24 +16,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-static int test_number;
-static int failures;
-
-static void report(int ok, const char *name)
-{
-    printf("%sok %d %s\n", ok ? "" : "not ", ++test_number, name);
-    fflush(stdout);
-    if (!ok)
-        failures++;
-}
-
-#define CHECK(condition)                                                         \
-    do {                                                                         \
-        if (!(condition)) {                                                      \
-            printf("# %s:%d: %s failed (errno %d)\n", __FILE__, __LINE__, #condition, errno); \
-            return 0;                                                            \
-        }                                                                        \
-    } while (0)
+#include "ktap.h"
 
 static void install(int signal, void (*handler)(int, siginfo_t *, void *), int flags)
 {
@@ -403,27 +386,19 @@ static int broken_frames_kill_only_the_process(void)
 
 int main(void)
 {
-    static const struct {
-        const char *name;
-        int (*run)(void);
-    } tests[] = {
-        { "handler_runs", handler_runs },
-        { "registers_survive", registers_survive },
-        { "exceptions_reach_handlers", exceptions_reach_handlers },
-        { "context_can_be_changed", context_can_be_changed },
-        { "blocked_signals_wait", blocked_signals_wait },
-        { "sigsuspend_waits_for_child", sigsuspend_waits_for_child },
-        { "default_actions", default_actions },
-        { "read_gets_eintr", read_gets_eintr },
-        { "read_restarts", read_restarts },
-        { "nanosleep_reports_time_left", nanosleep_reports_time_left },
-        { "bad_arguments_rejected", bad_arguments_rejected },
-        { "broken_frames_kill_only_the_process", broken_frames_kill_only_the_process },
+    static const struct ktap_case cases[] = {
+        KTAP_CASE(handler_runs),
+        KTAP_CASE(registers_survive),
+        KTAP_CASE(exceptions_reach_handlers),
+        KTAP_CASE(context_can_be_changed),
+        KTAP_CASE(blocked_signals_wait),
+        KTAP_CASE(sigsuspend_waits_for_child),
+        KTAP_CASE(default_actions),
+        KTAP_CASE(read_gets_eintr),
+        KTAP_CASE(read_restarts),
+        KTAP_CASE(nanosleep_reports_time_left),
+        KTAP_CASE(bad_arguments_rejected),
+        KTAP_CASE(broken_frames_kill_only_the_process),
     };
-    unsigned count = sizeof(tests) / sizeof(tests[0]);
-
-    printf("KTAP version 1\n1..%u\n", count);
-    for (unsigned i = 0; i < count; i++)
-        report(tests[i].run(), tests[i].name);
-    return failures ? 1 : 0;
+    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
 }
