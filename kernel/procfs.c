@@ -39,6 +39,7 @@
 #include "kernel/percpu.h"
 #include "kernel/params.h"
 #include "kernel/printk.h"
+#include "kernel/proc_parse.h"
 #include "kernel/process.h"
 #include "kernel/string.h"
 #include "kernel/tick.h"
@@ -301,15 +302,9 @@ static void generate_tick_policies(struct text *text)
 static long write_tick_policy(const char *data, size_t count)
 {
     char name[16];
-    size_t start = 0, end = count;
-    while (start < end && (data[start] == ' ' || data[start] == '\n' || data[start] == '\t'))
-        start++;
-    while (end > start && (data[end - 1] == ' ' || data[end - 1] == '\n' || data[end - 1] == '\t'))
-        end--;
-    if (end - start == 0 || end - start >= sizeof(name))
-        return -EINVAL;
-    memcpy(name, data + start, end - start);
-    name[end - start] = 0;
+    long length = proc_parse_word(data, count, name, sizeof(name));    /* kernel/proc_parse.c */
+    if (length < 0)
+        return length;
     int error = tick_policy_switch(name);
     return error ? error : (long)count;
 }

@@ -1,0 +1,78 @@
+/* Parsers of /proc writes: see kernel/proc_parse.h. Pure logic, compiled
+ * into the kernel and into the host fuzz targets (tests/fuzz/). */
+#include "kernel/proc_parse.h"
+
+#include <stdbool.h>
+
+#include "kernel/errno.h"
+#include "kernel/string.h"
+#include "kernel/trace.h"
+
+static bool is_nohz_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int proc_parse_nohz(const char *data, size_t count)
+{
+    size_t start = 0, end = count;
+
+    while (start < end && is_nohz_space(data[start]))
+        start++;
+    while (end > start && is_nohz_space(data[end - 1]))
+        end--;
+    if (end - start != 1 || (data[start] != '0' && data[start] != '1'))
+        return -EINVAL;
+    return data[start] - '0';
+}
+
+static bool is_word_space(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t';
+}
+
+long proc_parse_word(const char *data, size_t count, char *word, size_t size)
+{
+    size_t start = 0, end = count;
+
+    while (start < end && is_word_space(data[start]))
+        start++;
+    while (end > start && is_word_space(data[end - 1]))
+        end--;
+    if (end - start == 0 || end - start >= size)
+        return -EINVAL;
+    memcpy(word, data + start, end - start);
+    word[end - start] = 0;
+    return (long)(end - start);
+}
+
+long proc_parse_seconds(const char *data, size_t count, unsigned long max)
+{
+    char text[16];
+    unsigned long seconds = 0;
+    size_t length = count < sizeof(text) - 1 ? count : sizeof(text) - 1;
+
+    memcpy(text, data, length);
+    text[length] = '\0';
+    size_t i = 0;
+    for (; i < length && text[i] >= '0' && text[i] <= '9'; i++)
+        seconds = seconds * 10 + (unsigned long)(text[i] - '0');
+    if (i == 0 || (i < length && text[i] != '\n') || seconds == 0 || seconds > max)
+        return -EINVAL;
+    return (long)seconds;
+}
+
+int proc_parse_trace(const char *data, size_t count, unsigned *mask)
+{
+    size_t length = count;
+    char bad[32];
+
+    if (length && data[length - 1] == '\n')
+        length--;
+    if (length == 5 && strncmp(data, "clear", 5) == 0)
+        return PROC_TRACE_CLEAR;
+    if (length > 8 && strncmp(data, "classes ", 8) == 0 &&
+        trace_classes_parse(data + 8, length - 8, mask, bad, sizeof(bad)) == 0)
+        return PROC_TRACE_CLASSES;
+    return -EINVAL;
+}
