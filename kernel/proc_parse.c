@@ -41,6 +41,12 @@ long proc_parse_word(const char *data, size_t count, char *word, size_t size)
         end--;
     if (end - start == 0 || end - start >= size)
         return -EINVAL;
+    /* A NUL would cut the word short where it is looked up as a string:
+     * "task\0junk" must not switch to task. */
+    for (size_t i = start; i < end; i++) {
+        if (data[i] == '\0')
+            return -EINVAL;
+    }
     memcpy(word, data + start, end - start);
     word[end - start] = 0;
     return (long)(end - start);

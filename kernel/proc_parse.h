@@ -14,7 +14,7 @@ int proc_parse_nohz(const char *data, size_t count);
 
 /* /proc/sys/kernel/tick_policy: one word, spaces, tabs and LFs around it
  * ignored, copied NUL-terminated into word (size bytes). Its length, or
- * -EINVAL if it is empty or does not fit. */
+ * -EINVAL if it is empty, holds a NUL byte, or does not fit. */
 long proc_parse_word(const char *data, size_t count, char *word, size_t size);
 
 /* /proc/rcustress: a number of seconds in decimal, from 1 to max, and at

@@ -45,8 +45,8 @@ static void check_nohz(const char *data, size_t size)
     FUZZ_CHECK(proc_parse_nohz(data, size) == expected);
 }
 
-/* A word of 1 to 15 bytes, spaces, tabs and LFs around it, and the word
- * the policy lookup then sees (a C string) is the whole word. */
+/* A word of 1 to 15 bytes, none of them NUL, spaces, tabs and LFs around
+ * it; the word the policy lookup then sees (a C string) is the whole word. */
 static void check_word(const char *data, size_t size)
 {
     char word[16];
@@ -54,7 +54,7 @@ static void check_word(const char *data, size_t size)
     memset(word, 0x55, sizeof(word));
     long length = proc_parse_word(data, size, word, sizeof(word));
     trim(data, size, " \t\n", &start, &end);
-    if (end == start || end - start >= sizeof(word)) {
+    if (end == start || end - start >= sizeof(word) || memchr(data + start, '\0', end - start)) {
         FUZZ_CHECK(length == -EINVAL);
         return;
     }
