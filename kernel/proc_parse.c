@@ -52,18 +52,20 @@ long proc_parse_word(const char *data, size_t count, char *word, size_t size)
     return (long)(end - start);
 }
 
+/* Over the whole write: the kernel copied it into 16 bytes first, and took
+ * "1\nanything" for 1, and "000000000000001garbage" (cut at 15 bytes) too,
+ * both found by make fuzz (tests/fuzz/proc_write/crash-rcustress-*). */
 long proc_parse_seconds(const char *data, size_t count, unsigned long max)
 {
-    char text[16];
     unsigned long seconds = 0;
-    size_t length = count < sizeof(text) - 1 ? count : sizeof(text) - 1;
-
-    memcpy(text, data, length);
-    text[length] = '\0';
     size_t i = 0;
-    for (; i < length && text[i] >= '0' && text[i] <= '9'; i++)
-        seconds = seconds * 10 + (unsigned long)(text[i] - '0');
-    if (i == 0 || (i < length && text[i] != '\n') || seconds == 0 || seconds > max)
+
+    for (; i < count && data[i] >= '0' && data[i] <= '9'; i++) {
+        if (seconds <= max)     /* past max it need only stay past it, without overflowing */
+            seconds = seconds * 10 + (unsigned long)(data[i] - '0');
+    }
+    bool only_a_final_newline_left = i == count || (i + 1 == count && data[i] == '\n');
+    if (i == 0 || !only_a_final_newline_left || seconds == 0 || seconds > max)
         return -EINVAL;
     return (long)seconds;
 }
