@@ -33,6 +33,7 @@
 #include "kernel/errno.h"
 #include "kernel/format.h"
 #include "kernel/heap.h"
+#include "kernel/housekeeping.h"
 #include "kernel/irq.h"
 #include "kernel/nohz_task.h"
 #include "kernel/page_alloc.h"
@@ -257,6 +258,12 @@ static void generate_tick(struct text *text)
         text_printf(text, "none\n");
     else
         text_printf(text, "%u\n", timekeeper_cpu);
+    /* Where unpinned timers may go: a nohz CPU leaves the set, and its
+     * task's exit, however it dies, gives it back (seeds 02, 14). */
+    struct cpumask housekeeping = housekeeping_mask;
+    char list[CPULIST_FORMAT_SIZE];
+    cpulist_format(&housekeeping, list, sizeof(list));
+    text_printf(text, "housekeeping %s\n", list);
     text_printf(text, "%-4s %-8s %-12s %-5s %10s %8s %8s %8s %8s %8s %8s\n", "cpu", "state", "reason", "nohz",
                 "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
     for_each_online_cpu(cpu) {
