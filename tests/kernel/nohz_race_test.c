@@ -76,7 +76,11 @@ struct race {
     struct task *worker, *sleeper;
     volatile bool worker_ready, worker_stop, sleeper_stop;
     volatile int worker_set_result;
-    volatile uint64_t queued_ticks;     /* by the nohz task: ticks it saw with a task queued behind it */
+    /* By the nohz task: the ticks it saw with a task queued behind it, and
+     * the round they belong to (ROUND_SHIFT bits up): an iteration that
+     * was interrupted by the preemption finishes later, and its store must
+     * not count for the next round. */
+    volatile uint64_t queued_ticks;
 
     struct wait_queue sleeper_queue;
     volatile uint64_t posted;           /* the last round woken, by its waker */
@@ -144,12 +148,14 @@ static void fail(struct race *race, uint64_t round, const char *what)
 /* The nohz task spins in the kernel with interrupts on. While a second
  * task is queued behind it, it counts the ticks it sees: the newcomer's
  * wait, measured where it happens. */
+#define ROUND_SHIFT 24
+
 static void worker_main(void *arg)
 {
     struct race *race = arg;
     const struct tick_state *tick = race->tick;
     const struct runqueue *rq = &cpus[race->cpu]->rq;
-    uint64_t queued_since = 0, queued_round = 0;
+    uint64_t queued_since = 0, queued_round = 0, waited = 0;
     bool queued = false;
 
     race->worker_set_result = nohz_task_set(current_task());
@@ -165,8 +171,10 @@ static void worker_main(void *arg)
             queued = true;
             queued_round = round;
             queued_since = ticks;
-        } else if (ticks - queued_since > race->queued_ticks) {
-            __atomic_store_n(&race->queued_ticks, ticks - queued_since, __ATOMIC_RELEASE);
+            waited = 0;
+        } else if (ticks - queued_since > waited) {
+            waited = ticks - queued_since;
+            __atomic_store_n(&race->queued_ticks, round << ROUND_SHIFT | waited, __ATOMIC_RELEASE);
         }
         cpu_relax();
     }
@@ -298,7 +306,6 @@ static void do_round(struct race *race, uint64_t round)
     uint64_t sent = __atomic_load_n(&tick->kicks_sent, __ATOMIC_RELAXED);
     uint64_t wasted = __atomic_load_n(&tick->kicks_while_ticking, __ATOMIC_RELAXED);
     uint64_t ticks_at_wake = __atomic_load_n(&tick->ticks, __ATOMIC_RELAXED);
-    __atomic_store_n(&race->queued_ticks, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&race->posted, round, __ATOMIC_RELEASE);
     unsigned woken = wake_up_one(&race->sleeper_queue);
     uint64_t kicks = __atomic_load_n(&tick->kicks_sent, __ATOMIC_RELAXED) - sent;
@@ -316,7 +323,8 @@ static void do_round(struct race *race, uint64_t round)
     }
 
     bool kicked = kicks != 0;
-    uint64_t wait = __atomic_load_n(&race->queued_ticks, __ATOMIC_ACQUIRE);
+    uint64_t queued_ticks = __atomic_load_n(&race->queued_ticks, __ATOMIC_ACQUIRE);
+    uint64_t wait = queued_ticks >> ROUND_SHIFT == round ? queued_ticks & ((1ul << ROUND_SHIFT) - 1) : 0;
     uint64_t sleeper_wait = race->ticks_at_run - ticks_at_wake;
     race->rounds++;
     race->kind[kind]++;
