@@ -51,6 +51,10 @@
 #include "rcu/internal.h"
 #include "sched/task.h"
 
+/* Not the issue's 100,000: a kicked wakeup restarts the tick, which stops
+ * again only a period later, so at most hz wakeups a second can find it
+ * stopped; 100,000 took 214 to 284 s under TCG, 10,000 take 17 to 28 s
+ * (docs/reliability.md, 3a). */
 #define RACE_WAKEUPS 10000
 #define EARLY_ONE_IN 32
 #define MS 1000000ul
@@ -165,10 +169,12 @@ static void worker_main(void *arg)
     race->worker_set_result = nohz_task_set(current_task());
     __atomic_store_n(&race->worker_ready, true, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&race->worker_stop, __ATOMIC_ACQUIRE)) {
-        uint64_t ticks = __atomic_load_n(&tick->ticks, __ATOMIC_RELAXED);
+        /* In this order: a round posts before it enqueues, and a tick
+         * counted must come after the enqueue was seen (the tick that
+         * stopped, just before a kicked enqueue, is not a wait). */
         bool behind = __atomic_load_n(&rq->nr_running, __ATOMIC_ACQUIRE) >= 2;
-        /* Read after nr_running: a round posts before it enqueues. */
         uint64_t round = __atomic_load_n(&race->posted, __ATOMIC_ACQUIRE);
+        uint64_t ticks = __atomic_load_n(&tick->ticks, __ATOMIC_ACQUIRE);
         if (!behind) {
             queued = false;
         } else if (!queued || round != queued_round) {
