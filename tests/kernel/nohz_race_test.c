@@ -17,9 +17,10 @@
  * (docs/testing.md, section 3), and then no count would have one exact
  * expected value. What races is each enqueue against the nohz CPU's own
  * tick stop, and a round aims at that moment in one of three ways:
- *   - clean: the waker waits until the tick is stopped and the nohz CPU is
- *     out of the interrupt that stopped it. Only the kick can restart the
- *     tick now: the round must kick, and the kick must find it stopped;
+ *   - clean: the waker waits until the tick is stopped and the nohz task
+ *     is back in its loop, out of the code that stopped it. Only the kick
+ *     can restart the tick now: the round must kick, and the kick must
+ *     find it stopped;
  *   - edge: the waker wakes as soon as it sees the tick stopped, usually
  *     while the nohz CPU is still leaving the tick interrupt that stopped
  *     it. If the enqueue lands before that interrupt's own tick_recheck(),
@@ -85,6 +86,7 @@ struct race {
      * was interrupted by the preemption finishes later, and its store must
      * not count for the next round. */
     volatile uint64_t queued_ticks;
+    volatile uint64_t worker_loops;     /* the nohz task's iterations: it is back in its loop */
 
     struct wait_queue sleeper_queue;
     volatile uint64_t posted;           /* the last round woken, by its waker */
@@ -116,11 +118,6 @@ static uint64_t next_random(struct race *race)
 static bool tick_running(const struct race *race)
 {
     return __atomic_load_n(&race->tick->running, __ATOMIC_ACQUIRE);
-}
-
-static bool cpu_in_interrupt(const struct race *race)
-{
-    return __atomic_load_n(&cpus[race->cpu]->irq_nesting, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* Every kick sent since the start has been received. (Not the totals: the
@@ -168,7 +165,8 @@ static void worker_main(void *arg)
 
     race->worker_set_result = nohz_task_set(current_task());
     __atomic_store_n(&race->worker_ready, true, __ATOMIC_RELEASE);
-    while (!__atomic_load_n(&race->worker_stop, __ATOMIC_ACQUIRE)) {
+    for (uint64_t loops = 1; !__atomic_load_n(&race->worker_stop, __ATOMIC_ACQUIRE); loops++) {
+        __atomic_store_n(&race->worker_loops, loops, __ATOMIC_RELEASE);
         /* In this order: a round posts before it enqueues, and a tick
          * counted must come after the enqueue was seen (the tick that
          * stopped, just before a kicked enqueue, is not a wait). */
@@ -230,14 +228,23 @@ static void sleeper_main(void *arg)
         spin_ok_;                                                                               \
     })
 
-/* Until the nohz CPU's tick is stopped (and, for a clean round, that CPU
- * is out of the interrupt that stopped it). */
+/* Until the nohz CPU's tick is stopped; for a clean round, until the nohz
+ * task is back in its loop after that too, so that the CPU has left the
+ * code that stopped the tick (an interrupt, or a context switch's tail)
+ * and nothing but the kick can restart it. */
 static bool wait_for_the_stop(struct race *race, bool clean)
 {
-    uint64_t limit = clock_now() + WAIT_LIMIT_NS;
+    uint64_t limit = clock_now() + WAIT_LIMIT_NS, loops_at_stop = 0;
     for (unsigned turns = 0;; turns++) {
-        if (!tick_running(race) && (!clean || !cpu_in_interrupt(race)))
+        bool running = tick_running(race);
+        /* Read after the tick's state: a later iteration began after the stop. */
+        uint64_t loops = __atomic_load_n(&race->worker_loops, __ATOMIC_ACQUIRE);
+        if (running)
+            loops_at_stop = 0;
+        else if (!clean || (loops_at_stop && loops != loops_at_stop))
             return true;
+        else if (!loops_at_stop)
+            loops_at_stop = loops;
         if (turns % 64)
             continue;
         uint64_t now = clock_now(), deadline = __atomic_load_n(&race->tick->next_deadline, __ATOMIC_RELAXED);
