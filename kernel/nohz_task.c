@@ -13,6 +13,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/proc_parse.h"
 #include "kernel/string.h"
 #include "kernel/process.h"
 #include "kernel/tick.h"
@@ -148,25 +149,16 @@ void nohz_task_exit(struct task *task)
     nohz_task_clear(task);
 }
 
-static bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 long nohz_task_proc_write(int pid, const char *buffer, size_t count)
 {
     struct process *self = current_process();
-    size_t start = 0, end = count;
 
     if (!self || self->pid != pid)
         return -EPERM;      /* only a task itself decides (seed 15) */
-    while (start < end && is_space(buffer[start]))
-        start++;
-    while (end > start && is_space(buffer[end - 1]))
-        end--;
-    if (end - start != 1 || (buffer[start] != '0' && buffer[start] != '1'))
-        return -EINVAL;
-    if (buffer[start] == '0') {
+    int value = proc_parse_nohz(buffer, count);    /* kernel/proc_parse.c */
+    if (value < 0)
+        return value;
+    if (value == 0) {
         nohz_task_clear(self->task);
         return (long)count;
     }

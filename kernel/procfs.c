@@ -33,12 +33,14 @@
 #include "kernel/errno.h"
 #include "kernel/format.h"
 #include "kernel/heap.h"
+#include "kernel/housekeeping.h"
 #include "kernel/irq.h"
 #include "kernel/nohz_task.h"
 #include "kernel/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/params.h"
 #include "kernel/printk.h"
+#include "kernel/proc_parse.h"
 #include "kernel/process.h"
 #include "kernel/string.h"
 #include "kernel/tick.h"
@@ -269,6 +271,12 @@ static void generate_tick(struct text *text)
         text_printf(text, "none\n");
     else
         text_printf(text, "%u\n", timekeeper_cpu);
+    /* Where unpinned timers may go: a nohz CPU leaves the set, and its
+     * task's exit, however it dies, gives it back (seeds 02, 14). */
+    struct cpumask housekeeping = housekeeping_mask;
+    char list[CPULIST_FORMAT_SIZE];
+    cpulist_format(&housekeeping, list, sizeof(list));
+    text_printf(text, "housekeeping %s\n", list);
     text_printf(text, "%-4s %-8s %-12s %-5s %10s %8s %8s %8s %8s %8s %8s\n", "cpu", "state", "reason", "nohz",
                 "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
     for_each_online_cpu(cpu) {
@@ -322,15 +330,9 @@ static void generate_tick_policies(struct text *text)
 static long write_tick_policy(const char *data, size_t count)
 {
     char name[16];
-    size_t start = 0, end = count;
-    while (start < end && (data[start] == ' ' || data[start] == '\n' || data[start] == '\t'))
-        start++;
-    while (end > start && (data[end - 1] == ' ' || data[end - 1] == '\n' || data[end - 1] == '\t'))
-        end--;
-    if (end - start == 0 || end - start >= sizeof(name))
-        return -EINVAL;
-    memcpy(name, data + start, end - start);
-    name[end - start] = 0;
+    long length = proc_parse_word(data, count, name, sizeof(name));    /* kernel/proc_parse.c */
+    if (length < 0)
+        return length;
     int error = tick_policy_switch(name);
     return error ? error : (long)count;
 }

@@ -25,6 +25,7 @@
 #include "kernel/ipi.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/proc_parse.h"
 #include "kernel/process.h"
 #include "kernel/string.h"
 #include "kernel/trace_ring.h"
@@ -146,22 +147,16 @@ void trace_clear(void)
 /* "classes LIST" or "clear", with or without a final newline. */
 long trace_proc_write(const char *data, size_t count)
 {
-    size_t length = count;
     unsigned mask;
-    char bad[32];
+    int command = proc_parse_trace(data, count, &mask);    /* kernel/proc_parse.c */
 
-    if (length && data[length - 1] == '\n')
-        length--;
-    if (length == 5 && strncmp(data, "clear", 5) == 0) {
+    if (command == PROC_TRACE_CLEAR)
         trace_clear();
-        return (long)count;
-    }
-    if (length > 8 && strncmp(data, "classes ", 8) == 0 &&
-        trace_classes_parse(data + 8, length - 8, &mask, bad, sizeof(bad)) == 0) {
+    else if (command == PROC_TRACE_CLASSES)
         __atomic_store_n(&trace_mask, mask, __ATOMIC_RELEASE);
-        return (long)count;
-    }
-    return -EINVAL;
+    else
+        return command;
+    return (long)count;
 }
 
 /* ---- Reading: /proc/trace ---- */

@@ -5,6 +5,7 @@
 #include "kernel/errno.h"
 #include "kernel/format.h"
 #include "kernel/percpu.h"
+#include "kernel/proc_parse.h"
 #include "kernel/string.h"
 #include "rcu/internal.h"
 #include "rcu/proc.h"
@@ -82,19 +83,11 @@ size_t rcu_stress_show(char *buffer, size_t size)
  * it in the status of `echo N > /proc/rcustress`. */
 long rcu_stress_write(const char *data, size_t count)
 {
-    char text[16];
-    unsigned long seconds = 0;
-    size_t length = count < sizeof(text) - 1 ? count : sizeof(text) - 1;
-
-    memcpy(text, data, length);
-    text[length] = '\0';
-    size_t i = 0;
-    for (; i < length && text[i] >= '0' && text[i] <= '9'; i++)
-        seconds = seconds * 10 + (unsigned long)(text[i] - '0');
-    if (i == 0 || (i < length && text[i] != '\n') || seconds == 0 || seconds > STRESS_MAX_SECONDS)
-        return -EINVAL;
+    long seconds = proc_parse_seconds(data, count, STRESS_MAX_SECONDS);    /* kernel/proc_parse.c */
+    if (seconds < 0)
+        return seconds;
     static struct rcu_torture_result result;
-    int error = rcu_torture_run(seconds * NS_PER_SECOND, &result);
+    int error = rcu_torture_run((uint64_t)seconds * NS_PER_SECOND, &result);
     if (error)
         return error;
     last_result = result;

@@ -99,6 +99,20 @@ def user_stack():
     put("user_stack", "tight", b"\x00a\0\0b=c\0")
 
 
+def proc_write():
+    """The first byte picks the file: 0 /proc/PID/nohz, 1 tick_policy,
+    2 /proc/rcustress, 3 /proc/trace (fuzz_proc_write.c)."""
+    for i, text in enumerate([b"1\n", b"0", b" \t1\r\n", b"2\n"]):
+        put("proc_write", "nohz-%d" % i, b"\x00" + text)
+    for i, text in enumerate([b"task\n", b"  periodic", b"patient\t\n", b"averyveryverylongname\n"]):
+        put("proc_write", "tick_policy-%d" % i, b"\x01" + text)
+    for i, text in enumerate([b"10\n", b"1", b"600\n", b"601\n", b"0\n"]):
+        put("proc_write", "rcustress-%d" % i, b"\x02" + text)
+    for i, text in enumerate([b"classes irq,tick\n", b"classes all", b"classes none\n", b"clear\n",
+                              b"classes sched,rcu,nohz,ipi,user", b"classes bogus\n"]):
+        put("proc_write", "trace-%d" % i, b"\x03" + text)
+
+
 if __name__ == "__main__":
     cmdline()
     elf()
@@ -106,3 +120,4 @@ if __name__ == "__main__":
     acpi()
     cpio()
     user_stack()
+    proc_write()

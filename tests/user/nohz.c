@@ -1,5 +1,6 @@
 /* The rules of /proc/PID/nohz (seed patches 01, 13, 14, 15): every error
- * path, and what exec, fork, exit and a fatal fault do to the attribute.
+ * path, and what exec, fork, exit and a fatal fault do to the attribute
+ * and to the nohz task's CPU.
  * Prints KTAP; scenario "nohz-rules" runs it at -smp 4 and -smp 2.
  * NOHZK_ONLY: Linux has no /proc/self/nohz, so tests/run does not run
  * this one on the host. */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int test_number, failures;
@@ -85,6 +87,89 @@ static int nohz_owner_in_proc_tick(int cpu)
     }
     fclose(file);
     return owner;
+}
+
+/* cpu's row of /proc/tick. */
+struct tick_row {
+    char state[16], reason[16], nohz[16];
+    unsigned long ticks, missed, stops, restarts;
+};
+
+static int read_tick_row(int cpu, struct tick_row *row)
+{
+    char line[256];
+    int found = 0;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file)
+        return 0;
+    while (!found && fgets(line, sizeof(line), file)) {
+        int row_cpu;
+        found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, row->state, row->reason, row->nohz,
+                       &row->ticks, &row->missed, &row->stops, &row->restarts) == 8 &&
+                row_cpu == cpu && (!strcmp(row->state, "ticking") || !strcmp(row->state, "stopped"));
+    }
+    fclose(file);
+    return found;
+}
+
+/* The row says what the tick does, and its counters agree: every CPU
+ * starts ticking, so a stopped tick has one stop more than restarts, and
+ * only a stopped tick has no reason. */
+static int tick_row_consistent(const struct tick_row *row)
+{
+    if (!strcmp(row->state, "stopped"))
+        return !strcmp(row->reason, "-") && row->stops == row->restarts + 1;
+    return strcmp(row->reason, "-") != 0 && row->stops == row->restarts;
+}
+
+/* Is cpu in the "housekeeping LIST" line of /proc/tick? 1, 0, or -1 if
+ * there is no such line. */
+static int housekeeping_has(int cpu)
+{
+    char line[256];
+    int result = -1;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file)
+        return -1;
+    while (result < 0 && fgets(line, sizeof(line), file)) {
+        if (strncmp(line, "housekeeping ", 13) != 0)
+            continue;
+        result = 0;
+        for (char *p = line + 13; *p >= '0' && *p <= '9';) {
+            long first = strtol(p, &p, 10), last = first;
+            if (*p == '-')
+                last = strtol(p + 1, &p, 10);
+            result |= cpu >= first && cpu <= last;
+            if (*p == ',')
+                p++;
+        }
+    }
+    fclose(file);
+    return result;
+}
+
+static double seconds_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* For a nohz task: spin in user mode, looking at /proc/tick now and then,
+ * until its own CPU's row says the tick is stopped with itself as the
+ * owner, i.e. stopped while it runs (5 s at most). */
+static int spin_until_own_tick_stopped(int cpu)
+{
+    char self[16];
+    struct tick_row row;
+    snprintf(self, sizeof(self), "%d", (int)getpid());
+    for (double limit = seconds_now() + 5; seconds_now() < limit;) {
+        for (volatile unsigned long i = 0; i < 2000000; i++)
+            ;
+        if (read_tick_row(cpu, &row) && !strcmp(row.state, "stopped") && !strcmp(row.nohz, self))
+            return 1;
+    }
+    return 0;
 }
 
 static int wait_status(pid_t pid)
@@ -247,6 +332,74 @@ static int exit_and_fault_clear_the_mask(void)
     return 1;
 }
 
+/* Issue 9: a nohz task killed by a fault while its tick is stopped, on
+ * the last CPU, leaves that CPU clean: no owner, a housekeeping CPU again,
+ * a tick whose state and counters agree; and the next task can be its
+ * nohz task, whose tick stops again. */
+static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
+{
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1, ready[2], go[2];
+    struct tick_row row;
+    char byte = 0, path[64];
+
+    CHECK(cpu >= 1);
+    pid_t victim = fork();
+    if (victim == 0) {
+        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+            _exit(9);
+        if (!spin_until_own_tick_stopped(cpu))
+            _exit(10);
+        *(volatile int *)0 = 1;                 /* a null write: SIGSEGV, with the tick stopped */
+        _exit(11);
+    }
+    int status = wait_status(victim);
+    if (!WIFSIGNALED(status))
+        printf("# the victim exited with %d (9: set, 10: its tick never stopped)\n", WEXITSTATUS(status));
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    snprintf(path, sizeof(path), "/proc/%d/nohz", (int)victim);
+    CHECK(access(path, F_OK) != 0);
+    CHECK(nohz_owner_in_proc_tick(cpu) == -1);
+    CHECK(housekeeping_has(cpu) == 1);
+    /* Now idle, the CPU stops its tick: stopped, no reason, counters agree. */
+    int stopped = 0;
+    for (double limit = seconds_now() + 2; !stopped && seconds_now() < limit; usleep(10000))
+        stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
+    printf("# cpu %d after its nohz task died of SIGSEGV: %s, reason %s, nohz %s, stops %lu, restarts %lu, "
+           "housekeeping %s\n", cpu, row.state, row.reason, row.nohz, row.stops, row.restarts,
+           housekeeping_has(cpu) == 1 ? "yes" : "no");
+    CHECK(stopped && tick_row_consistent(&row) && !strcmp(row.nohz, "-"));
+
+    /* The next nohz task of that CPU. */
+    CHECK(pipe(ready) == 0 && pipe(go) == 0);
+    pid_t next = fork();
+    if (next == 0) {
+        close(ready[0]);
+        close(go[1]);
+        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || read_nohz(getpid()) != 1)
+            _exit(9);
+        write(ready[1], "y", 1);
+        if (!spin_until_own_tick_stopped(cpu))
+            _exit(10);
+        write(ready[1], "s", 1);
+        read(go[0], &byte, 1);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(go[0]);
+    int got_ready = read(ready[0], &byte, 1) == 1 && byte == 'y';
+    int nohz = got_ready ? read_nohz(next) : -1, owner = nohz_owner_in_proc_tick(cpu);
+    int housekeeping = housekeeping_has(cpu);
+    int got_stopped = read(ready[0], &byte, 1) == 1 && byte == 's';
+    write(go[1], "g", 1);
+    status = wait_status(next);
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        printf("# the next nohz task exited with %d (9: set, 10: its tick never stopped)\n", WEXITSTATUS(status));
+    CHECK(got_ready && nohz == 1 && owner == next && housekeeping == 0);
+    CHECK(got_stopped && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(nohz_owner_in_proc_tick(cpu) == -1 && housekeeping_has(cpu) == 1);
+    return 1;
+}
+
 static void run(const char *name, int (*test)(void))
 {
     fflush(stdout);
@@ -261,7 +414,7 @@ static void run(const char *name, int (*test)(void))
 
 int main(void)
 {
-    printf("KTAP version 1\n1..10\n");
+    printf("KTAP version 1\n1..11\n");
     run("reads_0_by_default", reads_0_by_default);
     run("only_the_task_itself_may_write", only_the_task_itself_may_write);
     run("only_0_or_1", only_0_or_1);
@@ -272,5 +425,6 @@ int main(void)
     run("last_free_cpu_is_ebusy", last_free_cpu_is_ebusy);
     run("exec_keeps_it", exec_keeps_it);
     run("exit_and_fault_clear_the_mask", exit_and_fault_clear_the_mask);
+    run("fault_with_its_tick_stopped_leaves_the_cpu_clean", fault_with_its_tick_stopped_leaves_the_cpu_clean);
     return failures ? 1 : 0;
 }
