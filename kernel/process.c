@@ -242,6 +242,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
             address_space_destroy(child->memory);
         if (child->files)
             fd_table_destroy(child->files);
+        kfree(child->cmdline);
         kfree(child);
         return 0;
     }

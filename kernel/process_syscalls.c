@@ -12,6 +12,7 @@
 #include "arch/x86/trap.h"
 #include "kernel/errno.h"
 #include "kernel/heap.h"
+#include "kernel/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/process.h"
 #include "kernel/string.h"
@@ -87,6 +88,11 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
     if (flags & MAP_SHARED && !(flags & MAP_ANONYMOUS))
         return -ENOSYS;     /* shared file mappings were left out */
     length = page_up(length);
+    /* Pages are taken at once (no demand paging): a mapping larger than
+     * all free memory would take every page, starving the other CPUs'
+     * allocations while it grew, only to fail and give them back. */
+    if (length / PAGE_SIZE > page_free_count())
+        return -ENOMEM;
     if (flags & MAP_FIXED) {
         if (address % PAGE_SIZE || address >= MMAP_END || length > MMAP_END - address)
             return -EINVAL;

@@ -75,6 +75,10 @@ struct task *kthread_create_stopped(const char *name, void (*entry)(void *arg), 
     if (!task)
         return 0;
     task->stack_top = (uint64_t)kernel_stack_allocate(KERNEL_STACK_PAGES);
+    if (!task->stack_top) {
+        kfree(task);
+        return 0;               /* out of memory: fork says ENOMEM */
+    }
     task->entry = entry;
     task->arg = arg;
     task->cpu = cpumask_first(&task->affinity);

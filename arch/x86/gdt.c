@@ -5,6 +5,7 @@
 #include "arch/x86/gdt.h"
 
 #include "arch/x86/paging.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/string.h"
 
@@ -62,8 +63,11 @@ void gdt_init_cpu(struct cpu *cpu)
     arch->gdt[3] = DESCRIPTOR_USER_DATA;
     arch->gdt[4] = DESCRIPTOR_USER_CODE;
     set_tss_descriptor(arch->gdt, &arch->tss);
-    for (int slot = 1; slot <= IST_COUNT; slot++)
+    for (int slot = 1; slot <= IST_COUNT; slot++) {
         arch->tss.ist[slot - 1] = (uint64_t)kernel_stack_allocate(IST_STACK_PAGES);
+        if (!arch->tss.ist[slot - 1])
+            panic("gdt: no memory for the IST stacks of cpu %u", cpu->id);
+    }
     arch->tss.rsp[0] = cpu->kernel_stack_top;
     arch->tss.iomap_base = sizeof(struct tss);      /* no I/O bitmap: ring 3 gets no ports */
     load_gdt_and_tss(arch->gdt);

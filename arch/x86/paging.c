@@ -62,8 +62,9 @@ static void split_huge_entry(uint64_t *entry)
 }
 
 /* The entry for address at the given level (1 = 4 KiB page table entry,
- * 2 = page directory entry), creating tables on the way down. */
-static uint64_t *entry_for(uint64_t *pml4, uint64_t address, int level)
+ * 2 = page directory entry), creating tables on the way down; NULL if a
+ * table was needed and no page was free (the tables made so far stay). */
+static uint64_t *entry_for_or_null(uint64_t *pml4, uint64_t address, int level)
 {
     uint64_t *table = pml4;
 
@@ -71,11 +72,24 @@ static uint64_t *entry_for(uint64_t *pml4, uint64_t address, int level)
         uint64_t *entry = &table[table_index(address, current)];
         if (*entry & PTE_PRESENT && *entry & PTE_HUGE)
             split_huge_entry(entry);
-        if (!(*entry & PTE_PRESENT))
-            *entry = new_table() | PTE_PRESENT | PTE_WRITE;
+        if (!(*entry & PTE_PRESENT)) {
+            uint64_t page = page_alloc();
+            if (!page)
+                return 0;
+            *entry = page | PTE_PRESENT | PTE_WRITE;
+        }
         table = table_at(*entry);
     }
     return &table[table_index(address, level)];
+}
+
+/* The same where running out of memory cannot be survived: at boot. */
+static uint64_t *entry_for(uint64_t *pml4, uint64_t address, int level)
+{
+    uint64_t *entry = entry_for_or_null(pml4, address, level);
+    if (!entry)
+        panic("paging: out of memory for page tables");
+    return entry;
 }
 
 static void map_range(uint64_t virt, uint64_t phys, uint64_t length, uint64_t flags)
@@ -130,6 +144,9 @@ void *ioremap(uint64_t phys, size_t size)
     return phys_to_virt(phys);
 }
 
+/* NULL when memory runs out (a user program's fork can get there): the
+ * pages taken so far go back, and the addresses are skipped, as all freed
+ * stack addresses are. */
 void *kernel_stack_allocate(size_t pages)
 {
     spin_lock(&paging_lock);
@@ -137,9 +154,16 @@ void *kernel_stack_allocate(size_t pages)
     next_stack_address += (pages + 1) * PAGE_SIZE;
     for (size_t i = 0; i < pages; i++) {
         uint64_t frame = page_alloc();
-        if (!frame)
-            panic("kernel_stack_allocate: out of memory");
-        *entry_for(kernel_pml4, guard + (i + 1) * PAGE_SIZE, 1) = frame | PTE_PRESENT | PTE_WRITE | PTE_NX;
+        uint64_t *entry = frame ? entry_for_or_null(kernel_pml4, guard + (i + 1) * PAGE_SIZE, 1) : 0;
+        if (!entry) {
+            if (frame)
+                page_free(frame);
+            spin_unlock(&paging_lock);
+            if (i)
+                kernel_stack_free(guard + (i + 1) * PAGE_SIZE, i);
+            return 0;
+        }
+        *entry = frame | PTE_PRESENT | PTE_WRITE | PTE_NX;
     }
     spin_unlock(&paging_lock);
     return (void *)(guard + (pages + 1) * PAGE_SIZE);

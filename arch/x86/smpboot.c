@@ -11,6 +11,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -83,6 +84,8 @@ unsigned smp_boot_secondary_cpus(const uint32_t *apic_ids, unsigned count, uint6
             continue;
         struct cpu *cpu = percpu_allocate(cpu_count, apic_ids[i]);
         cpu->kernel_stack_top = (uint64_t)kernel_stack_allocate(AP_STACK_PAGES);
+        if (!cpu->kernel_stack_top)
+            panic("smp: no memory for the stack of cpu %u", cpu->id);
         if (!start_one(cpu, params, (uint8_t)(trampoline_phys >> 12))) {
             printk("smp: the CPU with APIC ID %u did not start; not starting the others\n", apic_ids[i]);
             cpus[cpu->id] = 0;   /* its memory stays: it may still wake up and use it */

@@ -244,6 +244,12 @@ SCENARIOS = [
      "add": ["build/tests-user/signals.musl:/bin/signals-test"], "command": "signals-test",
      "must_contain": [r"killed by signal 11: bad signal frame",
                       r"killed by signal 11: no room for a signal frame"]},
+    # Memory exhaustion from user space: a process takes every free page,
+    # then gives them back one at a time while another forks at each step;
+    # fork says ENOMEM until it works again, and the kernel goes on.
+    {"name": "oom", "smp": 2, "timeout": 120, "mem": "64M",
+     "add": ["build/tests-user/oom.musl:/bin/oom-test"], "command": "oom-test; echo after=$?",
+     "must_contain": [r"^# free at the low point: -?\d+ KiB; forks: [1-9]\d* refused", r"^after=0$"]},
     # Interval timers (setitimer, getitimer, alarm): the same program passes
     # on the Linux host ("host-itimer" in tests/run); on nohzk it also shows
     # that an ITIMER_VIRTUAL holds a nohz CPU's tick (the task's cputimer

@@ -1,0 +1,133 @@
+/* Memory exhaustion from user space: whatever a program takes, the kernel
+ * answers ENOMEM and goes on (issue 9: it never panics because of what a
+ * user program does). One process takes every free page, then gives them
+ * back one at a time while another forks at each step, so that each of
+ * fork's allocations (page tables, the copy, the kernel stack, the task)
+ * meets an empty allocator at some step.
+ * NOHZK_ONLY: nohzk maps eagerly, so mmap takes real pages at once; Linux
+ * overcommits and would not run out here. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+#define MIB (1024 * 1024l)
+#define PAGE 4096l
+#define MAX_STEPS 2000
+
+static long mem_free_kib(void)
+{
+    char line[128];
+    long kib = -1;
+    FILE *file = fopen("/proc/meminfo", "r");
+    if (!file)
+        return -1;
+    while (fgets(line, sizeof(line), file))
+        if (sscanf(line, "MemFree: %ld kB", &kib) == 1)
+            break;
+    fclose(file);
+    return kib;
+}
+
+/* A mapping bigger than all free memory fails at once and takes nothing
+ * meanwhile (it would starve every other CPU while it grew). */
+static int a_mapping_larger_than_free_memory_fails_at_once(void)
+{
+    long before = mem_free_kib();
+    CHECK(before > 0);
+    void *map = mmap(0, (size_t)(before * 1024 * 2), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(map == MAP_FAILED && errno == ENOMEM);
+    long after = mem_free_kib();
+    CHECK(after > before - 1024 && after < before + 1024);     /* within 1 MiB: nothing kept */
+    return 1;
+}
+
+/* The hog: takes every page it can, says so, then frees one page per 'r'
+ * it reads, answering each; 'q' ends it. */
+static void hog(int commands, int answers)
+{
+    static struct { char *address; long size; } maps[4096];
+    long count = 0;
+    char c = 'x';
+    for (long size = 4 * MIB; size >= PAGE; size /= 2) {
+        while (count < (long)(sizeof(maps) / sizeof(maps[0]))) {
+            void *map = mmap(0, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (map == MAP_FAILED)
+                break;
+            maps[count].address = map;
+            maps[count++].size = size;
+        }
+    }
+    if (write(answers, &c, 1) != 1)
+        _exit(2);
+    while (read(commands, &c, 1) == 1 && c == 'r') {
+        if (count) {        /* the last page of the last mapping */
+            maps[count - 1].size -= PAGE;
+            munmap(maps[count - 1].address + maps[count - 1].size, PAGE);
+            count -= maps[count - 1].size == 0;
+        }
+        if (write(answers, &c, 1) != 1)
+            _exit(2);
+    }
+    _exit(0);
+}
+
+static int fork_fails_with_enomem_and_recovers(void)
+{
+    int to_hog[2], from_hog[2];
+    char c;
+    CHECK(pipe(to_hog) == 0 && pipe(from_hog) == 0);
+    pid_t hog_pid = fork();
+    CHECK(hog_pid >= 0);
+    if (hog_pid == 0)
+        hog(to_hog[0], from_hog[1]);
+    CHECK(read(from_hog[0], &c, 1) == 1);
+    long low = mem_free_kib();      /* -1 if even /proc/meminfo cannot be opened */
+    int enomem = 0, other = 0, worked = 0, steps;
+    for (steps = 0; steps < MAX_STEPS && worked < 3; steps++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(0);
+        if (pid > 0) {
+            int status;
+            worked += waitpid(pid, &status, 0) == pid && WIFEXITED(status);
+        } else if (errno == ENOMEM || errno == EAGAIN) {
+            enomem++;
+        } else {
+            other++;
+        }
+        c = 'r';
+        if (write(to_hog[1], &c, 1) != 1 || read(from_hog[0], &c, 1) != 1)
+            break;
+    }
+    c = 'q';
+    CHECK(write(to_hog[1], &c, 1) == 1);
+    int status;
+    CHECK(waitpid(hog_pid, &status, 0) == hog_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    printf("# free at the low point: %ld KiB; forks: %d refused (ENOMEM), %d worked, %d other, in %d steps\n", low,
+           enomem, worked, other, steps);
+    CHECK(enomem >= 1);         /* memory did run out */
+    CHECK(other == 0);
+    CHECK(worked >= 1);         /* and fork works again as pages come back */
+    pid_t pid = fork();         /* the hog's pages all came back */
+    if (pid == 0)
+        _exit(0);
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    return 1;
+}
+
+int main(void)
+{
+    static const struct ktap_case cases[] = {
+        KTAP_CASE(a_mapping_larger_than_free_memory_fails_at_once),
+        KTAP_CASE(fork_fails_with_enomem_and_recovers),
+    };
+    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+}
