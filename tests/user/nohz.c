@@ -16,15 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int test_number, failures;
-
-#define CHECK(condition)                                                                        \
-    do {                                                                                        \
-        if (!(condition)) {                                                                     \
-            printf("# %s:%d: %s failed (errno %d)\n", __FILE__, __LINE__, #condition, errno);    \
-            return 0;                                                                           \
-        }                                                                                       \
-    } while (0)
+#include "ktap.h"
 
 static int pin(pid_t pid, int cpu)
 {
@@ -400,31 +392,20 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     return 1;
 }
 
-static void run(const char *name, int (*test)(void))
-{
-    fflush(stdout);
-    pid_t child = fork();
-    if (child == 0)
-        _exit(test() ? 0 : 1);
-    int status = wait_status(child);
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    printf("%sok %d %s\n", ok ? "" : "not ", ++test_number, name);
-    failures += !ok;
-}
-
 int main(void)
 {
-    printf("KTAP version 1\n1..11\n");
-    run("reads_0_by_default", reads_0_by_default);
-    run("only_the_task_itself_may_write", only_the_task_itself_may_write);
-    run("only_0_or_1", only_0_or_1);
-    run("whitespace_is_trimmed", whitespace_is_trimmed);
-    run("unbound_task_is_ebusy", unbound_task_is_ebusy);
-    run("one_nohz_task_per_cpu_and_fork_does_not_inherit", one_nohz_task_per_cpu_and_fork_does_not_inherit);
-    run("nohz_task_affinity_cannot_change", nohz_task_affinity_cannot_change);
-    run("last_free_cpu_is_ebusy", last_free_cpu_is_ebusy);
-    run("exec_keeps_it", exec_keeps_it);
-    run("exit_and_fault_clear_the_mask", exit_and_fault_clear_the_mask);
-    run("fault_with_its_tick_stopped_leaves_the_cpu_clean", fault_with_its_tick_stopped_leaves_the_cpu_clean);
-    return failures ? 1 : 0;
+    static const struct ktap_case cases[] = {
+        KTAP_CASE(reads_0_by_default),
+        KTAP_CASE(only_the_task_itself_may_write),
+        KTAP_CASE(only_0_or_1),
+        KTAP_CASE(whitespace_is_trimmed),
+        KTAP_CASE(unbound_task_is_ebusy),
+        KTAP_CASE(one_nohz_task_per_cpu_and_fork_does_not_inherit),
+        KTAP_CASE(nohz_task_affinity_cannot_change),
+        KTAP_CASE(last_free_cpu_is_ebusy),
+        KTAP_CASE(exec_keeps_it),
+        KTAP_CASE(exit_and_fault_clear_the_mask),
+        KTAP_CASE(fault_with_its_tick_stopped_leaves_the_cpu_clean),
+    };
+    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
