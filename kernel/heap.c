@@ -63,11 +63,23 @@ static struct spinlock heap_lock = SPINLOCK_INIT("heap");
  * objects and their rounded-up sizes. Atomics, because large objects are
  * allocated without heap_lock. */
 static size_t heap_objects, heap_bytes;
+static size_t objects_by_size[HEAP_SIZE_BUCKETS];     /* [log2(rounded size) - 4], the last: larger */
 
 static void heap_account(long objects, long bytes)
 {
+    unsigned long size = (unsigned long)(bytes < 0 ? -bytes : bytes);
+    unsigned bucket = 0;
+    while (bucket + 1 < HEAP_SIZE_BUCKETS && (16ul << bucket) < size)
+        bucket++;
+    __atomic_add_fetch(&objects_by_size[bucket], (size_t)objects, __ATOMIC_RELAXED);
     __atomic_add_fetch(&heap_objects, (size_t)objects, __ATOMIC_RELAXED);
     __atomic_add_fetch(&heap_bytes, (size_t)bytes, __ATOMIC_RELAXED);
+}
+
+void heap_usage_by_size(size_t counts[HEAP_SIZE_BUCKETS])
+{
+    for (unsigned i = 0; i < HEAP_SIZE_BUCKETS; i++)
+        counts[i] = __atomic_load_n(&objects_by_size[i], __ATOMIC_RELAXED);
 }
 
 void heap_usage(size_t *objects, size_t *bytes)

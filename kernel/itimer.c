@@ -77,16 +77,20 @@ static bool cpu_timers_armed(const struct process_itimers *itimers)
     return itimers->timers[ITIMER_VIRTUAL].expires || itimers->timers[ITIMER_PROF].expires;
 }
 
-/* The next expiry after now, for a timer that just expired. */
-static void reload(struct itimer *itimer, uint64_t now)
+/* The next expiry after now, for a timer that just expired. A reload
+ * comes at least min_interval later: an ITIMER_REAL of 1 us would
+ * otherwise keep a housekeeping CPU in its timer interrupt (Linux re-arms
+ * it only when the signal is taken; we bound the rate instead). */
+static void reload(struct itimer *itimer, uint64_t now, uint64_t min_interval)
 {
     if (!itimer->interval) {
         itimer->expires = 0;
         return;
     }
-    itimer->expires += itimer->interval;
+    uint64_t interval = itimer->interval > min_interval ? itimer->interval : min_interval;
+    itimer->expires += interval;
     if (itimer->expires <= now)         /* late by more than an interval: no burst of signals */
-        itimer->expires = now + itimer->interval;
+        itimer->expires = now + interval;
 }
 
 static void expire(struct process *process, int which)
@@ -104,9 +108,13 @@ static void real_timer_fired(struct timer *timer)
     struct itimer *real = &itimers->timers[ITIMER_REAL];
 
     spin_lock(&itimers->lock);
-    if (real->expires) {                /* not disarmed meanwhile */
+    uint64_t now = clock_now();
+    /* Disarmed meanwhile, or set again for later by a setitimer() that
+     * held the lock while this function waited for it (that call started
+     * the timer anew): nothing is due. */
+    if (real->expires && real->expires <= now) {
         expire(process, ITIMER_REAL);
-        reload(real, clock_now());
+        reload(real, now, tick_period_ns);
         if (real->expires)
             timer_start(timer, real->expires, false);
     }
@@ -129,7 +137,7 @@ void itimer_tick(void)
         uint64_t now = cpu_time_of(task, which);
         if (now >= itimer->expires) {
             expire(task->process, which);
-            reload(itimer, now);
+            reload(itimer, now, 0);     /* the tick bounds the rate */
         }
     }
     if (!cpu_timers_armed(itimers))

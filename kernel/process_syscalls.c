@@ -88,22 +88,23 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
     if (flags & MAP_SHARED && !(flags & MAP_ANONYMOUS))
         return -ENOSYS;     /* shared file mappings were left out */
     length = page_up(length);
-    /* Pages are taken at once (no demand paging): a mapping larger than
-     * all free memory would take every page, starving the other CPUs'
-     * allocations while it grew, only to fail and give them back. */
-    if (length / PAGE_SIZE > page_free_count())
-        return -ENOMEM;
     if (flags & MAP_FIXED) {
         if (address % PAGE_SIZE || address >= MMAP_END || length > MMAP_END - address)
             return -EINVAL;
         for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
             address_space_unmap(process->memory, page);
     } else {
-        if (process->mmap_next + length > MMAP_END)
+        if (process->mmap_next + length > MMAP_END || length / PAGE_SIZE > page_free_count())
             return -ENOMEM;
         address = process->mmap_next;
         process->mmap_next += length + PAGE_SIZE;   /* a hole between mappings */
     }
+    /* Pages are taken at once (no demand paging): a mapping larger than
+     * all free memory would take every page, starving the other CPUs'
+     * allocations while it grew, only to fail and give them back. (Checked
+     * above too, before the address space is used up.) */
+    if (length / PAGE_SIZE > page_free_count())
+        return -ENOMEM;
     for (uint64_t page = address; page < address + length; page += PAGE_SIZE) {
         if (address_space_map(process->memory, page, PTE_WRITE | PTE_NX) < 0) {
             for (uint64_t undo = address; undo < page; undo += PAGE_SIZE)

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "arch/x86/clock.h"
+#include "arch/x86/paging.h"
 #include "kernel/errno.h"
 #include "kernel/format.h"
 #include "kernel/heap.h"
@@ -169,6 +170,13 @@ static void generate_meminfo(struct text *text)
     size_t heap_objects, heap_bytes;
     heap_usage(&heap_objects, &heap_bytes);
     text_printf(text, "Slab:           %8lu kB\nHeapObjects:    %8lu\n", heap_bytes / 1024, heap_objects);
+    size_t by_size[HEAP_SIZE_BUCKETS];
+    heap_usage_by_size(by_size);
+    text_printf(text, "KernelStackTables: %6lu kB\n", kernel_stack_table_pages() * 4);
+    text_printf(text, "HeapObjectsBySize:");
+    for (unsigned i = 0; i < HEAP_SIZE_BUCKETS; i++)
+        text_printf(text, " %lu", by_size[i]);
+    text_printf(text, "\n");
 }
 
 struct cpu_times {
@@ -309,7 +317,7 @@ static void generate_tick(struct text *text)
     text_printf(text, "\n%-4s %-24s %9s\n", "cpu", "deps (cpu | task)", "dep_kicks");
     for_each_online_cpu(cpu) {
         text_printf(text, "%-4u ", cpu);
-        text_print_tick_deps(text, tick_dep_mask_of(cpu) & ~tick_dep_global_mask);
+        text_print_tick_deps(text, tick_dep_mask_read(cpu) & ~tick_dep_global_mask);
         text_printf(text, " %lu\n", cpus[cpu]->tick.dep_kicks);
     }
 }

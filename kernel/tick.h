@@ -110,8 +110,10 @@ void tick_dep_clear_task(struct task *task, enum tick_keep_reason reason);
 /* With cpu's runqueue lock held (the scheduler): true if the caller must
  * kick cpu once the lock is dropped. */
 bool tick_dep_set_cpu_locked(unsigned cpu, enum tick_keep_reason reason);
-/* The bits that hold cpu's tick now: global | cpu's | its running task's. */
+/* The bits that hold cpu's tick now: global | cpu's | its running task's.
+ * _of: cpu's runqueue lock held; _read takes it. */
 uint32_t tick_dep_mask_of(unsigned cpu);
+uint32_t tick_dep_mask_read(unsigned cpu);
 extern uint32_t tick_dep_global_mask;
 
 #endif

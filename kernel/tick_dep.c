@@ -18,6 +18,7 @@
  * under, so a kick is never lost and never sent to a ticking CPU. */
 #include "kernel/tick.h"
 
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/trace.h"
 #include "sched/task.h"
@@ -26,6 +27,7 @@ uint32_t tick_dep_global_mask;
 
 static uint32_t bit_set(uint32_t *mask, enum tick_keep_reason reason)
 {
+    ASSERT(reason > TICK_MAY_STOP && reason < TICK_KEEP_REASON_COUNT);  /* bit 0 would read as "may stop" */
     return __atomic_fetch_or(mask, TICK_DEP(reason), __ATOMIC_SEQ_CST);
 }
 
@@ -42,6 +44,17 @@ uint32_t tick_dep_mask_of(unsigned cpu)
     mask |= __atomic_load_n(&c->tick.dep_mask, __ATOMIC_ACQUIRE);
     if (current)
         mask |= __atomic_load_n(&current->tick_dep_mask, __ATOMIC_ACQUIRE);
+    return mask;
+}
+
+/* For readers elsewhere (/proc/tick): under the runqueue lock, so that the
+ * running task cannot exit and be freed while its mask is read. */
+uint32_t tick_dep_mask_read(unsigned cpu)
+{
+    struct runqueue *rq = &cpus[cpu]->rq;
+    spin_lock(&rq->lock);
+    uint32_t mask = tick_dep_mask_of(cpu);
+    spin_unlock(&rq->lock);
     return mask;
 }
 

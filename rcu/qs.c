@@ -97,7 +97,10 @@ void rcu_report_qs_if_passed(struct rcu_data *rdp)
         return;
     rdp->qs_pending = false;
     rdp->qs_reported++;
-    tick_dep_clear_cpu(rdp->cpu, TICK_KEEP_RCU);
+    /* Only a report for the grace period in progress ends RCU's need of
+     * this CPU's tick; a deferred one for an older GP does not. */
+    if (rdp->gp_seq == __atomic_load_n(&rdp->leaf->gp_seq, __ATOMIC_ACQUIRE))
+        tick_dep_clear_cpu(rdp->cpu, TICK_KEEP_RCU);
     rcu_report_qs_for_cpus(rdp->leaf, rdp->grpmask, rdp->gp_seq);
 }
 
@@ -155,6 +158,8 @@ void rcu_holdout_kicked(void)
     else if (rdp->qs_pending)
         rdp->report_at_unlock = true;
     rcu_report_qs_if_passed(rdp);
+    if (!rdp->qs_pending)       /* a late prod: this CPU had reported already */
+        tick_dep_clear_cpu(rdp->cpu, TICK_KEEP_RCU);
 }
 
 static void kicked(void *unused)

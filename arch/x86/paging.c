@@ -64,6 +64,8 @@ static void split_huge_entry(uint64_t *entry)
 /* The entry for address at the given level (1 = 4 KiB page table entry,
  * 2 = page directory entry), creating tables on the way down; NULL if a
  * table was needed and no page was free (the tables made so far stay). */
+static size_t stack_table_pages;    /* page-table pages under KERNEL_STACKS_BASE: kept for ever */
+
 static uint64_t *entry_for_or_null(uint64_t *pml4, uint64_t address, int level)
 {
     uint64_t *table = pml4;
@@ -77,6 +79,8 @@ static uint64_t *entry_for_or_null(uint64_t *pml4, uint64_t address, int level)
             if (!page)
                 return 0;
             *entry = page | PTE_PRESENT | PTE_WRITE;
+            if (address >= KERNEL_STACKS_BASE)
+                __atomic_add_fetch(&stack_table_pages, 1, __ATOMIC_RELAXED);
         }
         table = table_at(*entry);
     }
@@ -142,6 +146,11 @@ void *ioremap(uint64_t phys, size_t size)
     }
     spin_unlock(&paging_lock);
     return phys_to_virt(phys);
+}
+
+size_t kernel_stack_table_pages(void)
+{
+    return __atomic_load_n(&stack_table_pages, __ATOMIC_RELAXED);
 }
 
 /* NULL when memory runs out (a user program's fork can get there): the

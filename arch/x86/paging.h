@@ -37,6 +37,10 @@ void paging_init(uint64_t highest_ram_address);
 void *ioremap(uint64_t phys, size_t size);
 void *kernel_stack_allocate(size_t pages);     /* returns the stack top */
 void kernel_stack_free(uint64_t stack_top, size_t pages);
+/* Page-table pages made for kernel stacks: stack addresses are never
+ * reused, so these only grow (about one per 100 stacks ever made). Leak
+ * checks count them apart (/proc/meminfo's KernelStackTables). */
+size_t kernel_stack_table_pages(void);
 bool paging_is_kernel_mapped(uint64_t address);
 uint64_t paging_lookup(uint64_t address);      /* the mapping entry, 0 if none */
 bool paging_early_is_active(void);

@@ -15,15 +15,18 @@
 # back within the slack. Prints "soak: PASS" and exits 0, or "soak: FAIL".
 # The host side (tools/boot's output) checks for stalls and panics.
 S=${1:-600}
-PAGE_SLACK=128      # page-table pages of kernel stacks are never freed (docs/memory.md)
+PAGE_SLACK=128      # after the kernel stacks' page tables (KernelStackTables), counted apart
 HEAP_SLACK=64
 mkdir -p /tmp/soak
 rm -f /tmp/soak/failed
 now() { cut -d. -f1 /proc/uptime; }
-mem() { awk '/^MemFree:/ { f = $2 / 4 } /^HeapObjects:/ { h = $2 } END { print f, h }' /proc/meminfo; }
+# free pages, heap objects, and page tables made for kernel stacks (kept
+# for ever by design, docs/memory.md: counted apart from the leak)
+mem() { awk '/^MemFree:/ { f = $2 / 4 } /^HeapObjects:/ { h = $2 } /^KernelStackTables:/ { t = $2 / 4 }
+             END { print f, h, t + 0 }' /proc/meminfo; }
 fail() { echo "soak: $*"; echo "$*" >> /tmp/soak/failed; }   # builtins only
 
-read free0 heap0 <<END
+read free0 heap0 tables0 <<END
 $(mem)
 END
 end=$(( $(now) + S ))
@@ -59,11 +62,12 @@ wait
 cat /tmp/soak/spin2 /tmp/soak/spin3
 
 sleep 2             # the last frees may wait for a grace period
-read free1 heap1 <<END
+read free1 heap1 tables1 <<END
 $(mem)
 END
-echo "soak: leak: free pages $free0 -> $free1 ($((free0 - free1)) used, slack $PAGE_SLACK), heap objects $heap0 -> $heap1 ($((heap1 - heap0)), slack $HEAP_SLACK)"
-[ $((free0 - free1)) -le $PAGE_SLACK ] || fail "pages leaked"
+tables=$((tables1 - tables0))
+echo "soak: leak: free pages $free0 -> $free1 ($((free0 - free1)) used, $tables of them kernel stack page tables; slack $PAGE_SLACK), heap objects $heap0 -> $heap1 ($((heap1 - heap0)), slack $HEAP_SLACK)"
+[ $((free0 - free1 - tables)) -le $PAGE_SLACK ] || fail "pages leaked"
 [ $((heap1 - heap0)) -le $HEAP_SLACK ] || fail "heap objects leaked"
 if [ -e /tmp/soak/failed ]; then echo "soak: FAIL"; exit 1; fi
 echo "soak: PASS"

@@ -252,6 +252,63 @@ static int bad_arguments_change_nothing(void)
     return 1;
 }
 
+/* ---- nohzk only ---- */
+
+/* Timer interrupts (LOC) of every CPU, from /proc/interrupts. */
+static long long timer_interrupts(void)
+{
+    char line[512];
+    long long total = -1;
+    FILE *file = fopen("/proc/interrupts", "r");
+    if (!file)
+        return -1;
+    while (fgets(line, sizeof(line), file)) {
+        char *cursor = line + strspn(line, " ");
+        if (strncmp(cursor, "LOC:", 4))
+            continue;
+        total = 0;
+        cursor += 4;
+        for (char *end;; cursor = end) {
+            long long count = strtoll(cursor, &end, 10);
+            if (end == cursor)
+                break;
+            total += count;
+        }
+    }
+    fclose(file);
+    return total;
+}
+
+/* An ITIMER_REAL of 1 us re-arms no faster than the tick: a user program
+ * cannot keep a housekeeping CPU in its timer interrupt. Counted against
+ * the ticks the CPUs could take meanwhile (hz=1000 in the scenario): a
+ * storm would be thousands of times more. */
+static int real_tiny_interval_is_bounded(void)
+{
+    if (access("/proc/self/nohz", F_OK) != 0) {
+        ktap_skip_reason = "not nohzk: Linux re-arms when the signal is taken";
+        return 1;
+    }
+    catch(SIGALRM);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long long before = timer_interrupts();
+    int64_t start = clock_ns(CLOCK_MONOTONIC);
+    struct itimerval timer = itimer_of(1, 1);
+    CHECK(before >= 0 && setitimer(ITIMER_REAL, &timer, 0) == 0);
+    struct timespec step = { 0, 200000000 };
+    while (nanosleep(&step, &step) != 0)
+        ;                       /* SIGALRM interrupts it: sleep the rest */
+    timer = itimer_of(0, 0);
+    CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
+    long long taken = timer_interrupts() - before;
+    int64_t elapsed_ms = (clock_ns(CLOCK_MONOTONIC) - start) / 1000000;
+    printf("# %lld timer interrupts on %ld CPUs in %lld ms with a 1 us ITIMER_REAL; %d SIGALRMs\n", taken, cpus,
+           (long long)elapsed_ms, (int)fired[SIGALRM]);
+    CHECK(fired[SIGALRM] >= 1);
+    CHECK(taken <= 2 * (cpus + 1) * (elapsed_ms + 10));    /* ticks plus one timer a period, with room */
+    return 1;
+}
+
 /* ---- nohzk only: the CPU-time timer is a tick dependency ---- */
 
 /* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
@@ -362,6 +419,7 @@ int main(void)
         KTAP_CASE(fork_does_not_inherit),
         KTAP_CASE(default_action_terminates),
         KTAP_CASE(bad_arguments_change_nothing),
+        KTAP_CASE(real_tiny_interval_is_bounded),
         KTAP_CASE(cpu_timer_holds_a_nohz_tick),
     };
     return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
