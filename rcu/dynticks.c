@@ -47,6 +47,11 @@ static void eqs_enter(enum trace_eqs_kind kind)
     rdp->eqs_nesting = 0;
     unsigned long value = dynticks_increment(rdp);
     ASSERT(rcu_dynticks_in_eqs(value));
+    /* The GP kthread reports for a CPU in an EQS: RCU no longer needs its
+     * tick (a prod that came too late would otherwise hold it until the
+     * end of the grace period, or of the next one if it is set while the
+     * CPU idles). */
+    tick_dep_clear_cpu(rdp->cpu, TICK_KEEP_RCU);
 }
 
 static void eqs_exit(enum trace_eqs_kind kind)
