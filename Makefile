@@ -47,7 +47,7 @@ USER_CC      := musl-gcc
 USER_CFLAGS  := -static -O2 -g -Wall -Wextra -Werror
 USER_PROGRAMS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c))
 
-$(BUILD)/user/%: user/%.c
+$(BUILD)/user/%: user/%.c $(wildcard user/lib/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  MUSLCC  $<"
 	@$(USER_CC) $(USER_CFLAGS) -o $@ $<

@@ -49,8 +49,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/touch_page.h"
+
 #define CALIBRATION_NS 100000000ull     /* 100 ms */
-#define FAULT_REGION_PAGES 1024
 #define HIST_BUCKETS 64
 #define SOURCES_MAX 128
 
@@ -200,25 +201,6 @@ static double calibrate_tsc(void)
     return (double)(tsc - start) * 1e9 / (double)(ns - start_ns);
 }
 
-/* A fresh page each time, so that each touch is a first touch on a kernel
- * with demand paging. */
-static void touch_new_page(void)
-{
-    static char *region;
-    static unsigned long next;
-    long page = sysconf(_SC_PAGESIZE);
-    if (!region || next == FAULT_REGION_PAGES) {
-        if (region)
-            munmap(region, FAULT_REGION_PAGES * page);
-        region = mmap(NULL, FAULT_REGION_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (region == MAP_FAILED) {
-            perror("osnoise: mmap");
-            exit(1);
-        }
-        next = 0;
-    }
-    region[next++ * page] = 1;
-}
 
 /* When to inject work, in TSC cycles. */
 struct injection {
@@ -238,7 +220,7 @@ static uint64_t inject(struct injection *in, uint64_t now, struct noise *n)
         in->next_syscall = now + in->syscall_every;
     }
     if (in->fault_every && now >= in->next_fault) {
-        touch_new_page();
+        touch_new_page("osnoise");
         n->faults++;
         in->next_fault = now + in->fault_every;
     }

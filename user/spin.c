@@ -33,9 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/touch_page.h"
+
 #define CLOCK_CHECK_EVERY (1ul << 16)
 #define CPU_MAX 64
-#define FAULT_REGION_PAGES 1024
 
 static unsigned long cpu_samples[CPU_MAX];
 
@@ -128,25 +129,6 @@ static void become_nohz(void)
     close(fd);
 }
 
-/* A fresh page each time, so that each touch is a first touch on a kernel
- * with demand paging. */
-static void touch_new_page(void)
-{
-    static char *region;
-    static unsigned long next;
-    long page = sysconf(_SC_PAGESIZE);
-    if (!region || next == FAULT_REGION_PAGES) {
-        if (region)
-            munmap(region, FAULT_REGION_PAGES * page);
-        region = mmap(NULL, FAULT_REGION_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (region == MAP_FAILED) {
-            perror("spin: mmap");
-            exit(1);
-        }
-        next = 0;
-    }
-    region[next++ * page] = 1;
-}
 
 int main(int argc, char **argv)
 {
@@ -183,7 +165,7 @@ int main(int argc, char **argv)
             syscalls++;
         }
         if (fault_every && iterations % fault_every == 0) {
-            touch_new_page();
+            touch_new_page("spin");
             faults++;
         }
         if (iterations % CLOCK_CHECK_EVERY == 0) {

@@ -3,8 +3,6 @@ tools/trace2svg) on a captured /proc/trace (tests/qemu/data/trace-sample.txt:
 `taskset -c 2 spin 1` with trace=all, an excerpt). Registered in tests/run's
 SELFTESTS. Counts and order only, never times."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import sys
@@ -17,17 +15,10 @@ TOOLS = os.path.join(REPO, "tools")
 sys.path.insert(0, os.path.join(TOOLS, "lib"))
 sys.dont_write_bytecode = True
 import tracefile  # noqa: E402
+from trace_checks import load_tool  # noqa: E402  (a tools/ script as a module)
 
 SAMPLE = os.path.join(HERE, "data", "trace-sample.txt")
 
-
-def load_tool(name):
-    """A tools/ script without .py, imported as a module."""
-    loader = importlib.machinery.SourceFileLoader(name.replace("2", "_to_"), os.path.join(TOOLS, name))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def sample():
