@@ -609,6 +609,7 @@ void vfs_close(struct file *file)
     if (file->ops->release)
         file->ops->release(file);
     inode_put(file->inode);
+    kfree(file->listed_name);
     kfree(file);
 }
 
@@ -1118,21 +1119,45 @@ static bool put_dirent(char *buffer, size_t room, size_t *written, uint64_t numb
 }
 
 /* The position of a directory file counts entries: 0 is ".", 1 is "..",
- * then the children in order. If entries are added or removed between two
- * calls, a listing may skip or repeat one (Linux's tmpfs does better with
- * cursors; left out). `buffer` must be 8-byte aligned (kmalloc's is). */
+ * then the children, which are kept sorted by name. A listing that goes on
+ * where the last call stopped resumes after the last name given, not at
+ * the index: a name removed or added before it in between moves nothing,
+ * so every other name comes exactly once (POSIX's rule, which nftw(3) and
+ * rm -r rely on when they remove each name as they read it). After a
+ * seek, the position is an index again. */
+static struct inode *first_to_list(const struct file *file, const struct inode *directory, uint64_t index)
+{
+    struct inode *child = directory->first_child;
+    if (index > 2 && file->listed_name && file->listed_position == index) {
+        while (child && strcmp(child->name, file->listed_name) <= 0)
+            child = child->next_sibling;
+        return child;
+    }
+    for (uint64_t skip = 2; child && skip < index; skip++)
+        child = child->next_sibling;
+    return child;
+}
+
+/* `buffer` must be 8-byte aligned (kmalloc's is). */
 long vfs_getdents(struct file *file, void *buffer, size_t size)
 {
     struct inode *directory = file->inode;
     if (!is_directory(directory))
         return -ENOTDIR;
+    if (!file->listed_name) {
+        /* Made once, outside the lock; without it, positions are indexes. */
+        char *name = kzalloc(NAME_MAX + 1);
+        char *none = NULL;
+        if (name && !__atomic_compare_exchange_n(&file->listed_name, &none, name, false, __ATOMIC_ACQ_REL,
+                                                 __ATOMIC_ACQUIRE))
+            kfree(name);   /* a process sharing the file made it first */
+    }
     size_t written = 0;
     bool fits = true;
+    const struct inode *last_listed = NULL;
     spin_lock(&vfs_lock);
     uint64_t index = file->position;
-    struct inode *child = directory->first_child;
-    for (uint64_t skip = 2; child && skip < index; skip++)
-        child = child->next_sibling;
+    struct inode *child = first_to_list(file, directory, index);
     for (;; index++) {
         if (index == 0) {
             fits = put_dirent(buffer, size - written, &written, directory->number, 1, DT_DIR, ".");
@@ -1142,8 +1167,10 @@ long vfs_getdents(struct file *file, void *buffer, size_t size)
         } else if (child) {
             fits = put_dirent(buffer, size - written, &written, child->number, (int64_t)index + 1,
                               dirent_type(child), child->name);
-            if (fits)
+            if (fits) {
+                last_listed = child;
                 child = child->next_sibling;
+            }
         } else {
             break;
         }
@@ -1151,6 +1178,10 @@ long vfs_getdents(struct file *file, void *buffer, size_t size)
             break;
     }
     file->position = index;
+    if (last_listed && file->listed_name) {
+        memcpy(file->listed_name, last_listed->name, strlen(last_listed->name) + 1);   /* at most NAME_MAX */
+        file->listed_position = index;
+    }
     spin_unlock(&vfs_lock);
     if (!fits && written == 0)
         return -EINVAL; /* the buffer cannot hold even one record */

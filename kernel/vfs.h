@@ -46,6 +46,10 @@ struct file {
     uint64_t position;
     unsigned references; /* dup() and fork() share a struct file; atomic */
     void *private;       /* the device's, given to vfs_create_device */
+    /* A directory's listing: the last name getdents gave and the position
+     * after it, so that the next call resumes after that name. */
+    char *listed_name;   /* NAME_MAX + 1 bytes, or NULL before the first */
+    uint64_t listed_position;
 };
 
 #define FD_MAX 256

@@ -652,6 +652,46 @@ static void lists_directories(void **state)
     assert_int_equal(sys_getdents64(42, small, 16), -EBADF);
 }
 
+/* One record per call, each name removed once read (as nftw and rm -r
+ * do): every name still comes, once. A position that counted entries
+ * skipped every other one. A seek makes the position an index again. */
+static void lists_while_names_go(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"a", "b", "c", "d", "e", "f"};
+    char path[64];
+    assert_int_equal(sys_mkdir("/going", 0755), 0);
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof(path), "/going/%s", names[i]);
+        write_file(path, "");
+    }
+    long fd = sys_open("/going", O_RDONLY | O_DIRECTORY, 0);
+    uint64_t buffer[8];
+    int seen = 0;
+    long length;
+    while ((length = sys_getdents64((int)fd, buffer, 32)) > 0) {
+        struct linux_dirent64 *dirent = (struct linux_dirent64 *)buffer;
+        assert_int_equal(length, dirent->d_reclen);
+        if (dirent->d_name[0] == '.')
+            continue;
+        assert_true(seen < 6);
+        assert_string_equal(dirent->d_name, names[seen]);
+        snprintf(path, sizeof(path), "/going/%s", dirent->d_name);
+        assert_int_equal(sys_unlink(path), 0);
+        seen++;
+    }
+    assert_int_equal(length, 0);
+    assert_int_equal(seen, 6);
+
+    /* Position 3 after a seek is the second name, whatever was listed. */
+    write_file("/going/x", "");
+    write_file("/going/y", "");
+    assert_int_equal(sys_lseek((int)fd, 3, SEEK_SET), 3);
+    assert_true(sys_getdents64((int)fd, buffer, 32) > 0);
+    assert_string_equal(((struct linux_dirent64 *)buffer)->d_name, "y");
+    sys_close((int)fd);
+}
+
 static void changes_directories(void **state)
 {
     (void)state;
@@ -793,6 +833,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(duplicates_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(forks_and_execs_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(lists_directories, setup, teardown),
+        cmocka_unit_test_setup_teardown(lists_while_names_go, setup, teardown),
         cmocka_unit_test_setup_teardown(changes_directories, setup, teardown),
         cmocka_unit_test_setup_teardown(removes_entries, setup, teardown),
         cmocka_unit_test_setup_teardown(unpacks_the_real_initrd, setup, teardown),
