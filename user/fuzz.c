@@ -12,9 +12,11 @@
  * Afterwards, once every worker and its files are gone, the free pages and
  * the heap objects of /proc/meminfo must be back within SLACK_PAGES and
  * SLACK_OBJECTS of what they were (with --shared, other loads run at the
- * same time, as in make soak: the delta is printed, not judged). Prints a summary: calls by result,
- * workers by how they ended, the leak delta. Exit status 0 if nothing was
- * lost or leaked, 1 otherwise.
+ * same time, as in make soak: the delta is printed, not judged), and the
+ * root directory must hold the same names with the same mode: the workers
+ * may change only /tmp/fuzz. Prints a summary: calls by result, workers by
+ * how they ended, the leak delta. Exit status 0 if nothing was lost, leaked
+ * or left outside /tmp/fuzz, 1 otherwise.
  *
  * The calls that would end the experiment rather than test the kernel are
  * left out or their arguments tamed: see neutralize(), where each rule
@@ -242,6 +244,25 @@ static long read_path(void)
     return (long)paths[below(sizeof(paths) / sizeof(paths[0]))];
 }
 
+/* A name of random bytes, made fresh for each call in a buffer of its own:
+ * never scratch, which getcwd() and readlink() fill with real paths (a
+ * name taken from there was "/w2", the tail of "/tmp/fuzz/w2", and created
+ * /w2 in the root). No '/' in it, so it cannot leave the directory. */
+static char *random_name(void)
+{
+    static char names[2][33];  /* two: rename() takes two names */
+    static unsigned which;
+    char *name = names[which++ % 2];
+    size_t length = 1 + below(sizeof(names[0]) - 1);
+    for (size_t i = 0; i < length; i++) {
+        name[i] = (char)(1 + below(255));
+        if (name[i] == '/')
+            name[i] = '_';
+    }
+    name[length] = '\0';
+    return name;
+}
+
 /* Paths a call may create, remove, rename or chmod: only in the worker's
  * own directory, so that the shell and busybox survive the run. */
 static long write_path(void)
@@ -249,7 +270,7 @@ static long write_path(void)
     static const char *const paths[] = {"f", "d", "l", "d/g", "e", "d/d2", "/nonexistent/x", ""};
     switch (below(6)) {
     case 0: return (long)(below(2) ? KERNEL_ADDRESS : 0x10);
-    case 1: scratch[64 + below(32)] = '\0'; return (long)(scratch + 64); /* random bytes, relative */
+    case 1: return (long)random_name();
     default: return (long)paths[below(sizeof(paths) / sizeof(paths[0]))];
     }
 }
@@ -686,6 +707,20 @@ static struct meminfo read_meminfo(void)
     return m;
 }
 
+/* The root directory as a string: its mode and its names. The workers may
+ * change only /tmp/fuzz; a change here is debris they left outside. */
+static void describe_root(char *out, size_t size)
+{
+    struct stat st;
+    size_t used = (size_t)snprintf(out, size, "mode %o:", stat("/", &st) == 0 ? (unsigned)st.st_mode : 0u);
+    DIR *directory = opendir("/");
+    struct dirent *entry;
+    while (directory && (entry = readdir(directory)) && used < size)
+        used += (size_t)snprintf(out + used, size - used, " %s", entry->d_name);
+    if (directory)
+        closedir(directory);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st, (void)type, (void)ftw;
@@ -767,6 +802,8 @@ int main(int argc, char **argv)
     mkdir("/tmp", 0755);
     mkdir("/tmp/fuzz", 0755);
     struct meminfo before = read_meminfo();
+    static char root_before[1024], root_after[1024];
+    describe_root(root_before, sizeof(root_before));
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     time_t deadline = now.tv_sec + seconds;
@@ -839,6 +876,8 @@ int main(int argc, char **argv)
     /* Freed processes and files may wait for a grace period or two. */
     sleep(1);
     struct meminfo after = read_meminfo();
+    describe_root(root_after, sizeof(root_after));
+    int root_kept = strcmp(root_before, root_after) == 0;
 
     print_results("syscalls tried", total.calls, total.result);
     printf("fuzz: skipped (excluded) %llu\n", (unsigned long long)total.skipped);
@@ -863,8 +902,11 @@ int main(int argc, char **argv)
            "slack %d), heap objects %ld -> %ld (%+ld, slack %d)\n",
            before.free_kb / 4, after.free_kb / 4, page_delta + stack_tables, stack_tables, SLACK_PAGES,
            before.heap_objects, after.heap_objects, object_delta, SLACK_OBJECTS);
+    printf("fuzz: root directory %s\n", root_kept ? "unchanged" : "CHANGED");
+    if (!root_kept)
+        printf("fuzz: before: %s\nfuzz: after:  %s\n", root_before, root_after);
     int leak_ok = shared || (page_delta <= SLACK_PAGES && object_delta <= SLACK_OBJECTS);
-    int ok = lost == 0 && finished > 0 && leak_ok && total.nohz_moved_while_set == 0 && before.free_kb >= 0 && before.heap_objects >= 0;
+    int ok = lost == 0 && finished > 0 && leak_ok && root_kept && total.nohz_moved_while_set == 0 && before.free_kb >= 0 && before.heap_objects >= 0;
     printf("fuzz: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }
