@@ -12,7 +12,7 @@
 #
 # Every job notes its failures in /tmp/soak/failed. At the end, with
 # everything stopped, free pages and heap objects (/proc/meminfo) must be
-# back within the slack. Prints "soak: PASS" and exits 0, or "soak: FAIL".
+# back within the slack, and the root directory unchanged. Prints "soak: PASS" and exits 0, or "soak: FAIL".
 # The host side (tools/boot's output) checks for stalls and panics.
 S=${1:-600}
 PAGE_SLACK=128      # after the kernel stacks' page tables (KernelStackTables), counted apart
@@ -26,6 +26,8 @@ mem() { awk '/^MemFree:/ { f = $2 / 4 } /^HeapObjects:/ { h = $2 } /^KernelStack
              END { print f, h, t + 0 }' /proc/meminfo; }
 fail() { echo "soak: $*"; echo "$*" >> /tmp/soak/failed; }   # builtins only
 
+root() { ls -ld /; ls -a /; }   # jobs may change only /tmp: the root's names and mode stay
+root0=$(root)
 read free0 heap0 tables0 <<END
 $(mem)
 END
@@ -69,5 +71,6 @@ tables=$((tables1 - tables0))
 echo "soak: leak: free pages $free0 -> $free1 ($((free0 - free1)) used, $tables of them kernel stack page tables; slack $PAGE_SLACK), heap objects $heap0 -> $heap1 ($((heap1 - heap0)), slack $HEAP_SLACK)"
 [ $((free0 - free1 - tables)) -le $PAGE_SLACK ] || fail "pages leaked"
 [ $((heap1 - heap0)) -le $HEAP_SLACK ] || fail "heap objects leaked"
+[ "$(root)" = "$root0" ] || { fail "the root directory changed:"; root; }
 if [ -e /tmp/soak/failed ]; then echo "soak: FAIL"; exit 1; fi
 echo "soak: PASS"
