@@ -164,7 +164,9 @@ long process_execve(const char *path, const char *const *argv, const char *const
     struct address_space *old = process->memory;
     process->memory = space;
     address_space_switch(space);
-    if (old)
+    if (process->memory_borrowed)
+        process_return_borrowed_memory(process);    /* a vfork child: the parent's, given back */
+    else if (old)
         address_space_destroy(old);
     if (process->files)
         fd_table_close_on_exec(process->files);

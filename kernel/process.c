@@ -198,7 +198,10 @@ void process_exit(int wait_status)
     orphan_children(process);
     irq_disable();
     address_space_switch(0);
-    address_space_destroy(process->memory);
+    if (process->memory_borrowed)
+        process_return_borrowed_memory(process);
+    else
+        address_space_destroy(process->memory);
     process->memory = 0;
     spin_lock(&process_tree_lock);
     process->exit_status = wait_status;
@@ -220,7 +223,17 @@ void process_resume_in_user(struct trap_frame *frame)
     enter_user_mode(frame);
 }
 
-struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg)
+/* A vfork child is done with its parent's memory (it has switched away
+ * from it): the parent, asleep in vfork, may run again. */
+void process_return_borrowed_memory(struct process *process)
+{
+    __atomic_store_n(&process->memory_borrowed, false, __ATOMIC_RELEASE);
+    wake_up_all(&process->parent->child_exited);   /* the parent cannot leave while it lends */
+}
+
+/* share_memory (vfork): the child runs in the parent's address space, and
+ * the caller must wait until it is given back. */
+struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory)
 {
     struct process *child = kzalloc(sizeof(*child));
     if (!child)
@@ -235,10 +248,11 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->exited = false;
     wait_queue_init(&child->child_exited);
     signal_fork(&child->signals, &parent->signals);
-    child->memory = address_space_clone(parent->memory);
+    child->memory = share_memory ? parent->memory : address_space_clone(parent->memory);
+    child->memory_borrowed = share_memory;
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
     if (!child->memory || (parent->files && !child->files)) {
-        if (child->memory)
+        if (child->memory && !share_memory)
             address_space_destroy(child->memory);
         if (child->files)
             fd_table_destroy(child->files);
@@ -251,7 +265,8 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
     child->task = kthread_create_stopped(child->name, child_entry, arg, &parent->task->affinity);
     if (!child->task) {
-        address_space_destroy(child->memory);
+        if (!share_memory)
+            address_space_destroy(child->memory);
         if (child->files)
             fd_table_destroy(child->files);
         if (child->cwd)

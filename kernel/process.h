@@ -31,6 +31,7 @@ struct process {
     struct process *first_child, *next_sibling;    /* guarded by process_tree_lock */
     struct task *task;
     struct address_space *memory;
+    bool memory_borrowed;                           /* vfork: memory is the parent's until exec or exit */
     struct fd_table *files;
     struct inode *cwd;
     uint32_t umask;
@@ -84,7 +85,8 @@ long process_execve(const char *path, const char *const *argv, const char *const
                     struct exec_start *start);
 /* Start the first user process: path with argv/envp, fds 0-2 on path_console. */
 /* fork: a copy of parent whose task starts in child_entry(arg). */
-struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg);
+struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
+void process_return_borrowed_memory(struct process *process);  /* exec or exit of a vfork child */
 void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
 /* wait4: reap a child that has exited (pid -1: any); 0 with no_hang and
  * none ready; -ECHILD without children. */

@@ -157,19 +157,39 @@ static void return_to_user_as_child(void *arg)
     process_resume_in_user(&frame);
 }
 
-long sys_fork(void)
+/* A child that returns from the system call as the parent does, but with
+ * 0, and on child_stack if one is given (clone's stack argument). With
+ * share_memory (vfork), the child runs in our memory and we sleep until
+ * it has exec'd or exited, as Linux's vfork: a child writing into our
+ * memory (glibc's posix_spawn reports a failed exec that way) is seen. */
+static long fork_onto(uint64_t child_stack, bool share_memory)
 {
     struct process *parent = current_process();
     struct trap_frame *frame = kmalloc(sizeof(*frame));
     if (!frame)
         return -ENOMEM;
     *frame = *current_task()->syscall_frame;
-    struct process *child = process_fork(parent, return_to_user_as_child, frame);
+    if (child_stack)
+        frame->rsp = child_stack;
+    struct process *child = process_fork(parent, return_to_user_as_child, frame, share_memory);
     if (!child) {
         kfree(frame);
         return -ENOMEM;
     }
-    return child->pid;
+    int pid = child->pid;   /* the child is ours to reap: it stays until our wait4 */
+    if (share_memory)
+        wait_event(&parent->child_exited, !__atomic_load_n(&child->memory_borrowed, __ATOMIC_ACQUIRE));
+    return pid;
+}
+
+long sys_fork(void)
+{
+    return fork_onto(0, false);
+}
+
+long sys_vfork(void)
+{
+    return fork_onto(0, true);
 }
 
 #define CLONE_VM      0x00000100
@@ -187,9 +207,9 @@ long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t chi
         return -ENOSYS;     /* no threads: one task per process */
     if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
         return -ENOSYS;
-    if (stack && !(flags & CLONE_VFORK))
-        return -EINVAL;
-    long pid = sys_fork();  /* vfork is run as fork: the child gets a copy */
+    /* CLONE_VFORK without CLONE_VM: the parent waits but the child has a
+     * copy; run as fork (nobody uses it). */
+    long pid = fork_onto(stack, flags & CLONE_VM);
     if (pid > 0 && flags & CLONE_PARENT_SETTID)
         copy_to_user((void *)parent_tid, &pid, sizeof(int));
     (void)child_tid;

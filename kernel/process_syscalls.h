@@ -9,6 +9,7 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
 long sys_munmap(uint64_t address, uint64_t length);
 long sys_mprotect(uint64_t address, uint64_t length, uint64_t prot);
 long sys_fork(void);
+long sys_vfork(void);                    /* the parent sleeps until the child execs or exits */
 long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls);
 long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp);
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage);

@@ -151,6 +151,7 @@ WRAP(dup, sys_dup((int)a0))
 WRAP(dup2, sys_dup2((int)a0, (int)a1))
 WRAP(nanosleep, sys_nanosleep((const void *)a0, (void *)a1))
 WRAP(fork, sys_fork())
+WRAP(vfork, sys_vfork())
 WRAP(clone, sys_clone(a0, a1, a2, a3, a4))
 WRAP(execve, sys_execve((const char *)a0, (const char *const *)a1, (const char *const *)a2))
 WRAP(wait4, sys_wait4((int64_t)a0, (int *)a1, a2, (void *)a3))
@@ -234,7 +235,7 @@ static const struct syscall_entry table[] = {
     W(0, read), W(1, write), W(2, open), W(3, close), W(4, stat), W(5, fstat), W(6, lstat),
     W(8, lseek), W(9, mmap), W(10, mprotect), W(11, munmap), W(12, brk), W(13, rt_sigaction),
     W(14, rt_sigprocmask), W(16, ioctl), W(19, readv), W(20, writev), W(21, access), W(32, dup),
-    W(33, dup2), W(35, nanosleep), W(56, clone), W(57, fork), [58] = { "vfork", wrap_fork },
+    W(33, dup2), W(35, nanosleep), W(56, clone), W(57, fork), W(58, vfork),
     W(59, execve), W(61, wait4), W(63, uname), W(72, fcntl), W(79, getcwd), W(80, chdir),
     W(83, mkdir), W(84, rmdir), W(87, unlink), W(89, readlink), W(95, umask), W(102, getuid),
     W(105, setuid), [104] = { "getgid", wrap_getuid }, [106] = { "setgid", wrap_setuid },

@@ -264,6 +264,13 @@ SCENARIOS = [
     # Also with glibc's readdir, whose 32 KiB buffer takes fewer calls.
     {"name": "dirs-glibc", "smp": 2, "timeout": 120,
      "add": ["build/tests-user/dirs.glibc:/bin/dirs-test"], "command": "dirs-test"},
+    # posix_spawn(), system() and clone() with a stack of its own, with
+    # both libcs (their clone wrappers differ); passes on the Linux host
+    # too ("host-spawn" in tests/run).
+    {"name": "spawn", "smp": 2, "timeout": 120,
+     "add": ["build/tests-user/spawn.musl:/bin/spawn-test"], "command": "spawn-test"},
+    {"name": "spawn-glibc", "smp": 2, "timeout": 120,
+     "add": ["build/tests-user/spawn.glibc:/bin/spawn-test"], "command": "spawn-test"},
     {"name": "busybox-signals", "smp": 2, "ktap": False, "timeout": 120,
      "command": "sleep 1 & wait; echo waited=$?; sleep 5 & kill $!; wait $!; echo killed=$?; "
                 "set -o pipefail; yes | head -n 1 >/dev/null; echo pipe=$?; "
