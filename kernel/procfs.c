@@ -622,4 +622,5 @@ void procfs_init(void)
     int error = vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0);
     if (error)
         printk("procfs: cannot create /proc/self: %d\n", error);
+    vfs_seal("/proc");      /* its names are ours: no user program adds or removes one */
 }

@@ -60,6 +60,7 @@ struct inode {
     const struct file_ops *ops; /* devices and generated files; else NULL */
     void *private;
     char *name; /* NUL-terminated, kmalloc'd: rename() replaces it */
+    bool sealed; /* names under it are the kernel's (vfs_seal): /proc */
 };
 
 static struct spinlock vfs_lock = SPINLOCK_INIT("vfs");
@@ -159,6 +160,20 @@ static struct inode *create_child(struct inode *directory, const char *name, siz
     if (child)
         link_child(directory, child);
     return child;
+}
+
+/* /proc's names are the kernel's: procfs_init() seals the directory, and
+ * no system call adds, removes or moves a name anywhere under it, as on
+ * Linux, whose procfs has no such operations (the errors below are the
+ * ones Linux 6.18 gives). The kernel's own vfs_create_device() and
+ * vfs_remove_tree() are not stopped. Found when fuzz workers, allowed to
+ * chdir("/proc"), left their files there. */
+static bool sealed(const struct inode *directory)
+{
+    for (; directory; directory = directory->parent)
+        if (directory->sealed)
+            return true;
+    return false;
 }
 
 /* ---- Path lookup (vfs_lock held) ---- */
@@ -302,6 +317,15 @@ void vfs_init(void)
         if (root) /* the heap cannot fail this early; the root is never freed */
             root->linked = true;
     }
+    spin_unlock(&vfs_lock);
+}
+
+void vfs_seal(const char *path)
+{
+    struct inode *inode;
+    spin_lock(&vfs_lock);
+    if (walk_path(root, path, true, &inode) == 0 && is_directory(inode))
+        inode->sealed = true;
     spin_unlock(&vfs_lock);
 }
 
@@ -481,8 +505,8 @@ static int open_or_create(struct inode *start, const char *path, int flags, uint
     if (!inode) {
         if (last.trailing_slash)
             return -EISDIR;
-        if (!last.directory->linked)
-            return -ENOENT; /* the directory was removed */
+        if (!last.directory->linked || sealed(last.directory))
+            return -ENOENT; /* the directory was removed, or is /proc */
         inode = create_child(last.directory, last.name, last.length, S_IFREG | (mode & 07777));
         if (!inode)
             return -ENOMEM;
@@ -878,7 +902,7 @@ int vfs_mkdir_at(struct inode *start, const char *path, uint32_t mode)
     if (!error && (last.length == 0 || is_dot_or_dotdot(last.name, last.length) ||
                    find_child(last.directory, last.name, last.length)))
         error = -EEXIST;
-    if (!error && !last.directory->linked)
+    if (!error && (!last.directory->linked || sealed(last.directory)))
         error = -ENOENT;
     if (!error && !create_child(last.directory, last.name, last.length, S_IFDIR | (mode & 07777)))
         error = -ENOMEM;
@@ -905,6 +929,10 @@ static int unlink_locked(struct inode *start, const char *path, bool directory)
         return -EISDIR;
     if (!directory && last.trailing_slash)
         return -ENOTDIR;
+    if (inode->sealed)
+        return -EBUSY;      /* /proc itself: a mount point on Linux */
+    if (sealed(last.directory))
+        return -EPERM;
     if (inode->first_child)
         return -ENOTEMPTY;
     unlink_child(inode);
@@ -928,7 +956,7 @@ static int walk_new_name(struct inode *start, const char *path, struct last_name
     if (last->length == 0 || is_dot_or_dotdot(last->name, last->length) ||
         find_child(last->directory, last->name, last->length))
         return -EEXIST;
-    return last->directory->linked ? 0 : -ENOENT;
+    return last->directory->linked && !sealed(last->directory) ? 0 : -ENOENT;
 }
 
 int vfs_symlink_at(struct inode *start, const char *path, const char *target)
@@ -995,6 +1023,12 @@ static int rename_locked(struct inode *old_start, const char *old_path, struct i
         return -EINVAL;
     struct inode *moving = find_child(from.directory, from.name, from.length);
     if (!moving)
+        return -ENOENT;
+    if (moving->sealed)
+        return -EBUSY;      /* /proc itself: a mount point on Linux */
+    if (sealed(from.directory) != sealed(to.directory))
+        return -EXDEV;      /* /proc is another file system on Linux */
+    if (sealed(from.directory))
         return -ENOENT;
     if (moving->ops)
         return -EBUSY;

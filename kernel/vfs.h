@@ -58,6 +58,10 @@ struct file {
 void vfs_init(void);
 int initramfs_unpack(const void *archive, size_t length); /* 0, -EINVAL or -ENOMEM */
 
+/* No system call may add, remove or move a name under this directory
+ * (procfs_init: /proc). */
+void vfs_seal(const char *path);
+
 /* Device nodes and generated files, for drivers (e.g. /dev/console).
  * Missing parent directories are created; mode without type bits means
  * S_IFCHR. */

@@ -1,5 +1,6 @@
-/* Reading a directory while it changes, as Linux x86-64 provides it
- * (getdents64 through readdir): a static program that prints KTAP. It runs
+/* Directories as Linux x86-64 provides them: reading one while it changes
+ * (getdents64 through readdir), and /proc, whose names are the kernel's.
+ * A static program that prints KTAP. It runs
  * on nohzk (scenario "dirs") and, unchanged, on the Linux host (tests/run's
  * host-dirs.*), so what it checks is Linux's behaviour.
  *
@@ -180,12 +181,41 @@ static int rewind_and_seek_come_back(void)
     return 1;
 }
 
+/* /proc's names are the kernel's: a program can neither add one nor take
+ * one away (Linux 6.18's errors; on nohzk a fuzz worker once filled /proc
+ * with its files). Creating there goes through the open, mkdir, symlink and
+ * rename paths; removing through unlink and rmdir. */
+static int proc_keeps_its_names(void)
+{
+    errno = 0;
+    CHECK(open("/proc/dirs-test", O_CREAT | O_WRONLY, 0644) == -1 && errno == ENOENT);
+    CHECK(mkdir("/proc/dirs-test", 0755) == -1 && errno == ENOENT);
+    CHECK(mkdir("/proc/1/dirs-test", 0755) == -1 && errno == ENOENT);
+    CHECK(mkdir("/proc/1", 0755) == -1 && errno == EEXIST);
+    CHECK(symlink("x", "/proc/dirs-test") == -1 && errno == ENOENT);
+    CHECK(unlink("/proc/meminfo") == -1 && errno == EPERM);
+    CHECK(rmdir("/proc/1") == -1 && errno == EPERM);
+    CHECK(rename("/proc/meminfo", "/proc/dirs-test") == -1 && errno == ENOENT);
+    char path[] = "/tmp/dirs-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    int moved = rename(path, "/proc/dirs-test");
+    int error = errno;
+    unlink(path);
+    errno = error;
+    CHECK(moved == -1 && errno == EXDEV);
+    CHECK(access("/proc/meminfo", R_OK) == 0 && access("/proc/dirs-test", F_OK) == -1);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
         KTAP_CASE(removing_each_name_as_read_skips_none),
         KTAP_CASE(adding_names_repeats_and_skips_none),
         KTAP_CASE(rewind_and_seek_come_back),
+        KTAP_CASE(proc_keeps_its_names),
     };
     return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
 }
