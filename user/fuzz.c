@@ -435,7 +435,7 @@ static int neutralize(long n, long a[6])
     case NR_readlink:
         a[0] = read_path();
         return 1;
-    case NR_chdir:          /* never "/": relative names would land there */
+    case NR_chdir:          /* never "/": relative names would land there (/proc refuses them) */
         a[0] = below(2) ? (long)home : (long)(below(2) ? "d" : below(2) ? "/proc" : "/nonexistent");
         return 1;
     case NR_newfstatat:
