@@ -28,6 +28,7 @@
 #include "kernel/errno.h"
 #include "kernel/irq.h"
 #include "kernel/percpu.h"
+#include "kernel/poll.h"
 #include "kernel/printk.h"
 #include "kernel/signal.h"
 #include "kernel/spinlock.h"
@@ -298,6 +299,7 @@ static void console_interrupt(struct trap_frame *frame)
     if (received) {
         send_signals();
         wake_up_all(&console.readers);
+        poll_notify();
     }
 }
 
@@ -309,6 +311,7 @@ void console_test_inject(const char *bytes, size_t count)
     spin_unlock(&console.lock);
     send_signals();
     wake_up_all(&console.readers);
+    poll_notify();
 }
 
 /* ---- termios ---- */
@@ -333,6 +336,7 @@ void console_set_termios(const struct linux_termios *termios)
     console.termios = *termios;
     spin_unlock(&console.lock);
     wake_up_all(&console.readers); /* what they wait for may have changed */
+    poll_notify();
 }
 
 /* ---- The file ---- */
@@ -479,10 +483,28 @@ static long console_ioctl(struct file *file, unsigned long request, unsigned lon
     }
 }
 
+/* Readable: a whole line in canonical mode, any byte in raw mode (as
+ * Linux's n_tty). Without the receive interrupt nothing notifies pollers:
+ * POLL_RECHECK makes them look again. Writes never block. */
+static unsigned console_poll(struct file *file)
+{
+    (void)file;
+    spin_lock(&console.lock);
+    if (console.polling)
+        drain_uart();
+    bool ready = has_flag(console.termios.c_lflag, ICANON) ? console.line_ends > 0 : input_count() > 0;
+    bool polling = console.polling;
+    spin_unlock(&console.lock);
+    if (polling)
+        send_signals();
+    return (ready ? POLLIN : 0) | POLLOUT | (polling ? POLL_RECHECK : 0);
+}
+
 static const struct file_ops console_ops = {
     .read = console_read,
     .write = console_write,
     .ioctl = console_ioctl,
+    .poll = console_poll,
 };
 
 /* ---- Setup ---- */

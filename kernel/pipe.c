@@ -27,6 +27,7 @@
 #include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
+#include "kernel/poll.h"
 #include "kernel/vfs.h"
 #include "sched/task.h"
 #include "sched/wait.h"
@@ -78,6 +79,7 @@ static long pipe_read(struct file *file, void *buffer, size_t count)
             }
             spin_unlock(&pipe->lock);
             wake_up_all(&pipe->writable);
+            poll_notify();
             return (long)done;
         }
         bool writer = pipe->writers > 0;
@@ -119,8 +121,10 @@ static long pipe_write(struct file *file, const void *buffer, size_t count)
             copied += piece;
         }
         spin_unlock(&pipe->lock);
-        if (copied > 0)
+        if (copied > 0) {
             wake_up_all(&pipe->readable);
+            poll_notify();
+        }
         if (done == count)
             break;
         if (file->flags & O_NONBLOCK)
@@ -145,17 +149,38 @@ static void pipe_release(struct file *file)
     bool last = pipe->readers == 0 && pipe->writers == 0;
     /* Woken under the lock: once it is dropped, the other end's release
      * may free the pipe. */
-    if (!last)
+    if (!last) {
         wake_up_all(read_end ? &pipe->writable : &pipe->readable);
+        poll_notify();
+    }
     spin_unlock(&pipe->lock);
     if (last)
         kfree(pipe); /* nobody can be asleep on it: no end is open */
+}
+
+/* The read end: data, or EOF (no writer: POLLHUP). The write end: room,
+ * or no reader (POLLERR: a write would get EPIPE). */
+static unsigned pipe_poll(struct file *file)
+{
+    struct pipe *pipe = file->private;
+    unsigned mask = 0;
+    spin_lock(&pipe->lock);
+    if ((file->flags & O_ACCMODE) == O_RDONLY) {
+        mask |= pipe->count > 0 ? POLLIN : 0;
+        mask |= pipe->writers == 0 ? POLLHUP : 0;
+    } else {
+        mask |= pipe->count < PIPE_SIZE ? POLLOUT : 0;
+        mask |= pipe->readers == 0 ? POLLERR : 0;
+    }
+    spin_unlock(&pipe->lock);
+    return mask;
 }
 
 static const struct file_ops pipe_ops = {
     .read = pipe_read,
     .write = pipe_write,
     .release = pipe_release,
+    .poll = pipe_poll,
 };
 
 int pipe_create(struct file **read_end, struct file **write_end, int flags)

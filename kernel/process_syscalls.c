@@ -447,46 +447,5 @@ long sys_setpgid(int64_t pid, int64_t group)
     return target ? 0 : -ESRCH;
 }
 
-struct linux_pollfd {
-    int fd;
-    int16_t events, revents;
-};
-#define POLLIN   0x001
-#define POLLOUT  0x004
-#define POLLNVAL 0x020
-#define POLL_MAX 64
-
-/* poll, simplified: every open descriptor is reported ready for what was
- * asked, and the read or write that follows blocks if it must. Enough for
- * a shell waiting on its terminal; a real readiness query per file type
- * (and timeouts) was left out. */
-long sys_poll(void *user_fds, uint64_t count, int64_t timeout)
-{
-    struct linux_pollfd fds[POLL_MAX];
-    long ready = 0;
-    (void)timeout;
-
-    if (count > POLL_MAX)
-        return -EINVAL;
-    if (copy_from_user(fds, user_fds, count * sizeof(fds[0])) < 0)
-        return -EFAULT;
-    for (uint64_t i = 0; i < count; i++) {
-        fds[i].revents = 0;
-        if (fds[i].fd < 0)
-            continue;
-        struct file *file = fd_get(current_process()->files, fds[i].fd);
-        if (!file) {
-            fds[i].revents = POLLNVAL;
-        } else {
-            fds[i].revents = fds[i].events & (POLLIN | POLLOUT);
-            vfs_close(file);
-        }
-        ready += fds[i].revents != 0;
-    }
-    if (copy_to_user(user_fds, fds, count * sizeof(fds[0])) < 0)
-        return -EFAULT;
-    return ready;
-}
-
 long sys_set_id_ignored(void) { return 0; }   /* everyone is root */
 long sys_get_id_root(void) { return 0; }

@@ -22,7 +22,6 @@ long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask);
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask);
 long sys_umask(uint32_t mask);
 long sys_setpgid(int64_t pid, int64_t group);
-long sys_poll(void *user_fds, uint64_t count, int64_t timeout);
 long sys_set_id_ignored(void);
 long sys_get_id_root(void);
 

@@ -22,6 +22,7 @@
 #include "kernel/printk.h"
 #include "kernel/fs_syscalls.h"
 #include "kernel/process.h"
+#include "kernel/poll.h"
 #include "kernel/process_syscalls.h"
 #include "kernel/signal.h"
 #include "kernel/resource_syscalls.h"
@@ -182,10 +183,10 @@ WRAP(unlinkat, sys_unlinkat((int)a0, (const char *)a1, (int)a2))
 WRAP(readlinkat, sys_readlinkat((int)a0, (const char *)a1, (char *)a2, (int)a3))
 WRAP(faccessat, sys_faccessat((int)a0, (const char *)a1, (int)a2))
 WRAP(dup3, sys_dup3((int)a0, (int)a1, (int)a2))
-WRAP(poll, sys_poll((void *)a0, a1, (int64_t)a2))
+WRAP(poll, sys_poll((void *)a0, a1, (int)a2))
 WRAP(pipe, sys_pipe((int *)a0))
 WRAP(pipe2, sys_pipe2((int *)a0, (int)a1))
-WRAP(ppoll, sys_poll((void *)a0, a1, -1))
+WRAP(ppoll, sys_ppoll((void *)a0, a1, (const void *)a2, (const void *)a3))
 WRAP(getrusage, sys_getrusage((int64_t)a0, (void *)a1))
 WRAP(setitimer, sys_setitimer((int)a0, (const void *)a1, (void *)a2))     /* int which: 32 bits */
 WRAP(getitimer, sys_getitimer((int)a0, (void *)a1))

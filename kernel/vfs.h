@@ -33,6 +33,9 @@ struct file_ops {
      * requests, to be used with copy_from_user/copy_to_user. */
     long (*ioctl)(struct file *file, unsigned long request, unsigned long arg);
     void (*release)(struct file *file);
+    /* Optional: POLLIN, POLLOUT, POLLHUP, POLLERR now (kernel/poll.h);
+     * without it, always ready for both. Must not sleep. */
+    unsigned (*poll)(struct file *file);
     /* Only for a generated symlink (/proc/self): write the target for the
      * calling process into buffer (size bytes, no NUL needed) and return
      * its length. Called with the VFS lock held: must not sleep. */

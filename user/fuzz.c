@@ -96,8 +96,9 @@ static const int implemented[] = {
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
     NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
+    NR_ppoll,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
-    NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend, NR_ppoll,
+    NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend,
 };
 static const long unimplemented[] = {137, 138, 201, 273, 332, 334, 335, 400, 423, 451, 600, 4096,
                                      -1, 0x40000000 | NR_getpid, (long)(1ul << 63), INT_MAX};
@@ -312,7 +313,6 @@ static int neutralize(long n, long a[6])
     case NR_rt_sigreturn:   /* a garbage frame: tested by tests/user/signals.c */
     case NR_pause:
     case NR_rt_sigsuspend:  /* block until a signal that never comes */
-    case NR_ppoll:          /* nohzk ignores its timeout and may block for ever */
         return 0;
     /* Other processes: only ourselves or pids that do not exist. */
     case NR_kill:
@@ -414,6 +414,10 @@ static int neutralize(long n, long a[6])
     case NR_poll:
         a[1] = (long)below(9);
         a[2] = 0;           /* never wait */
+        return 1;
+    case NR_ppoll:
+        a[1] = (long)below(9);
+        a[2] = short_timespec();    /* at most 1 ms, or invalid: never NULL (for ever) */
         return 1;
     case NR_nanosleep:
         a[0] = short_timespec();

@@ -271,6 +271,13 @@ SCENARIOS = [
      "add": ["build/tests-user/spawn.musl:/bin/spawn-test"], "command": "spawn-test"},
     {"name": "spawn-glibc", "smp": 2, "timeout": 120,
      "add": ["build/tests-user/spawn.glibc:/bin/spawn-test"], "command": "spawn-test"},
+    # poll and ppoll: pipes, regular files and bad descriptors, waiting for
+    # a write, a timeout or a signal; both libcs; passes on the Linux host
+    # too ("host-poll" in tests/run).
+    {"name": "poll", "smp": 2, "timeout": 120,
+     "add": ["build/tests-user/poll.musl:/bin/poll-test"], "command": "poll-test"},
+    {"name": "poll-glibc", "smp": 2, "timeout": 120,
+     "add": ["build/tests-user/poll.glibc:/bin/poll-test"], "command": "poll-test"},
     {"name": "busybox-signals", "smp": 2, "ktap": False, "timeout": 120,
      "command": "sleep 1 & wait; echo waited=$?; sleep 5 & kill $!; wait $!; echo killed=$?; "
                 "set -o pipefail; yes | head -n 1 >/dev/null; echo pipe=$?; "
