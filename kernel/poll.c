@@ -30,6 +30,7 @@
 #define RECHECK_NS 1000000ul        /* for files that cannot notify */
 #define NS_PER_MS 1000000ul
 #define NS_PER_SECOND 1000000000ul
+#define TIMEOUT_MAX_SECONDS (100ll * 365 * 24 * 3600)
 
 struct linux_pollfd {
     int fd;
@@ -144,7 +145,8 @@ long sys_ppoll(void *user_fds, uint64_t count, const void *user_timeout, const v
             return -EFAULT;
         if (timeout.seconds < 0 || timeout.nanoseconds < 0 || (uint64_t)timeout.nanoseconds >= NS_PER_SECOND)
             return -EINVAL;
-        timeout_ns = (uint64_t)timeout.seconds >= UINT64_MAX / NS_PER_SECOND - 1
+        /* Beyond a century, for ever: clock_now() + the timeout must not wrap. */
+        timeout_ns = timeout.seconds > TIMEOUT_MAX_SECONDS
                          ? UINT64_MAX
                          : (uint64_t)timeout.seconds * NS_PER_SECOND + (uint64_t)timeout.nanoseconds;
     }

@@ -155,6 +155,29 @@ static int write_wakes_the_poller(void)
     return 1;
 }
 
+/* A timeout too long to add to the clock is as good as none: the wait
+ * ends with the write, not at once (a wrapped deadline would be past). */
+static int huge_timeout_waits_for_the_write(void)
+{
+    int ends[2];
+    CHECK(pipe(ends) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+        _exit(write(ends[1], "h", 1) == 1 ? 0 : 1);
+    }
+    CHECK(child > 0);
+    struct pollfd in = {ends[0], POLLIN, 0};
+    struct timespec forever = {18446744071ll, 999999999};    /* ns: 1.7 s short of 2^64 */
+    CHECK(ppoll(&in, 1, &forever, NULL) == 1 && in.revents == POLLIN);
+    int status;
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(ends[0]);
+    close(ends[1]);
+    return 1;
+}
+
 static volatile sig_atomic_t alarms;
 
 static void on_alarm(int signal)
@@ -196,6 +219,7 @@ int main(void)
         KTAP_CASE(regular_file_is_always_ready),
         KTAP_CASE(timeout_is_never_early),
         KTAP_CASE(write_wakes_the_poller),
+        KTAP_CASE(huge_timeout_waits_for_the_write),
         KTAP_CASE(signal_interrupts_the_wait),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
