@@ -425,7 +425,21 @@ long sys_umask(uint32_t mask)
     return old;
 }
 
-/* setpgid: for ourselves or one of our children (job control in ash). */
+/* Is there a process in group `group` of session `session`? A zombie
+ * counts, as on Linux (a pipeline's first member may have exited before
+ * the shell puts the next one in its group). The table is locked. */
+static bool group_exists_locked(int group, int session)
+{
+    for (struct process *process = process_table_first_locked(); process; process = process->next_in_table)
+        if (process->process_group == group && process->session == session)
+            return true;
+    return false;
+}
+
+/* setpgid: for ourselves or one of our children (job control in ash).
+ * Linux's rules: the group must exist in the caller's session (or be the
+ * target's own pid), and a session leader or a child in another session
+ * cannot move. */
 long sys_setpgid(int64_t pid, int64_t group)
 {
     struct process *self = current_process(), *target = 0;
@@ -441,10 +455,50 @@ long sys_setpgid(int64_t pid, int64_t group)
                 target = child;
         }
     }
-    if (target)
-        target->process_group = group ? (int)group : target->pid;
+    long result = target ? 0 : -ESRCH;
+    int new_group = target && group ? (int)group : target ? target->pid : 0;
+    if (target && (target->session == target->pid || target->session != self->session))
+        result = -EPERM;
+    else if (target && new_group != target->pid && !group_exists_locked(new_group, self->session))
+        result = -EPERM;
+    if (!result)
+        target->process_group = new_group;
     spin_unlock(&process_tree_lock);
-    return target ? 0 : -ESRCH;
+    return result;
+}
+
+/* setsid: a new session and a new group, both led by the caller, unless it
+ * leads a group already (its members would be left in another session). */
+long sys_setsid(void)
+{
+    struct process *self = current_process();
+    spin_lock(&process_tree_lock);
+    long result = self->process_group == self->pid ? -EPERM : self->pid;
+    if (result > 0)
+        self->process_group = self->session = self->pid;
+    spin_unlock(&process_tree_lock);
+    return result;
+}
+
+/* getpgid, getsid: of any process; 0 is the caller. */
+static long id_of(int64_t pid, bool session)
+{
+    struct process *self = current_process();
+    spin_lock(&process_tree_lock);
+    struct process *process = pid == 0 ? self : pid > 0 && pid <= INT32_MAX ? process_find_locked((int)pid) : 0;
+    long result = !process ? -ESRCH : session ? process->session : process->process_group;
+    spin_unlock(&process_tree_lock);
+    return result;
+}
+
+long sys_getpgid(int64_t pid)
+{
+    return id_of(pid, false);
+}
+
+long sys_getsid(int64_t pid)
+{
+    return id_of(pid, true);
 }
 
 long sys_set_id_ignored(void) { return 0; }   /* everyone is root */

@@ -22,6 +22,9 @@ long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask);
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask);
 long sys_umask(uint32_t mask);
 long sys_setpgid(int64_t pid, int64_t group);
+long sys_setsid(void);
+long sys_getpgid(int64_t pid);
+long sys_getsid(int64_t pid);
 long sys_set_id_ignored(void);
 long sys_get_id_root(void);
 

@@ -170,8 +170,9 @@ WRAP(setuid, sys_set_id_ignored())
 WRAP(getppid, sys_getppid())
 WRAP(getpgrp, current_process()->process_group)
 WRAP(setpgid, sys_setpgid((int)a0, (int)a1))     /* pid_t: 32 bits (user/fuzz.c found a negative group) */
-WRAP(setsid, current_process()->pid)
-WRAP(getpgid, current_process()->process_group)
+WRAP(setsid, sys_setsid())
+WRAP(getpgid, sys_getpgid((int64_t)(int)a0))
+WRAP(getsid, sys_getsid((int64_t)(int)a0))
 WRAP(sched_setaffinity, sys_sched_setaffinity((int64_t)a0, a1, (const void *)a2))
 WRAP(sched_getaffinity, sys_sched_getaffinity((int64_t)a0, a1, (void *)a2))
 WRAP(getdents64, sys_getdents64((int)a0, (void *)a1, a2))
@@ -241,7 +242,7 @@ static const struct syscall_entry table[] = {
     W(83, mkdir), W(84, rmdir), W(87, unlink), W(89, readlink), W(95, umask), W(102, getuid),
     W(105, setuid), [104] = { "getgid", wrap_getuid }, [106] = { "setgid", wrap_setuid },
     [107] = { "geteuid", wrap_getuid }, [108] = { "getegid", wrap_getuid }, W(109, setpgid),
-    W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(203, sched_setaffinity),
+    W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(124, getsid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
     W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),

@@ -278,6 +278,10 @@ SCENARIOS = [
      "add": ["build/tests-user/poll.musl:/bin/poll-test"], "command": "poll-test"},
     {"name": "poll-glibc", "smp": 2, "timeout": 120,
      "add": ["build/tests-user/poll.glibc:/bin/poll-test"], "command": "poll-test"},
+    # Sessions and process groups (setsid, getsid, setpgid, getpgid);
+    # passes on the Linux host too ("host-session" in tests/run).
+    {"name": "session", "smp": 2, "timeout": 120,
+     "add": ["build/tests-user/session.musl:/bin/session-test"], "command": "session-test"},
     {"name": "busybox-signals", "smp": 2, "ktap": False, "timeout": 120,
      "command": "sleep 1 & wait; echo waited=$?; sleep 5 & kill $!; wait $!; echo killed=$?; "
                 "set -o pipefail; yes | head -n 1 >/dev/null; echo pipe=$?; "
