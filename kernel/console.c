@@ -18,9 +18,10 @@
  * state, so it does nothing by default), flow control (IXON:
  * ^S/^Q are ordinary bytes), VLNEXT and VREPRINT, VTIME (reads behave as
  * VTIME=0), tab columns when erasing (a tab is erased as one column),
- * sessions and hangup. Output goes straight to serial_write, which always
- * sends "\n" as "\r\n" (OPOST|ONLCR can't be turned off) and is not
- * serialized with printk: their lines may interleave. */
+ * sessions and hangup. Output goes to console_output() (kernel/printk.c),
+ * which takes printk's lock a line at a time, so kernel messages and
+ * program output never share a line; serial_write always sends "\n" as
+ * "\r\n" (OPOST|ONLCR can't be turned off). */
 #include "kernel/console.h"
 
 #include "arch/x86/interrupt_controllers.h"
@@ -137,7 +138,7 @@ static unsigned echo_width(uint8_t c)
 static void echo_raw(const char *text, size_t length)
 {
     if (has_flag(console.termios.c_lflag, ECHO))
-        serial_write(text, length);
+        console_output(text, length);
 }
 
 /* With ECHOCTL, control bytes show as ^X (and DEL as ^?), as Linux does. */
@@ -220,7 +221,7 @@ static void canonical_byte(uint8_t c)
     } else if (c == '\n' || is_special(c, VEOL) || (extended && is_special(c, VEOL2))) {
         console.line[console.line_length++] = (char)c; /* LINE_SIZE keeps room for it */
         if (c == '\n' && has_flag(console.termios.c_lflag, ECHONL))
-            serial_write("\n", 1);
+            console_output("\n", 1);
         else
             echo_byte(c);
         commit_line(false);
@@ -420,7 +421,7 @@ static long console_read(struct file *file, void *buffer, size_t count)
 static long console_write(struct file *file, const void *buffer, size_t count)
 {
     (void)file;
-    serial_write(buffer, count);
+    console_output(buffer, count);
     return (long)count;
 }
 

@@ -1,4 +1,6 @@
-/* printk: format into a buffer, then write it to the console under a lock. */
+/* printk: format into a buffer, then write it to the console under a lock.
+ * User programs' output (console_output) takes the same lock, a line at a
+ * time, so a kernel message never lands inside a program's line. */
 #include "kernel/printk.h"
 
 #include "arch/x86/serial.h"
@@ -6,6 +8,7 @@
 #include "kernel/spinlock.h"
 
 #define PRINTK_BUFFER_SIZE 512
+#define OUTPUT_PIECE_MAX 256     /* bytes written under the lock at most: it holds interrupts off */
 
 static struct spinlock console_lock = SPINLOCK_INIT("console");
 
@@ -42,4 +45,18 @@ void printk_unlocked(const char *format, ...)
     va_start(args, format);
     write_formatted(format, args);
     va_end(args);
+}
+
+void console_output(const char *text, size_t length)
+{
+    while (length > 0) {
+        size_t piece = 0;
+        while (piece < length && piece < OUTPUT_PIECE_MAX && text[piece++] != '\n')
+            ;
+        spin_lock(&console_lock);
+        serial_write(text, piece);
+        spin_unlock(&console_lock);
+        text += piece;
+        length -= piece;
+    }
 }

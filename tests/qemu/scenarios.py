@@ -282,6 +282,15 @@ SCENARIOS = [
     # passes on the Linux host too ("host-session" in tests/run).
     {"name": "session", "smp": 2, "timeout": 120,
      "add": ["build/tests-user/session.musl:/bin/session-test"], "command": "session-test"},
+    # Program output and kernel messages never share a line: a shell on
+    # CPU 1 prints 400 lines of 60 U's while strace=1 logs every system
+    # call of a loop on CPU 2. Before console_output() took printk's lock,
+    # 65 of the 400 lines were cut by a kernel message.
+    {"name": "console-lines", "smp": 4, "ktap": False, "timeout": 150, "append": "strace=1",
+     "command": "taskset -c 1 sh -c 'i=0; while [ $i -lt 400 ]; do echo UUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUU; i=$((i+1)); done' & "
+                "taskset -c 2 sh -c 'i=0; while [ $i -lt 400 ]; do : > /dev/null; i=$((i+1)); done' & wait",
+     "must_contain": [r"^U{60}\r?$", r"^strace: pid \d+: "],
+     "must_not_contain": [r"^(?!U{60}\r?$).*UUUUU"]},
     {"name": "busybox-signals", "smp": 2, "ktap": False, "timeout": 120,
      "command": "sleep 1 & wait; echo waited=$?; sleep 5 & kill $!; wait $!; echo killed=$?; "
                 "set -o pipefail; yes | head -n 1 >/dev/null; echo pipe=$?; "
