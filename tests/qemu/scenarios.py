@@ -68,6 +68,14 @@ _osnoise_nothing = r'.*"interrupts_total": 0, "interrupts": \{"LOC": 0, "RES": 0
 _osnoise_nothing_in_life = r'.*"life_interrupts_total": 0, "life_interrupts": \{"LOC": 0, "RES": 0, "CAL": 0, "NHZ": 0\b'
 
 
+def _program(name, program, libc="musl"):
+    """A test program of tests/user/ (KTAP, also run on the Linux host by
+    tests/run), built with libc, booted at -smp 2 as /bin/PROGRAM-test."""
+    return {"name": name, "smp": 2, "timeout": 120,
+            "add": ["build/tests-user/%s.%s:/bin/%s-test" % (program, libc, program)],
+            "command": "%s-test" % program}
+
+
 SCENARIOS = [
     # Boot and bring every CPU up, through SeaBIOS and OVMF.
     {"name": "boot-smp1", "smp": 1, "append": "ktest=boot",
@@ -259,29 +267,22 @@ SCENARIOS = [
     # Directory listings while names are removed and added (what nftw and
     # rm -r do): every name not touched comes exactly once. The same
     # program passes on the Linux host ("host-dirs" in tests/run).
-    {"name": "dirs", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/dirs.musl:/bin/dirs-test"], "command": "dirs-test"},
+    _program("dirs", "dirs"),
     # Also with glibc's readdir, whose 32 KiB buffer takes fewer calls.
-    {"name": "dirs-glibc", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/dirs.glibc:/bin/dirs-test"], "command": "dirs-test"},
+    _program("dirs-glibc", "dirs", "glibc"),
     # posix_spawn(), system() and clone() with a stack of its own, with
     # both libcs (their clone wrappers differ); passes on the Linux host
     # too ("host-spawn" in tests/run).
-    {"name": "spawn", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/spawn.musl:/bin/spawn-test"], "command": "spawn-test"},
-    {"name": "spawn-glibc", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/spawn.glibc:/bin/spawn-test"], "command": "spawn-test"},
+    _program("spawn", "spawn"),
+    _program("spawn-glibc", "spawn", "glibc"),
     # poll and ppoll: pipes, regular files and bad descriptors, waiting for
     # a write, a timeout or a signal; both libcs; passes on the Linux host
     # too ("host-poll" in tests/run).
-    {"name": "poll", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/poll.musl:/bin/poll-test"], "command": "poll-test"},
-    {"name": "poll-glibc", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/poll.glibc:/bin/poll-test"], "command": "poll-test"},
+    _program("poll", "poll"),
+    _program("poll-glibc", "poll", "glibc"),
     # Sessions and process groups (setsid, getsid, setpgid, getpgid);
     # passes on the Linux host too ("host-session" in tests/run).
-    {"name": "session", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/session.musl:/bin/session-test"], "command": "session-test"},
+    _program("session", "session"),
     # Program output and kernel messages never share a line: a shell on
     # CPU 1 prints 400 lines of 60 U's while strace=1 logs every system
     # call of a loop on CPU 2. Before console_output() took printk's lock,
