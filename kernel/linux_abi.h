@@ -16,6 +16,31 @@ static inline struct linux_timeval timeval_of(uint64_t ns)
     return (struct linux_timeval){ (int64_t)(ns / 1000000000ul), (int64_t)(ns % 1000000000ul / 1000) };
 }
 
+/* struct timespec (clock_gettime, nanosleep, ppoll). */
+struct linux_timespec {
+    int64_t seconds, nanoseconds;
+};
+
+static inline struct linux_timespec timespec_of(uint64_t ns)
+{
+    return (struct linux_timespec){ (int64_t)(ns / 1000000000ul), (int64_t)(ns % 1000000000ul) };
+}
+
+/* A century: longer times are cut to it, so that nanoseconds fit in 64
+ * bits and clock_now() + the time cannot wrap; for a sleep or a timeout,
+ * as good as for ever. */
+#define LINUX_TIME_MAX_SECONDS (100ll * 365 * 24 * 3600)
+
+/* A duration from user space in nanoseconds, or -1 if it is not one
+ * (negative, or nanoseconds outside 0..999,999,999: EINVAL). */
+static inline int64_t ns_of_timespec(const struct linux_timespec *time)
+{
+    if (time->seconds < 0 || time->nanoseconds < 0 || time->nanoseconds >= 1000000000)
+        return -1;
+    int64_t seconds = time->seconds > LINUX_TIME_MAX_SECONDS ? LINUX_TIME_MAX_SECONDS : time->seconds;
+    return seconds * 1000000000ll + time->nanoseconds;
+}
+
 /* struct stat, as the x86-64 fstat/newfstatat/stat return it */
 struct linux_stat {
     uint64_t st_dev;

@@ -17,6 +17,7 @@
 #include "kernel/poll.h"
 
 #include "kernel/errno.h"
+#include "kernel/linux_abi.h"
 #include "kernel/process.h"
 #include "kernel/signal.h"
 #include "kernel/timers.h"
@@ -29,8 +30,6 @@
 #define POLL_MAX 64                 /* descriptors in one call (Linux: RLIMIT_NOFILE) */
 #define RECHECK_NS 1000000ul        /* for files that cannot notify */
 #define NS_PER_MS 1000000ul
-#define NS_PER_SECOND 1000000000ul
-#define TIMEOUT_MAX_SECONDS (100ll * 365 * 24 * 3600)
 
 struct linux_pollfd {
     int fd;
@@ -140,15 +139,13 @@ long sys_ppoll(void *user_fds, uint64_t count, const void *user_timeout, const v
     (void)user_sigmask;     /* left out: see the top */
     uint64_t timeout_ns = UINT64_MAX;
     if (user_timeout) {
-        struct { int64_t seconds, nanoseconds; } timeout;
+        struct linux_timespec timeout;
         if (copy_from_user(&timeout, user_timeout, sizeof(timeout)) < 0)
             return -EFAULT;
-        if (timeout.seconds < 0 || timeout.nanoseconds < 0 || (uint64_t)timeout.nanoseconds >= NS_PER_SECOND)
+        int64_t ns = ns_of_timespec(&timeout);     /* at most a century */
+        if (ns < 0)
             return -EINVAL;
-        /* Beyond a century, for ever: clock_now() + the timeout must not wrap. */
-        timeout_ns = timeout.seconds > TIMEOUT_MAX_SECONDS
-                         ? UINT64_MAX
-                         : (uint64_t)timeout.seconds * NS_PER_SECOND + (uint64_t)timeout.nanoseconds;
+        timeout_ns = (uint64_t)ns;
     }
     return do_poll(user_fds, count, timeout_ns);
 }

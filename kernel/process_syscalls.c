@@ -12,6 +12,7 @@
 #include "arch/x86/trap.h"
 #include "kernel/errno.h"
 #include "kernel/heap.h"
+#include "kernel/linux_abi.h"
 #include "kernel/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/process.h"
@@ -323,16 +324,12 @@ long sys_getppid(void)
     return parent ? parent->pid : 0;
 }
 
-struct linux_timespec {
-    int64_t seconds, nanoseconds;
-};
-
 long sys_clock_gettime(uint64_t clock, void *user_time)
 {
     if (clock > 7)
         return -EINVAL;
     uint64_t now = clock_now();     /* every clock is "since boot" here */
-    struct linux_timespec time = { (int64_t)(now / 1000000000ul), (int64_t)(now % 1000000000ul) };
+    struct linux_timespec time = timespec_of(now);
     return copy_to_user(user_time, &time, sizeof(time));
 }
 
@@ -347,9 +344,10 @@ long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_reques
         return -EINVAL;
     if (copy_from_user(&request, user_request, sizeof(request)) < 0)
         return -EFAULT;
-    if (request.seconds < 0 || request.nanoseconds < 0 || request.nanoseconds >= 1000000000)
+    int64_t requested = ns_of_timespec(&request);
+    if (requested < 0)
         return -EINVAL;
-    uint64_t ns = (uint64_t)request.seconds * 1000000000ul + (uint64_t)request.nanoseconds;
+    uint64_t ns = (uint64_t)requested;
     if (flags & TIMER_ABSTIME) {
         uint64_t now = clock_now();     /* every clock is "since boot" here */
         ns = ns > now ? ns - now : 0;
@@ -357,7 +355,7 @@ long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_reques
     uint64_t left = sleep_ns_interruptible(ns, signal_pending);
     if (!left)
         return 0;
-    struct linux_timespec remaining = { (int64_t)(left / 1000000000ul), (int64_t)(left % 1000000000ul) };
+    struct linux_timespec remaining = timespec_of(left);
     if (user_remaining && !(flags & TIMER_ABSTIME) && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
         return -EFAULT;
     return -EINTR;

@@ -11,6 +11,7 @@
 
 #include "arch/x86/clock.h"
 #include "kernel/errno.h"
+#include "kernel/linux_abi.h"
 #include "kernel/page_alloc.h"
 #include "kernel/percpu.h"
 #include "kernel/process.h"
@@ -23,10 +24,6 @@
 #define NS_PER_SECOND  1000000000ul
 #define USER_HZ        100
 #define RLIM_INFINITY  (~0ul)
-
-struct linux_timespec {
-    int64_t seconds, nanoseconds;
-};
 
 /* ---- getrusage, times ---- */
 

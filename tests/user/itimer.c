@@ -313,6 +313,26 @@ static int real_tiny_interval_is_bounded(void)
 
 /* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
  * dependencies section, its bits. 0 if both were found. */
+/* A sleep whose length in nanoseconds does not fit in 64 bits is as good
+ * as for ever: the alarm, 600 ms on, ends it with EINTR. (18446744074 s
+ * is 2^64 ns plus 0.29 s: a kernel that multiplied without care slept
+ * 0.29 s and returned 0.) SA_RESTART does not restart nanosleep. */
+static int sleep_too_long_to_count_waits_for_the_signal(void)
+{
+    catch(SIGALRM);
+    struct itimerval once = itimer_of(600000, 0);
+    CHECK(setitimer(ITIMER_REAL, &once, 0) == 0);
+    struct timespec long_sleep = {18446744074ll, 0}, left = {0, 0};
+    int result = nanosleep(&long_sleep, &left);
+    int error = errno;
+    int signals = fired[SIGALRM];
+    signal(SIGALRM, SIG_DFL);
+    errno = error;
+    CHECK(result == -1 && error == EINTR && signals == 1);
+    CHECK(left.tv_sec > 1000000000ll);     /* most of it left */
+    return 1;
+}
+
 static int tick_row(int cpu, char *state, char *deps)
 {
     char line[256], word[32];
@@ -420,6 +440,7 @@ int main(void)
         KTAP_CASE(default_action_terminates),
         KTAP_CASE(bad_arguments_change_nothing),
         KTAP_CASE(real_tiny_interval_is_bounded),
+        KTAP_CASE(sleep_too_long_to_count_waits_for_the_signal),
         KTAP_CASE(cpu_timer_holds_a_nohz_tick),
     };
     return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
