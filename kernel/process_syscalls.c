@@ -208,8 +208,8 @@ long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t chi
         return -ENOSYS;     /* no threads: one task per process */
     if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
         return -ENOSYS;
-    /* CLONE_VFORK without CLONE_VM: the parent waits but the child has a
-     * copy; run as fork (nobody uses it). */
+    /* CLONE_VFORK without CLONE_VM (Linux's parent would wait, the child
+     * having a copy) is run as a plain fork: nobody uses it. */
     long pid = fork_onto(stack, flags & CLONE_VM);
     if (pid > 0 && flags & CLONE_PARENT_SETTID)
         copy_to_user((void *)parent_tid, &pid, sizeof(int));
@@ -428,7 +428,7 @@ long sys_umask(uint32_t mask)
  * the shell puts the next one in its group). The table is locked. */
 static bool group_exists_locked(int group, int session)
 {
-    for (struct process *process = process_table_first_locked(); process; process = process->next_in_table)
+    for_each_process(process)
         if (process->process_group == group && process->session == session)
             return true;
     return false;
@@ -453,14 +453,18 @@ long sys_setpgid(int64_t pid, int64_t group)
                 target = child;
         }
     }
-    long result = target ? 0 : -ESRCH;
-    int new_group = target && group ? (int)group : target ? target->pid : 0;
-    if (target && (target->session == target->pid || target->session != self->session))
-        result = -EPERM;
-    else if (target && new_group != target->pid && !group_exists_locked(new_group, self->session))
-        result = -EPERM;
-    if (!result)
-        target->process_group = new_group;
+    long result = -ESRCH;
+    if (target) {
+        int new_group = group ? (int)group : target->pid;
+        if (target->session == target->pid || target->session != self->session)
+            result = -EPERM;    /* a session leader, or a child in another session */
+        else if (new_group != target->pid && !group_exists_locked(new_group, self->session))
+            result = -EPERM;    /* no such group in our session */
+        else
+            result = 0;
+        if (!result)
+            target->process_group = new_group;
+    }
     spin_unlock(&process_tree_lock);
     return result;
 }

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +98,71 @@ static int setpgid_checks_the_group(void)
     return 1;
 }
 
+/* A child left in the session we came from cannot be moved into a group:
+ * fork, then setsid, then setpgid on the child is EPERM. */
+static int setpgid_of_a_child_in_another_session_fails(void)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    CHECK(child > 0);
+    int left = setsid() == getpid();
+    errno = 0;
+    int refused = setpgid(child, child) == -1 && errno == EPERM;
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    CHECK(left && refused);
+    return 1;
+}
+
+/* Has pid exited (state Z in /proc/PID/stat)? Looks for up to 10 s. */
+static int is_zombie_soon(pid_t pid)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    for (int tries = 0; tries < 1000; tries++) {
+        FILE *stat = fopen(path, "r");
+        size_t length = stat ? fread(text, 1, sizeof(text) - 1, stat) : 0;
+        if (stat)
+            fclose(stat);
+        text[length] = '\0';
+        const char *state = strrchr(text, ')');    /* "pid (name) S ..." */
+        if (state && state[1] == ' ' && state[2] == 'Z')
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* A group whose only member has exited but is not yet reaped still exists
+ * (a shell puts a pipeline's next member into the first one's group, which
+ * may be done already). */
+static int a_zombie_keeps_its_group(void)
+{
+    pid_t first = fork();
+    if (first == 0) {
+        setpgid(0, 0);
+        _exit(0);
+    }
+    CHECK(first > 0);
+    setpgid(first, first);      /* as a shell does, from both sides */
+    CHECK(is_zombie_soon(first));      /* exited, not reaped */
+    pid_t next = fork();
+    if (next == 0) {
+        pause();
+        _exit(0);
+    }
+    CHECK(next > 0);
+    int joined = setpgid(next, first) == 0 && getpgid(next) == first;
+    kill(next, SIGKILL);
+    waitpid(next, NULL, 0);
+    waitpid(first, NULL, 0);
+    CHECK(joined);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -104,6 +170,8 @@ int main(void)
         KTAP_CASE(setsid_fails_for_a_group_leader),
         KTAP_CASE(getpgid_and_getsid_of_another),
         KTAP_CASE(setpgid_checks_the_group),
+        KTAP_CASE(setpgid_of_a_child_in_another_session_fails),
+        KTAP_CASE(a_zombie_keeps_its_group),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
