@@ -195,6 +195,7 @@ static int proc_keeps_its_names(void)
     CHECK(symlink("x", "/proc/dirs-test") == -1 && errno == ENOENT);
     CHECK(unlink("/proc/meminfo") == -1 && errno == EPERM);
     CHECK(rmdir("/proc/1") == -1 && errno == EPERM);
+    CHECK(rmdir("/proc") == -1 && errno == EBUSY);     /* a mount point on Linux */
     CHECK(rename("/proc/meminfo", "/proc/dirs-test") == -1 && errno == ENOENT);
     char path[] = "/tmp/dirs-XXXXXX";
     int fd = mkstemp(path);
