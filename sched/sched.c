@@ -21,6 +21,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
 #include "kernel/ipi.h"
+#include "kernel/nohz_task.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/process.h"
@@ -121,14 +122,19 @@ void rq_task_left(struct runqueue *rq, unsigned cpu)
 
 /* Where a waking or migrating task should run: its last CPU if that is
  * allowed and idle, else an allowed idle CPU, else the allowed CPU with the
- * fewest runnable tasks. Reads nr_running without locks: a hint. */
+ * fewest runnable tasks. A CPU whose nohz task asked to run alone is left
+ * out while the task may run elsewhere (Linux leaves that to isolcpus=).
+ * Reads nr_running without locks: a hint. */
 static unsigned select_cpu(const struct task *task)
 {
-    struct cpumask allowed;
+    struct cpumask allowed, elsewhere;
     unsigned cpu, best = MAX_CPUS;
 
     cpumask_and(&allowed, &task->affinity, &cpu_online_mask);
     ASSERT(!cpumask_empty(&allowed));
+    cpumask_andnot(&elsewhere, &allowed, &cpu_has_nohz_task);
+    if (!task->nohz && !cpumask_empty(&elsewhere))
+        allowed = elsewhere;
     if (cpumask_test(&allowed, task->cpu) && cpus[task->cpu]->rq.nr_running == 0)
         return task->cpu;
     for_each_cpu_in(cpu, &allowed) {

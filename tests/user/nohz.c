@@ -392,6 +392,67 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     return 1;
 }
 
+/* A task that may run anywhere is not placed on a nohz task's CPU while
+ * another CPU it may use exists: the nohz task asked to run alone. The
+ * trap it avoids: this process last ran on that CPU, every other CPU has
+ * one spinner, so the nohz CPU (one task) ties with the best, and a
+ * wakeup preferred the last CPU (found when rcustress's process woke on
+ * CPU 3 under the spin of scenario nohz-rcu-load). */
+static int a_waking_task_avoids_a_nohz_cpu(void)
+{
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1, ready[2], go[2];
+    pid_t spinners[16];
+    char byte = 0;
+
+    CHECK(cpu >= 1 && cpu < 16);
+    CHECK(pipe(ready) == 0 && pipe(go) == 0);
+    for (int other = 0; other < cpu; other++) {
+        spinners[other] = fork();
+        if (spinners[other] == 0) {
+            pin(0, other);
+            for (;;)
+                ;
+        }
+    }
+    /* The only idle CPU left is the last one: a wakeup puts us there. */
+    int there = 0;
+    for (int tries = 0; tries < 200 && !there; tries++) {
+        usleep(10000);
+        there = sched_getcpu() == cpu;
+    }
+    if (!there) {
+        for (int other = 0; other < cpu; other++)
+            kill(spinners[other], SIGKILL);
+    }
+    CHECK(there);
+    pid_t nohz = fork();
+    if (nohz == 0) {
+        close(ready[0]);
+        close(go[1]);
+        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || !spin_until_own_tick_stopped(cpu))
+            _exit(9);
+        write(ready[1], "s", 1);    /* wakes the test process: where does it run? */
+        for (volatile unsigned long i = 0; i < 100000000; i++)
+            ;
+        read(go[0], &byte, 1);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(go[0]);
+    int woke = read(ready[0], &byte, 1) == 1 && byte == 's';
+    int where = sched_getcpu();
+    write(go[1], "g", 1);
+    for (int other = 0; other < cpu; other++)
+        kill(spinners[other], SIGKILL);
+    for (int other = 0; other < cpu; other++)
+        waitpid(spinners[other], NULL, 0);
+    int status = wait_status(nohz);
+    printf("# woken on cpu %d (the nohz task's is %d)\n", where, cpu);
+    CHECK(woke && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(where != cpu);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -406,6 +467,7 @@ int main(void)
         KTAP_CASE(exec_keeps_it),
         KTAP_CASE(exit_and_fault_clear_the_mask),
         KTAP_CASE(fault_with_its_tick_stopped_leaves_the_cpu_clean),
+        KTAP_CASE(a_waking_task_avoids_a_nohz_cpu),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
