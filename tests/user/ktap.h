@@ -35,8 +35,11 @@ static inline int ktap_run_in_child(int (*run)(void))
 {
     fflush(stdout);
     pid_t child = fork();
-    if (child == 0)
-        _exit(run() ? 0 : 1);
+    if (child == 0) {
+        int ok = run();
+        fflush(stdout);         /* _exit() would drop CHECK's message */
+        _exit(ok ? 0 : 1);
+    }
     int status;
     if (child < 0 || waitpid(child, &status, 0) != child)
         return 0;
