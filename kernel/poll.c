@@ -12,11 +12,13 @@
  * file that cannot notify (the console without its receive interrupt)
  * returns POLL_RECHECK, and the poller looks again every millisecond.
  *
- * Left out: ppoll's signal mask (ignored), and select/pselect (ENOSYS;
- * musl and busybox use poll). */
+ * select and pselect6 (kernel/select.c) are the same wait over bitmaps.
+ * Left out: restarting after a signal with no handler (Linux restarts;
+ * here such a signal is ignored or kills, so it never matters). */
 #include "kernel/poll.h"
 
 #include "kernel/errno.h"
+#include "kernel/heap.h"
 #include "kernel/linux_abi.h"
 #include "kernel/process.h"
 #include "kernel/signal.h"
@@ -27,14 +29,9 @@
 #include "sched/task.h"
 #include "sched/wait.h"
 
-#define POLL_MAX 64                 /* descriptors in one call (Linux: RLIMIT_NOFILE) */
+#define POLL_MAX FD_MAX             /* descriptors in one call (Linux: RLIMIT_NOFILE) */
 #define RECHECK_NS 1000000ul        /* for files that cannot notify */
 #define NS_PER_MS 1000000ul
-
-struct linux_pollfd {
-    int fd;
-    int16_t events, revents;
-};
 
 static struct wait_queue poll_queue = { SPINLOCK_INIT("poll"), 0 };
 
@@ -44,29 +41,33 @@ void poll_notify(void)
 }
 
 /* One pass over the descriptors: revents filled, the number ready
- * returned; *recheck set if a file cannot notify. POLLHUP, POLLERR and
- * POLLNVAL are reported whether asked for or not, as on Linux. */
-static long poll_scan(struct linux_pollfd *fds, uint64_t count, bool *recheck)
+ * returned; *recheck set if a file cannot notify. A closed descriptor is
+ * POLLNVAL; the bits in always_reported count whether asked for or not. */
+static long poll_scan(struct linux_pollfd *fds, uint64_t count, unsigned always_reported, bool *recheck)
 {
     long ready = 0;
     for (uint64_t i = 0; i < count; i++) {
         fds[i].revents = 0;
         if (fds[i].fd < 0)
             continue;       /* ignored, as Linux does */
+        unsigned mask = POLLNVAL;
         struct file *file = fd_get(current_process()->files, fds[i].fd);
-        if (!file) {
-            fds[i].revents = POLLNVAL;
-            ready++;
-            continue;
+        if (file) {
+            mask = file->ops->poll ? file->ops->poll(file) : POLLIN | POLLOUT;
+            vfs_close(file);
         }
-        unsigned mask = file->ops->poll ? file->ops->poll(file) : POLLIN | POLLOUT;
-        vfs_close(file);
         if (mask & POLL_RECHECK)
             *recheck = true;
-        fds[i].revents = (int16_t)(mask & ((unsigned)fds[i].events | POLLHUP | POLLERR) & ~POLL_RECHECK);
+        fds[i].revents = (int16_t)(mask & ((uint16_t)fds[i].events | always_reported) & ~POLL_RECHECK);
         ready += fds[i].revents != 0;
     }
     return ready;
+}
+
+uint64_t poll_time_left(uint64_t started, uint64_t timeout_ns)
+{
+    uint64_t spent = clock_now() - started;
+    return spent < timeout_ns ? timeout_ns - spent : 0;
 }
 
 /* The timer of a poll with a timeout: it wakes the poller. */
@@ -82,15 +83,8 @@ static void poll_deadline_passed(struct timer *timer)
     wake_up_task(deadline->task);
 }
 
-/* timeout_ns: 0 looks once, UINT64_MAX waits for ever. */
-static long do_poll(void *user_fds, uint64_t count, uint64_t timeout_ns)
+long poll_wait(struct linux_pollfd *fds, uint64_t count, unsigned always_reported, uint64_t timeout_ns)
 {
-    struct linux_pollfd fds[POLL_MAX];
-    if (count > POLL_MAX)
-        return -EINVAL;
-    if (count && copy_from_user(fds, user_fds, count * sizeof(fds[0])) < 0)
-        return -EFAULT;
-
     struct poll_deadline deadline = { .task = current_task() };
     struct timer timer;
     timer_init(&timer, poll_deadline_passed, &deadline);
@@ -103,7 +97,7 @@ static long do_poll(void *user_fds, uint64_t count, uint64_t timeout_ns)
         struct wait_entry entry = { 0 };
         bool recheck = false;
         wait_prepare(&poll_queue, &entry);     /* before looking: a change after it wakes us */
-        result = poll_scan(fds, count, &recheck);
+        result = poll_scan(fds, count, always_reported, &recheck);
         if (result || timeout_ns == 0 || __atomic_load_n(&deadline.expired, __ATOMIC_SEQ_CST)) {
             wait_finish(&poll_queue, &entry);
             break;
@@ -123,20 +117,41 @@ static long do_poll(void *user_fds, uint64_t count, uint64_t timeout_ns)
     }
     if (timed)
         timer_cancel_sync(&timer);     /* deadline lives on this stack */
-    if (result >= 0 && count && copy_to_user(user_fds, fds, count * sizeof(fds[0])) < 0)
-        return -EFAULT;
+    return result;
+}
+
+/* poll and ppoll: the user's array in and out, around poll_wait(). */
+static long poll_user_array(void *user_fds, uint64_t count, uint64_t timeout_ns)
+{
+    if (count == 0)
+        return poll_wait(0, 0, 0, timeout_ns);      /* a sleep */
+    if (count > POLL_MAX)
+        return -EINVAL;
+    uint64_t size = count * sizeof(struct linux_pollfd);
+    struct linux_pollfd *fds = kmalloc(size);
+    if (!fds)
+        return -ENOMEM;
+    long result = -EFAULT;
+    if (copy_from_user(fds, user_fds, size) == 0) {
+        result = poll_wait(fds, count, POLLHUP | POLLERR | POLLNVAL, timeout_ns);
+        if (result >= 0 && copy_to_user(user_fds, fds, size) < 0)
+            result = -EFAULT;
+    }
+    kfree(fds);
     return result;
 }
 
 long sys_poll(void *user_fds, uint64_t count, int timeout_ms)
 {
     uint64_t timeout_ns = timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * NS_PER_MS;
-    return do_poll(user_fds, count, timeout_ns);
+    return poll_user_array(user_fds, count, timeout_ns);
 }
 
-long sys_ppoll(void *user_fds, uint64_t count, const void *user_timeout, const void *user_sigmask)
+/* As poll, with a timespec and a signal mask in force during the wait; the
+ * time not slept is written back (Linux does; libcs pass a copy). */
+long sys_ppoll(void *user_fds, uint64_t count, struct linux_timespec *user_timeout, const uint64_t *user_sigmask,
+               uint64_t sigmask_size)
 {
-    (void)user_sigmask;     /* left out: see the top */
     uint64_t timeout_ns = UINT64_MAX;
     if (user_timeout) {
         struct linux_timespec timeout;
@@ -147,5 +162,18 @@ long sys_ppoll(void *user_fds, uint64_t count, const void *user_timeout, const v
             return -EINVAL;
         timeout_ns = (uint64_t)ns;
     }
-    return do_poll(user_fds, count, timeout_ns);
+    if (user_sigmask) {
+        int error = signal_mask_for_wait(user_sigmask, sigmask_size);
+        if (error)
+            return error;
+    }
+    uint64_t started = clock_now();
+    long result = poll_user_array(user_fds, count, timeout_ns);
+    if (user_sigmask)
+        signal_mask_after_wait(result);
+    if (user_timeout && timeout_ns) {
+        struct linux_timespec left = timespec_of(poll_time_left(started, timeout_ns));
+        (void)copy_to_user(user_timeout, &left, sizeof(left));     /* a read-only timeout is no error (Linux) */
+    }
+    return result;
 }

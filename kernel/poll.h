@@ -1,5 +1,6 @@
-/* poll and ppoll (kernel/poll.c): what a file says of its readiness, and
- * the call that wakes pollers when it may have changed. */
+/* poll and ppoll (kernel/poll.c), select and pselect6 (kernel/select.c):
+ * what a file says of its readiness, the call that wakes waiters when it
+ * may have changed, and the wait all four share. */
 #ifndef KERNEL_POLL_H
 #define KERNEL_POLL_H
 
@@ -18,7 +19,25 @@
  * closed, input arrived): every sleeping poller looks again. */
 void poll_notify(void);
 
+struct linux_pollfd {
+    int fd;
+    int16_t events, revents;
+};
+
+/* The wait behind poll, ppoll, select and pselect6, over a kernel array:
+ * until a descriptor is ready (revents & (events | always_reported)), the
+ * timeout passes (0: look once; UINT64_MAX: for ever) or a signal is
+ * pending (-EINTR). Returns the number ready, revents filled. */
+long poll_wait(struct linux_pollfd *fds, uint64_t count, unsigned always_reported, uint64_t timeout_ns);
+/* What is left of timeout_ns after a wait that began at clock_now() == started. */
+uint64_t poll_time_left(uint64_t started, uint64_t timeout_ns);
+
+struct linux_timespec;
 long sys_poll(void *user_fds, uint64_t count, int timeout_ms);
-long sys_ppoll(void *user_fds, uint64_t count, const void *user_timeout, const void *user_sigmask);
+long sys_ppoll(void *user_fds, uint64_t count, struct linux_timespec *user_timeout, const uint64_t *user_sigmask,
+               uint64_t sigmask_size);
+long sys_select(int count, uint64_t *user_read, uint64_t *user_write, uint64_t *user_except, void *user_timeval);
+long sys_pselect6(int count, uint64_t *user_read, uint64_t *user_write, uint64_t *user_except,
+                  struct linux_timespec *user_timeout, const void *user_sigmask_and_size);
 
 #endif

@@ -336,10 +336,7 @@ static long sleep_until_signal(void)
     return -EINTR;
 }
 
-/* Swap in a mask and sleep, atomically: a signal sent between the two is
- * not lost (busybox ash's `wait` depends on it). The old mask comes back
- * after the handler, through the frame (run_handler). */
-long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size)
+int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size)
 {
     struct signal_state *state = &current_process()->signals;
     uint64_t mask;
@@ -351,7 +348,26 @@ long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size)
     state->saved_blocked = state->blocked;
     state->restore_blocked = true;
     state->blocked = mask & ~UNBLOCKABLE;
-    return sleep_until_signal();
+    return 0;
+}
+
+void signal_mask_after_wait(long result)
+{
+    struct signal_state *state = &current_process()->signals;
+
+    if (result == -EINTR)
+        return;     /* exit_to_user_mode() puts it back, after the handler */
+    state->blocked = state->saved_blocked;
+    state->restore_blocked = false;
+}
+
+/* Swap in a mask and sleep, atomically: a signal sent between the two is
+ * not lost (busybox ash's `wait` depends on it). The old mask comes back
+ * after the handler, through the frame (run_handler). */
+long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size)
+{
+    int error = signal_mask_for_wait(user_mask, size);
+    return error ? error : sleep_until_signal();
 }
 
 long sys_pause(void)

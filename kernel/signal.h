@@ -103,6 +103,12 @@ int signal_send_group(int process_group, int signal);
 void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address);
 
 bool signal_pending(void);
+/* A wait with a mask of its own (sigsuspend, ppoll, pselect6): swap in the
+ * user's mask (-EINVAL unless size is 8, -EFAULT); after the wait, the old
+ * mask comes back at once, or, if the wait ended in -EINTR, after the
+ * handler has run with the wait's mask in force (as Linux does). */
+int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size);
+void signal_mask_after_wait(long result);
 /* For /proc/PID/status: the signals set to SIG_IGN and those with handlers. */
 void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught);          /* for the current process: one to deliver */
 void signal_fork(struct signal_state *child, const struct signal_state *parent);

@@ -187,7 +187,10 @@ WRAP(dup3, sys_dup3((int)a0, (int)a1, (int)a2))
 WRAP(poll, sys_poll((void *)a0, a1, (int)a2))
 WRAP(pipe, sys_pipe((int *)a0))
 WRAP(pipe2, sys_pipe2((int *)a0, (int)a1))
-WRAP(ppoll, sys_ppoll((void *)a0, a1, (const void *)a2, (const void *)a3))
+WRAP(ppoll, sys_ppoll((void *)a0, a1, (struct linux_timespec *)a2, (const uint64_t *)a3, a4))
+WRAP(select, sys_select((int)a0, (uint64_t *)a1, (uint64_t *)a2, (uint64_t *)a3, (void *)a4))     /* int nfds */
+WRAP(pselect6, sys_pselect6((int)a0, (uint64_t *)a1, (uint64_t *)a2, (uint64_t *)a3, (struct linux_timespec *)a4,
+                            (const void *)a5))
 WRAP(getrusage, sys_getrusage((int64_t)a0, (void *)a1))
 WRAP(setitimer, sys_setitimer((int)a0, (const void *)a1, (void *)a2))     /* int which: 32 bits */
 WRAP(getitimer, sys_getitimer((int)a0, (void *)a1))
@@ -246,7 +249,7 @@ static const struct syscall_entry table[] = {
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
     W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
-    W(34, pause), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(22, pipe),
+    W(34, pause), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),

@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,7 +64,7 @@ enum {
     NR_read = 0, NR_write = 1, NR_open = 2, NR_close = 3, NR_stat = 4, NR_fstat = 5, NR_lstat = 6,
     NR_poll = 7, NR_lseek = 8, NR_mmap = 9, NR_mprotect = 10, NR_munmap = 11, NR_brk = 12,
     NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_rt_sigreturn = 15, NR_ioctl = 16, NR_readv = 19,
-    NR_writev = 20, NR_access = 21, NR_pipe = 22, NR_sched_yield = 24, NR_dup = 32, NR_dup2 = 33,
+    NR_writev = 20, NR_access = 21, NR_pipe = 22, NR_select = 23, NR_sched_yield = 24, NR_dup = 32, NR_dup2 = 33,
     NR_pause = 34, NR_nanosleep = 35, NR_getpid = 39, NR_clone = 56, NR_fork = 57, NR_vfork = 58,
     NR_execve = 59, NR_exit = 60, NR_wait4 = 61, NR_kill = 62, NR_uname = 63, NR_fcntl = 72,
     NR_getcwd = 79, NR_chdir = 80, NR_rename = 82, NR_mkdir = 83, NR_rmdir = 84, NR_link = 86,
@@ -77,7 +78,7 @@ enum {
     NR_clock_getres = 229, NR_clock_nanosleep = 230, NR_exit_group = 231, NR_tgkill = 234,
     NR_openat = 257, NR_mkdirat = 258, NR_newfstatat = 262, NR_unlinkat = 263, NR_renameat = 264,
     NR_linkat = 265, NR_symlinkat = 266, NR_readlinkat = 267, NR_fchmodat = 268, NR_faccessat = 269,
-    NR_ppoll = 271, NR_dup3 = 292, NR_pipe2 = 293, NR_prlimit64 = 302, NR_getcpu = 309,
+    NR_pselect6 = 270, NR_ppoll = 271, NR_dup3 = 292, NR_pipe2 = 293, NR_prlimit64 = 302, NR_getcpu = 309,
     NR_renameat2 = 316, NR_getrandom = 318,
 };
 
@@ -96,7 +97,7 @@ static const int implemented[] = {
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
     NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
-    NR_ppoll,
+    NR_ppoll, NR_select, NR_pselect6,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
     NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend,
 };
@@ -288,6 +289,20 @@ static long short_timespec(void)
     return (long)ts;
 }
 
+/* select's timeval: at most 1 ms, or invalid. (A timespec's invalid
+ * nanoseconds would be 1000 s here: microseconds carry over.) */
+static long short_timeval(void)
+{
+    struct timeval *tv = (struct timeval *)(scratch + 2048);
+    switch (below(5)) {
+    case 0: tv->tv_sec = -1, tv->tv_usec = 0; break;
+    case 1: tv->tv_sec = 0, tv->tv_usec = -1; break;              /* EINVAL */
+    case 2: return below(2) ? (long)KERNEL_ADDRESS : 0x10;
+    default: tv->tv_sec = 0, tv->tv_usec = (long)below(1000);     /* at most 1 ms */
+    }
+    return (long)tv;
+}
+
 static long pick_pid(void)
 {
     static const long others[] = {0, 99999, -99999, INT_MAX};
@@ -418,6 +433,12 @@ static int neutralize(long n, long a[6])
     case NR_ppoll:
         a[1] = (long)below(9);
         a[2] = short_timespec();    /* at most 1 ms, or invalid: never NULL (for ever) */
+        return 1;
+    case NR_select:
+        a[4] = short_timeval();     /* never NULL (for ever) */
+        return 1;
+    case NR_pselect6:
+        a[4] = short_timespec();
         return 1;
     case NR_nanosleep:
         a[0] = short_timespec();

@@ -280,6 +280,11 @@ SCENARIOS = [
     # too ("host-poll" in tests/run).
     _program("poll", "poll"),
     _program("poll-glibc", "poll", "glibc"),
+    # select and pselect over the same wait: sets in and out, EBADF, the
+    # time left written back, pselect's mask; both libcs (musl calls
+    # select, glibc pselect6); passes on the Linux host too.
+    _program("select", "select"),
+    _program("select-glibc", "select", "glibc"),
     # Sessions and process groups (setsid, getsid, setpgid, getpgid);
     # passes on the Linux host too ("host-session" in tests/run).
     _program("session", "session"),

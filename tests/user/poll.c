@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -209,6 +210,51 @@ static int signal_interrupts_the_wait(void)
     return 1;
 }
 
+static volatile sig_atomic_t usr1_count;
+
+static void on_usr1(int signal)
+{
+    (void)signal;
+    usr1_count++;
+}
+
+/* ppoll's mask is in force only during the wait: a pending SIGUSR1,
+ * blocked before, gets in (EINTR, the handler runs) and is blocked again
+ * afterwards; a mask that keeps it blocked leaves it pending. A mask of
+ * the wrong size is EINVAL. (nohzk ignored the mask: the first ppoll
+ * below waited out its 10 s.) */
+static int ppoll_mask_is_in_force_during_the_wait(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = on_usr1;
+    CHECK(sigaction(SIGUSR1, &action, NULL) == 0);
+    sigset_t usr1, during, after;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
+    CHECK(raise(SIGUSR1) == 0 && usr1_count == 0);
+
+    int ends[2];
+    CHECK(pipe(ends) == 0);
+    struct pollfd out = {ends[1], POLLOUT, 0};
+    CHECK(ppoll(&out, 1, NULL, &usr1) == 1 && usr1_count == 0);     /* still blocked */
+    struct pollfd in = {ends[0], POLLIN, 0};
+    struct timespec long_wait = {10, 0};
+    sigemptyset(&during);
+    errno = 0;
+    CHECK(ppoll(&in, 1, &long_wait, &during) == -1 && errno == EINTR);
+    CHECK(usr1_count == 1);
+    CHECK(sigprocmask(SIG_BLOCK, NULL, &after) == 0 && sigismember(&after, SIGUSR1));
+    uint64_t mask = 0;
+    struct timespec zero = {0, 0};
+    errno = 0;
+    CHECK(syscall(SYS_ppoll, &out, 1, &zero, &mask, 4) == -1 && errno == EINVAL);
+    close(ends[0]);
+    close(ends[1]);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -221,6 +267,7 @@ int main(void)
         KTAP_CASE(write_wakes_the_poller),
         KTAP_CASE(huge_timeout_waits_for_the_write),
         KTAP_CASE(signal_interrupts_the_wait),
+        KTAP_CASE(ppoll_mask_is_in_force_during_the_wait),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
