@@ -165,7 +165,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     process->memory = space;
     address_space_switch(space);
     if (process->memory_borrowed)
-        process_return_borrowed_memory(process);    /* a vfork child: the parent's, given back */
+        process_return_borrowed_memory(process, old);   /* a vfork child: the parent's, given back */
     else if (old)
         address_space_destroy(old);
     if (process->files)

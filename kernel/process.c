@@ -183,6 +183,37 @@ static int child_exit_value(int wait_status)
     return (wait_status & 0x7f) == 0 ? (wait_status >> 8) & 0xff : wait_status & 0x7f;
 }
 
+/* A vfork loan ends once, by whichever side clears memory_borrowed
+ * first: the child, done with the memory (the parent keeps it), or the
+ * parent, dying while it waits (the child keeps it, and frees it). */
+static bool end_loan(struct process *borrower)
+{
+    bool borrowed = true;
+    return __atomic_compare_exchange_n(&borrower->memory_borrowed, &borrowed, false, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+void process_return_borrowed_memory(struct process *process, struct address_space *memory)
+{
+    if (!end_loan(process)) {
+        address_space_destroy(memory);      /* the parent died and left it to us */
+        return;
+    }
+    spin_lock(&process_tree_lock);      /* the parent may be exiting: it is not freed under the lock */
+    if (process->parent)
+        wake_up_all(&process->parent->child_exited);
+    spin_unlock(&process_tree_lock);
+}
+
+/* Exit of a vfork parent killed while it waits: its memory goes on as
+ * the child's. */
+static bool memory_given_to_borrower(struct process *process)
+{
+    struct process *borrower = process->lent_memory_to;
+    process->lent_memory_to = 0;
+    return borrower && end_loan(borrower);
+}
+
 void process_exit(int wait_status)
 {
     struct process *process = current_process();
@@ -195,14 +226,19 @@ void process_exit(int wait_status)
     if (process->cwd)
         inode_put(process->cwd);
     process->cwd = 0;
+    /* Memory before children: a vfork child we lend to is not reaped
+     * (orphan_children) before memory_given_to_borrower() looks at it. */
+    uint64_t flags = irq_save();
+    address_space_switch(0);
+    struct address_space *memory = process->memory;
+    process->memory = 0;
+    if (process->memory_borrowed)
+        process_return_borrowed_memory(process, memory);
+    else if (!memory_given_to_borrower(process))
+        address_space_destroy(memory);
+    irq_restore(flags);
     orphan_children(process);
     irq_disable();
-    address_space_switch(0);
-    if (process->memory_borrowed)
-        process_return_borrowed_memory(process);
-    else
-        address_space_destroy(process->memory);
-    process->memory = 0;
     spin_lock(&process_tree_lock);
     process->exit_status = wait_status;
     process->exited = true;
@@ -221,14 +257,6 @@ void process_resume_in_user(struct trap_frame *frame)
 {
     exit_to_user_mode(frame);
     enter_user_mode(frame);
-}
-
-/* A vfork child is done with its parent's memory (it has switched away
- * from it): the parent, asleep in vfork, may run again. */
-void process_return_borrowed_memory(struct process *process)
-{
-    __atomic_store_n(&process->memory_borrowed, false, __ATOMIC_RELEASE);
-    wake_up_all(&process->parent->child_exited);   /* the parent cannot leave while it lends */
 }
 
 /* share_memory (vfork): the child runs in the parent's address space, and
@@ -250,6 +278,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     signal_fork(&child->signals, &parent->signals);
     child->memory = share_memory ? parent->memory : address_space_clone(parent->memory);
     child->memory_borrowed = share_memory;
+    child->lent_memory_to = 0;
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
     if (!child->memory || (parent->files && !child->files)) {
         if (child->memory && !share_memory)

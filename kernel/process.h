@@ -32,6 +32,7 @@ struct process {
     struct task *task;
     struct address_space *memory;
     bool memory_borrowed;                           /* vfork: memory is the parent's until exec or exit */
+    struct process *lent_memory_to;                 /* vfork: the child that borrows ours, while we wait */
     struct fd_table *files;
     struct inode *cwd;
     uint32_t umask;
@@ -86,7 +87,10 @@ long process_execve(const char *path, const char *const *argv, const char *const
 /* Start the first user process: path with argv/envp, fds 0-2 on path_console. */
 /* fork: a copy of parent whose task starts in child_entry(arg). */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
-void process_return_borrowed_memory(struct process *process);  /* exec or exit of a vfork child */
+/* Exec or exit of a vfork child, which has switched away from memory:
+ * the parent's loan is given back, or, if the parent died meanwhile, the
+ * memory is the child's and is freed. */
+void process_return_borrowed_memory(struct process *process, struct address_space *memory);
 void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
 /* wait4: reap a child that has exited (pid -1: any); 0 with no_hang and
  * none ready; -ECHILD without children. */

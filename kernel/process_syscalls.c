@@ -158,14 +158,39 @@ static void return_to_user_as_child(void *arg)
     process_resume_in_user(&frame);
 }
 
+/* A vfork parent's wait: until the child gives the memory back, or a
+ * fatal signal comes (Linux's wait is killable too). Then we die at once,
+ * leaving the memory to the child (process_exit), which may still be
+ * running in it. Other signals wait, as on Linux. */
+static void wait_for_memory_back(struct process *parent, struct process *child)
+{
+    struct wait_entry entry = { 0 };
+    int fatal = 0;
+
+    parent->lent_memory_to = child;
+    for (;;) {
+        wait_prepare(&parent->child_exited, &entry);
+        if (!__atomic_load_n(&child->memory_borrowed, __ATOMIC_ACQUIRE) || (fatal = signal_fatal_pending()))
+            break;
+        schedule();
+    }
+    wait_finish(&parent->child_exited, &entry);
+    if (fatal)
+        process_exit(WAIT_STATUS_SIGNALED(fatal));
+    parent->lent_memory_to = 0;
+}
+
 /* A child that returns from the system call as the parent does, but with
  * 0, and on child_stack if one is given (clone's stack argument). With
  * share_memory (vfork), the child runs in our memory and we sleep until
  * it has exec'd or exited, as Linux's vfork: a child writing into our
- * memory (glibc's posix_spawn reports a failed exec that way) is seen. */
+ * memory (glibc's posix_spawn reports a failed exec that way) is seen.
+ * A vfork child's own vfork is a fork: it cannot lend what it borrows. */
 static long fork_onto(uint64_t child_stack, bool share_memory)
 {
     struct process *parent = current_process();
+    if (parent->memory_borrowed)
+        share_memory = false;
     struct trap_frame *frame = kmalloc(sizeof(*frame));
     if (!frame)
         return -ENOMEM;
@@ -179,7 +204,7 @@ static long fork_onto(uint64_t child_stack, bool share_memory)
     }
     int pid = child->pid;   /* the child is ours to reap: it stays until our wait4 */
     if (share_memory)
-        wait_event(&parent->child_exited, !__atomic_load_n(&child->memory_borrowed, __ATOMIC_ACQUIRE));
+        wait_for_memory_back(parent, child);
     return pid;
 }
 

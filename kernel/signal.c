@@ -116,6 +116,21 @@ bool signal_pending(void)
     return process && deliverable(&process->signals) != 0;
 }
 
+int signal_fatal_pending(void)
+{
+    struct process *process = current_process();
+    if (!process)
+        return 0;
+    uint64_t ready = deliverable(&process->signals);
+    if (ready & signal_bit(SIGKILL))
+        return SIGKILL;
+    for (int signal = 1; signal <= SIGNAL_MAX; signal++)
+        if ((ready & signal_bit(signal)) && process->signals.actions[signal].handler == SIG_DFL &&
+            default_action(signal) != IGNORE)
+            return signal;
+    return 0;
+}
+
 void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught)
 {
     *ignored = *caught = 0;

@@ -103,6 +103,10 @@ int signal_send_group(int process_group, int signal);
 void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address);
 
 bool signal_pending(void);
+/* A pending signal that kills when delivered (SIGKILL, or one whose
+ * default action terminates and that has no handler), or 0: what ends a
+ * killable wait, such as a vfork parent's. */
+int signal_fatal_pending(void);
 /* A wait with a mask of its own (sigsuspend, ppoll, pselect6): swap in the
  * user's mask (-EINVAL unless size is 8, -EFAULT); after the wait, the old
  * mask comes back at once, or, if the wait ended in -EINTR, after the

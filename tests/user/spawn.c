@@ -144,6 +144,65 @@ static int vfork_then_exec_runs_the_program(void)
     return 1;
 }
 
+/* Has pid ended within 10 s? Its wait status in *status. */
+static int ends_soon(pid_t pid, int *status)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
+/* A vfork parent waits for its child, but a fatal signal still kills it
+ * at once, as Linux's killable wait does; the child, which may be
+ * anywhere in its run, keeps the memory and goes on. Here the parent is
+ * a process of ours whose vfork child tells us its pid, then waits for a
+ * byte from us. (nohzk's parent slept through even SIGKILL until the
+ * child exec'd or exited: a vfork child that never did made its parent
+ * unkillable.) */
+static int vfork_parent_dies_of_a_fatal_signal(int signal)
+{
+    int to_us[2], to_child[2];
+    CHECK(pipe(to_us) == 0 && pipe(to_child) == 0);
+    pid_t parent = fork();
+    if (parent == 0) {
+        if (vfork() == 0) {
+            pid_t self = getpid();
+            char go;
+            if (write(to_us[1], &self, sizeof(self)) != sizeof(self) || read(to_child[0], &go, 1) != 1)
+                _exit(1);
+            _exit(write(to_us[1], "k", 1) == 1 ? 0 : 1);
+        }
+        _exit(0);       /* the child has exited: our wait ended the normal way */
+    }
+    CHECK(parent > 0);
+    pid_t child = 0;
+    CHECK(read(to_us[0], &child, sizeof(child)) == sizeof(child) && child > 0);
+    CHECK(kill(parent, signal) == 0);
+    int status = 0;
+    int died = ends_soon(parent, &status);
+    char reply = 0;
+    int child_went_on = write(to_child[1], "g", 1) == 1 && read(to_us[0], &reply, 1) == 1 && reply == 'k';
+    if (!died)
+        waitpid(parent, &status, 0);    /* the child has exited now: it is free to die */
+    CHECK(died && WIFSIGNALED(status) && WTERMSIG(status) == signal);
+    CHECK(child_went_on);
+    return 1;
+}
+
+static int vfork_parent_dies_of_sigkill(void)
+{
+    return vfork_parent_dies_of_a_fatal_signal(SIGKILL);
+}
+
+/* SIGTERM, left at its default action, is as fatal as SIGKILL. */
+static int vfork_parent_dies_of_sigterm(void)
+{
+    return vfork_parent_dies_of_a_fatal_signal(SIGTERM);
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -156,6 +215,8 @@ int main(void)
         KTAP_CASE(vfork_lends_the_memory_until_exit),
         KTAP_CASE(clone_vm_vfork_shares_the_memory),
         KTAP_CASE(vfork_then_exec_runs_the_program),
+        KTAP_CASE(vfork_parent_dies_of_sigkill),
+        KTAP_CASE(vfork_parent_dies_of_sigterm),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
