@@ -10,12 +10,12 @@
  * that carries no byte, so that ^D on an empty line reads as 0: end of
  * file.
  *
- * With ISIG, ^C and ^\ flush the input and send SIGINT and SIGQUIT to
- * the foreground process group (TIOCSPGRP); the signals are sent after
- * the console lock is dropped (send_signals).
+ * With ISIG, ^C, ^\ and ^Z flush the input and send SIGINT, SIGQUIT and
+ * SIGTSTP to the foreground process group (TIOCSPGRP); the signals are
+ * sent after the console lock is dropped (send_signals).
  *
- * Left out on purpose: ^Z (SIGTSTP is sent, but nohzk has no stopped
- * state, so it does nothing by default), flow control (IXON:
+ * Left out on purpose: SIGTTIN and SIGTTOU for background reads and
+ * writes (a background job reads and writes as if in front), flow control (IXON:
  * ^S/^Q are ordinary bytes), VLNEXT and VREPRINT, VTIME (reads behave as
  * VTIME=0), tab columns when erasing (a tab is erased as one column),
  * sessions and hangup. Output goes to console_output() (kernel/printk.c),

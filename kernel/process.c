@@ -279,6 +279,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->memory = share_memory ? parent->memory : address_space_clone(parent->memory);
     child->memory_borrowed = share_memory;
     child->lent_memory_to = 0;
+    child->job = (struct job_control){ 0 };
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
     if (!child->memory || (parent->files && !child->files)) {
         if (child->memory && !share_memory)
@@ -323,8 +324,10 @@ static bool wait_matches(const struct process *parent, const struct process *chi
     return pid == -1 || child->process_group == -pid;
 }
 
-/* Find an exited child matching pid, unlink it; or say whether any matches. */
-static struct process *take_exited_child(struct process *parent, int pid, bool *any)
+/* A child matching pid with something to tell: exited (unlinked, to be
+ * reaped: *status untouched), or, if asked for, stopped or continued
+ * (*status set; it stays). Also says whether any child matches. */
+static struct process *take_waitable_child(struct process *parent, int pid, int options, bool *any, int *status)
 {
     *any = false;
     for (struct process **link = &parent->first_child; *link; link = &(*link)->next_sibling) {
@@ -336,11 +339,13 @@ static struct process *take_exited_child(struct process *parent, int pid, bool *
             *link = child->next_sibling;
             return child;
         }
+        if (job_take_report(child, options & WAIT_UNTRACED, options & WAIT_CONTINUED, status))
+            return child;
     }
     return 0;
 }
 
-long process_wait_child(int pid, bool no_hang, int *status)
+long process_wait_child(int pid, int options, int *status)
 {
     struct process *parent = current_process();
     struct process *child = 0;
@@ -350,9 +355,15 @@ long process_wait_child(int pid, bool no_hang, int *status)
         struct wait_entry entry = { 0 };
         wait_prepare(&parent->child_exited, &entry);
         spin_lock(&process_tree_lock);
-        child = take_exited_child(parent, pid, &any);
+        child = take_waitable_child(parent, pid, options, &any, status);
+        int child_pid = child ? child->pid : 0;
+        bool to_reap = child && child->exited;
         spin_unlock(&process_tree_lock);
-        if (child || !any || no_hang) {
+        if (child && !to_reap) {
+            wait_finish(&parent->child_exited, &entry);
+            return child_pid;       /* stopped or continued */
+        }
+        if (child || !any || (options & WAIT_NO_HANG)) {
             wait_finish(&parent->child_exited, &entry);
             break;
         }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "kernel/itimer.h"
+#include "kernel/job_control.h"
 #include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "sched/wait.h"
@@ -43,6 +44,7 @@ struct process {
     uint64_t tid_address;                           /* set_tid_address() */
     uint64_t fs_base;                               /* arch_prctl(ARCH_SET_FS) */
     struct signal_state signals;                    /* kernel/signal.c */
+    struct job_control job;                         /* stopped or not: kernel/job_control.c */
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */
@@ -92,9 +94,14 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
  * memory is the child's and is freed. */
 void process_return_borrowed_memory(struct process *process, struct address_space *memory);
 void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
-/* wait4: reap a child that has exited (pid -1: any); 0 with no_hang and
- * none ready; -ECHILD without children. */
-long process_wait_child(int pid, bool no_hang, int *status);
+/* wait4: reap a child that has exited (pid -1: any), or report one that
+ * stopped or continued if options ask; 0 with WAIT_NO_HANG and none
+ * ready; -ECHILD without children. */
+/* wait4's options (Linux's values) */
+#define WAIT_NO_HANG   1        /* WNOHANG */
+#define WAIT_UNTRACED  2        /* WUNTRACED: report stops */
+#define WAIT_CONTINUED 8        /* WCONTINUED: report continues */
+long process_wait_child(int pid, int options, int *status);
 struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
                                    const char *console);
 /* The table of all processes, for /proc and lookups by pid

@@ -312,18 +312,15 @@ long sys_execve(const char *user_path, const char *const *user_argv, const char 
 
 /* --- wait4 ------------------------------------------------------------- */
 
-#define WNOHANG 1
-#define WUNTRACED 2             /* stopped children: there are none here */
-#define WCONTINUED 8
 #define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: one thread per process */
 
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage)
 {
     (void)user_rusage;
-    if (options & ~(uint64_t)(WNOHANG | WUNTRACED | WCONTINUED | WAIT_THREAD_FLAGS))
+    if (options & ~(uint64_t)(WAIT_NO_HANG | WAIT_UNTRACED | WAIT_CONTINUED | WAIT_THREAD_FLAGS))
         return -EINVAL;
     int status = 0;
-    long reaped = process_wait_child((int)pid, options & WNOHANG, &status);
+    long reaped = process_wait_child((int)pid, (int)options, &status);
     if (reaped > 0 && user_status && copy_to_user(user_status, &status, sizeof(status)) < 0)
         return -EFAULT;
     return reaped;

@@ -377,12 +377,19 @@ static char process_state(struct process *process)
 {
     if (process->exited || process->task->state == TASK_DEAD)
         return 'Z';
+    if (job_is_stopped(process))
+        return 'T';
     return process->task->state == TASK_RUNNABLE ? 'R' : 'S';
 }
 
 static const char *process_state_name(char state)
 {
-    return state == 'R' ? "R (running)" : state == 'Z' ? "Z (zombie)" : "S (sleeping)";
+    switch (state) {
+    case 'R': return "R (running)";
+    case 'Z': return "Z (zombie)";
+    case 'T': return "T (stopped)";
+    default: return "S (sleeping)";
+    }
 }
 
 static unsigned long long to_user_hz(uint64_t ns)

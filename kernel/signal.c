@@ -9,9 +9,9 @@
  * says: die, ignore, or run the handler on an rt_sigframe
  * (arch/x86/signal_frame.c) that rt_sigreturn later takes apart.
  *
- * Left out on purpose: job control stops (SIGSTOP, SIGTSTP, SIGTTIN and
- * SIGTTOU are ignored: there is no stopped state), queued real-time
- * signals (a second instance of a pending signal merges with the first,
+ * Stop signals and SIGCONT are job control's (kernel/job_control.c).
+ *
+ * Left out on purpose: queued real-time signals (a second instance of a pending signal merges with the first,
  * as for standard signals), sigaltstack, and core files (so no wait
  * status says "core dumped", as on Linux with a core size limit of 0). */
 #include "kernel/signal.h"
@@ -35,18 +35,23 @@
 #define SYSCALL_INSTRUCTION_SIZE 2
 #define UNBLOCKABLE (signal_bit(SIGKILL) | signal_bit(SIGSTOP))
 
-enum default_action { TERMINATE, CORE, IGNORE };
+enum default_action { TERMINATE, CORE, IGNORE, STOP, CONTINUE };
 
-/* What a signal does with SIG_DFL (signal(7)); stops are ignored here. */
+#define STOP_SIGNALS (signal_bit(SIGSTOP) | signal_bit(SIGTSTP) | signal_bit(SIGTTIN) | signal_bit(SIGTTOU))
+
+/* What a signal does with SIG_DFL (signal(7)). */
 static enum default_action default_action(int signal)
 {
     switch (signal) {
     case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS: case SIGFPE: case SIGSEGV:
     case 24 /* SIGXCPU */: case 25 /* SIGXFSZ */: case 31 /* SIGSYS */:
         return CORE;
-    case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
-    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+    case SIGCHLD: case SIGURG: case SIGWINCH:
         return IGNORE;
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+        return STOP;
+    case SIGCONT:
+        return CONTINUE;    /* done when sent (job_continue()); nothing more on delivery */
     default:
         return TERMINATE;
     }
@@ -55,7 +60,8 @@ static enum default_action default_action(int signal)
 static bool is_ignored(const struct signal_state *state, int signal)
 {
     uint64_t handler = state->actions[signal].handler;
-    return handler == SIG_IGN || (handler == SIG_DFL && default_action(signal) == IGNORE);
+    enum default_action action = default_action(signal);
+    return handler == SIG_IGN || (handler == SIG_DFL && (action == IGNORE || action == CONTINUE));
 }
 
 /* Make the target look at its pending signals soon: wake it if it sleeps,
@@ -76,6 +82,14 @@ void signal_send(struct process *process, int signal, const struct signal_origin
 
     if (signal == 0 || process->exited)
         return;
+    /* Job control acts when a signal is sent, whatever its action: a
+     * SIGCONT continues and discards stops; a stop discards a SIGCONT. */
+    if (signal == SIGCONT) {
+        __atomic_and_fetch(&state->pending, ~STOP_SIGNALS, __ATOMIC_SEQ_CST);
+        job_continue(process);
+    } else if (STOP_SIGNALS & signal_bit(signal)) {
+        __atomic_and_fetch(&state->pending, ~signal_bit(SIGCONT), __ATOMIC_SEQ_CST);
+    }
     /* An ignored signal is dropped at once unless blocked (then the
      * handler may change before it is unblocked), and pid 1 only gets
      * what it has a handler for, as on Linux. */
@@ -124,10 +138,12 @@ int signal_fatal_pending(void)
     uint64_t ready = deliverable(&process->signals);
     if (ready & signal_bit(SIGKILL))
         return SIGKILL;
-    for (int signal = 1; signal <= SIGNAL_MAX; signal++)
+    for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
+        enum default_action action = default_action(signal);
         if ((ready & signal_bit(signal)) && process->signals.actions[signal].handler == SIG_DFL &&
-            default_action(signal) != IGNORE)
+            (action == TERMINATE || action == CORE))
             return signal;
+    }
     return 0;
 }
 
@@ -232,6 +248,7 @@ static void run_handler(struct process *process, struct trap_frame *frame, int s
 static void deliver_one(struct process *process, struct trap_frame *frame)
 {
     struct signal_state *state = &process->signals;
+    uint32_t continues = __atomic_load_n(&process->job.continues, __ATOMIC_SEQ_CST);    /* before the taking */
     int signal = take_next_signal(state);
 
     if (!signal)
@@ -242,7 +259,11 @@ static void deliver_one(struct process *process, struct trap_frame *frame)
         case TERMINATE:
         case CORE:      /* no core file is written: the status says so, as Linux's with RLIMIT_CORE 0 */
             process_exit(WAIT_STATUS_SIGNALED(signal));
+        case STOP:
+            job_stop(process, signal, continues);
+            return;
         case IGNORE:
+        case CONTINUE:
             return;
         }
     }

@@ -285,6 +285,11 @@ SCENARIOS = [
     # select, glibc pselect6); passes on the Linux host too.
     _program("select", "select"),
     _program("select-glibc", "select", "glibc"),
+    # Job control: stop signals, SIGCONT, wait4's WUNTRACED and
+    # WCONTINUED, SIGCHLD's CLD_STOPPED and CLD_CONTINUED, SA_NOCLDSTOP;
+    # both libcs; passes on the Linux host too ("host-jobs" in tests/run).
+    _program("jobs", "jobs"),
+    _program("jobs-glibc", "jobs", "glibc"),
     # Sessions and process groups (setsid, getsid, setpgid, getpgid);
     # passes on the Linux host too ("host-session" in tests/run).
     _program("session", "session"),
@@ -306,6 +311,10 @@ SCENARIOS = [
      "must_not_contain": [r"not-here"]},
     {"name": "shell-ctrl-c", "smp": 2, "ktap": False, "timeout": 120, "script": "ctrl-c.txt",
      "expect_status": 7, "must_not_contain": [r"^half a line\r?$"]},
+    # Ctrl-Z: the job stops (state T), bg, fg, Ctrl-C, and SIGKILL of a
+    # stopped job, through busybox ash's job control.
+    {"name": "shell-ctrl-z", "smp": 2, "ktap": False, "timeout": 120, "script": "ctrl-z.txt",
+     "expect_status": 7},
     {"name": "timers-pit", "smp": 4, "qemu": "-machine pc,hpet=off", "append": "ktest=timers"},
     # The smallest machine we promise to boot on.
     {"name": "alloc-mem64", "smp": 4, "mem": "64M", "append": "ktest=boot,alloc"},

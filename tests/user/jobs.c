@@ -1,0 +1,299 @@
+/* Job control as Linux x86-64 provides it: stop signals, SIGCONT, and what
+ * the parent hears (wait4's WUNTRACED and WCONTINUED, SIGCHLD's
+ * CLD_STOPPED and CLD_CONTINUED, SA_NOCLDSTOP). A static program that
+ * prints KTAP; it runs on nohzk (scenarios "jobs", "jobs-glibc") and,
+ * unchanged, on the Linux host (tests/run's host-jobs.*).
+ *
+ * Stopped means stopped: a child that writes a byte to a pipe every
+ * millisecond writes none while stopped. No time is asserted; the waits
+ * are lower bounds. (nohzk ignored every stop signal: the first case's
+ * waitpid(WUNTRACED) never returned.) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ktap.h"
+
+/* Each case ends within this, or dies of SIGALRM and fails: a kernel
+ * without stops would leave waitpid(WUNTRACED) waiting for ever. */
+#define GUARD_SECONDS 30
+
+static void sleep_ms(long ms)
+{
+    struct timespec pause = {ms / 1000, ms % 1000 * 1000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
+        ;
+}
+
+/* A child writing a byte every millisecond into *ticks (non-blocking read end). */
+static pid_t start_ticker(int *ticks)
+{
+    int ends[2];
+    if (pipe2(ends, O_NONBLOCK) != 0)
+        return -1;
+    pid_t child = fork();
+    if (child == 0) {
+        close(ends[0]);
+        for (;;) {
+            if (write(ends[1], "t", 1) != 1 && errno != EAGAIN)
+                _exit(1);
+            sleep_ms(1);
+        }
+    }
+    close(ends[1]);
+    *ticks = ends[0];
+    return child;
+}
+
+/* Bytes waiting in a non-blocking pipe, read and thrown away. */
+static long drain(int fd)
+{
+    char buffer[256];
+    long total = 0, got;
+    while ((got = read(fd, buffer, sizeof(buffer))) > 0)
+        total += got;
+    return total;
+}
+
+/* /proc/PID/stat's state letter. */
+static char state_of(pid_t pid)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *file = fopen(path, "r");
+    size_t length = file ? fread(text, 1, sizeof(text) - 1, file) : 0;
+    if (file)
+        fclose(file);
+    text[length] = '\0';
+    const char *end = strrchr(text, ')');
+    return end && end[1] == ' ' ? end[2] : '?';
+}
+
+static void kill_and_reap(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static int sigstop_stops_and_sigcont_continues(void)
+{
+    alarm(GUARD_SECONDS);
+    int ticks;
+    pid_t child = start_ticker(&ticks);
+    CHECK(child > 0);
+    int status = 0;
+    CHECK(kill(child, SIGSTOP) == 0);
+    CHECK(waitpid(child, &status, WUNTRACED) == child);
+    CHECK(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+    CHECK(waitpid(child, &status, WUNTRACED | WNOHANG) == 0);      /* told once */
+    CHECK(state_of(child) == 'T');
+    drain(ticks);       /* written before the stop */
+    sleep_ms(50);
+    long while_stopped = drain(ticks);
+    CHECK(kill(child, SIGCONT) == 0);
+    CHECK(waitpid(child, &status, WCONTINUED) == child && WIFCONTINUED(status));
+    sleep_ms(50);
+    long after = drain(ticks);
+    kill_and_reap(child);
+    CHECK(while_stopped == 0);
+    CHECK(after > 0);
+    return 1;
+}
+
+/* Has pid stopped (state T), within 10 s? */
+static int stops_soon(pid_t pid)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        if (state_of(pid) == 'T')
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+/* Without WUNTRACED, a stop is not a reason to return; the report waits
+ * for a wait that asks. Without WCONTINUED, neither is a continue. */
+static int plain_wait_ignores_stops(void)
+{
+    alarm(GUARD_SECONDS);
+    int ticks;
+    pid_t child = start_ticker(&ticks);
+    CHECK(child > 0);
+    int status = 0;
+    CHECK(kill(child, SIGTSTP) == 0);
+    CHECK(stops_soon(child));
+    CHECK(waitpid(child, &status, WNOHANG) == 0);
+    CHECK(waitpid(child, &status, WUNTRACED | WNOHANG) == child && WIFSTOPPED(status) && WSTOPSIG(status) == SIGTSTP);
+    CHECK(kill(child, SIGCONT) == 0);
+    CHECK(waitpid(child, &status, WNOHANG) == 0);
+    CHECK(kill(child, SIGTERM) == 0);
+    CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    return 1;
+}
+
+static volatile sig_atomic_t handled;
+
+static void on_signal(int signal)
+{
+    (void)signal;
+    handled++;
+}
+
+/* SIGTSTP caught or ignored does not stop (SIGSTOP cannot be either). */
+static int caught_or_ignored_sigtstp_does_not_stop(void)
+{
+    alarm(GUARD_SECONDS);
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = on_signal;
+    CHECK(sigaction(SIGTSTP, &action, NULL) == 0);
+    CHECK(raise(SIGTSTP) == 0 && handled == 1);
+    CHECK(signal(SIGTSTP, SIG_IGN) != SIG_ERR);
+    CHECK(raise(SIGTSTP) == 0 && handled == 1);
+    errno = 0;
+    CHECK(sigaction(SIGSTOP, &action, NULL) == -1 && errno == EINVAL);
+    return 1;
+}
+
+static volatile sig_atomic_t sigchld_codes[8], sigchld_statuses[8], sigchlds;
+
+static void on_sigchld(int signal, siginfo_t *info, void *context)
+{
+    (void)signal, (void)context;
+    if (sigchlds < 8) {
+        sigchld_codes[sigchlds] = info->si_code;
+        sigchld_statuses[sigchlds] = info->si_status;
+    }
+    sigchlds++;
+}
+
+static int watch_sigchld(int flags)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_sigchld;
+    action.sa_flags = SA_SIGINFO | flags;
+    sigchlds = 0;
+    return sigaction(SIGCHLD, &action, NULL);
+}
+
+/* Wait (at most 10 s) until count SIGCHLDs have come. */
+static int sigchlds_reach(int count)
+{
+    for (int tries = 0; tries < 1000 && sigchlds < count; tries++)
+        sleep_ms(10);
+    return sigchlds >= count;
+}
+
+static int sigchld_says_stopped_then_continued(void)
+{
+    alarm(GUARD_SECONDS);
+    CHECK(watch_sigchld(0) == 0);
+    int ticks, status;
+    pid_t child = start_ticker(&ticks);
+    CHECK(child > 0);
+    CHECK(kill(child, SIGTSTP) == 0);
+    CHECK(waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status));
+    CHECK(sigchlds_reach(1));
+    CHECK(kill(child, SIGCONT) == 0);
+    CHECK(waitpid(child, &status, WCONTINUED) == child && WIFCONTINUED(status));
+    CHECK(sigchlds_reach(2));
+    kill_and_reap(child);
+    CHECK(sigchld_codes[0] == CLD_STOPPED && sigchld_statuses[0] == SIGTSTP);
+    CHECK(sigchld_codes[1] == CLD_CONTINUED && sigchld_statuses[1] == SIGCONT);
+    return 1;
+}
+
+/* SA_NOCLDSTOP: no SIGCHLD for stops and continues, one for the death. */
+static int sa_nocldstop_keeps_only_the_exit(void)
+{
+    alarm(GUARD_SECONDS);
+    CHECK(watch_sigchld(SA_NOCLDSTOP) == 0);
+    int ticks, status;
+    pid_t child = start_ticker(&ticks);
+    CHECK(child > 0);
+    CHECK(kill(child, SIGSTOP) == 0);
+    CHECK(waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status));
+    CHECK(kill(child, SIGCONT) == 0);
+    CHECK(waitpid(child, &status, WCONTINUED) == child && WIFCONTINUED(status));
+    int before_exit = sigchlds;
+    kill_and_reap(child);
+    CHECK(sigchlds_reach(1));
+    CHECK(before_exit == 0 && sigchlds == 1 && sigchld_codes[0] == CLD_KILLED);
+    return 1;
+}
+
+/* A stopped process dies of SIGKILL at once; a SIGTERM waits for the
+ * SIGCONT (as on Linux), then kills. */
+static int only_sigkill_ends_a_stop(void)
+{
+    alarm(GUARD_SECONDS);
+    int ticks, status;
+    pid_t child = start_ticker(&ticks);
+    CHECK(child > 0);
+    CHECK(kill(child, SIGSTOP) == 0 && waitpid(child, &status, WUNTRACED) == child);
+    CHECK(kill(child, SIGTERM) == 0);
+    sleep_ms(50);
+    int still_there = waitpid(child, &status, WNOHANG) == 0;
+    CHECK(kill(child, SIGCONT) == 0);
+    CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CHECK(still_there);
+    child = start_ticker(&ticks);
+    CHECK(child > 0);
+    CHECK(kill(child, SIGSTOP) == 0 && waitpid(child, &status, WUNTRACED) == child);
+    CHECK(kill(child, SIGKILL) == 0);
+    CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    return 1;
+}
+
+/* SIGCONT discards a pending stop: a child that blocks SIGTSTP, is sent
+ * SIGTSTP then SIGCONT, finds nothing pending when it unblocks. */
+static int sigcont_discards_a_pending_stop(void)
+{
+    alarm(GUARD_SECONDS);
+    int to_us[2], to_child[2];
+    CHECK(pipe(to_us) == 0 && pipe(to_child) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        sigset_t tstp, pending;
+        sigemptyset(&tstp);
+        sigaddset(&tstp, SIGTSTP);
+        sigprocmask(SIG_BLOCK, &tstp, NULL);
+        char c = 'r';
+        if (write(to_us[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
+            _exit(2);
+        sigpending(&pending);
+        int was_pending = sigismember(&pending, SIGTSTP);
+        sigprocmask(SIG_UNBLOCK, &tstp, NULL);
+        _exit(was_pending ? 1 : 0);     /* not stopped: it would be, had SIGTSTP stayed */
+    }
+    CHECK(child > 0);
+    char c;
+    CHECK(read(to_us[0], &c, 1) == 1);
+    CHECK(kill(child, SIGTSTP) == 0 && kill(child, SIGCONT) == 0);
+    CHECK(write(to_child[1], "g", 1) == 1);
+    int status;
+    CHECK(waitpid(child, &status, WUNTRACED) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return 1;
+}
+
+int main(void)
+{
+    static const struct ktap_case cases[] = {
+        KTAP_CASE(sigstop_stops_and_sigcont_continues),
+        KTAP_CASE(plain_wait_ignores_stops),
+        KTAP_CASE(caught_or_ignored_sigtstp_does_not_stop),
+        KTAP_CASE(sigchld_says_stopped_then_continued),
+        KTAP_CASE(sa_nocldstop_keeps_only_the_exit),
+        KTAP_CASE(only_sigkill_ends_a_stop),
+        KTAP_CASE(sigcont_discards_a_pending_stop),
+    };
+    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+}
