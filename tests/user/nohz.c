@@ -453,6 +453,60 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     return 1;
 }
 
+static volatile sig_atomic_t continued;
+
+static void on_continue(int signal)
+{
+    (void)signal;
+    continued = 1;
+}
+
+/* A nohz task stopped by SIGSTOP keeps its CPU and its flag; the CPU,
+ * idle, stops its tick; continued, the task stops its tick again. (A
+ * stopped task is an ordinary sleeper to the tick: nothing special, which
+ * is what this shows.) */
+static int stopped_nohz_task_keeps_its_cpu(void)
+{
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1, ready[2];
+    struct tick_row row;
+    char byte = 0;
+
+    alarm(60);      /* a kernel without stops would leave waitpid(WUNTRACED) waiting */
+    CHECK(cpu >= 1 && pipe(ready) == 0);
+    pid_t task = fork();
+    if (task == 0) {
+        signal(SIGCONT, on_continue);
+        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+            _exit(9);
+        if (!spin_until_own_tick_stopped(cpu))
+            _exit(10);
+        write(ready[1], "a", 1);
+        while (!continued)
+            ;
+        if (!spin_until_own_tick_stopped(cpu))
+            _exit(11);
+        write(ready[1], "b", 1);
+        _exit(0);
+    }
+    CHECK(task > 0);
+    int got_first = read(ready[0], &byte, 1) == 1 && byte == 'a';
+    int status = 0;
+    CHECK(kill(task, SIGSTOP) == 0 && waitpid(task, &status, WUNTRACED) == task && WIFSTOPPED(status));
+    int idle_and_stopped = 0;
+    for (double limit = seconds_now() + 2; !idle_and_stopped && seconds_now() < limit; usleep(10000))
+        idle_and_stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
+    int owner_while_stopped = nohz_owner_in_proc_tick(cpu), flag_while_stopped = read_nohz(task);
+    printf("# cpu %d with its nohz task stopped: %s, reason %s, nohz %s, owner %d\n", cpu, row.state, row.reason,
+           row.nohz, owner_while_stopped);
+    CHECK(kill(task, SIGCONT) == 0);
+    int got_second = read(ready[0], &byte, 1) == 1 && byte == 'b';
+    status = wait_status(task);
+    CHECK(got_first && idle_and_stopped && tick_row_consistent(&row));
+    CHECK(owner_while_stopped == task && flag_while_stopped == 1);
+    CHECK(got_second && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -468,6 +522,7 @@ int main(void)
         KTAP_CASE(exit_and_fault_clear_the_mask),
         KTAP_CASE(fault_with_its_tick_stopped_leaves_the_cpu_clean),
         KTAP_CASE(a_waking_task_avoids_a_nohz_cpu),
+        KTAP_CASE(stopped_nohz_task_keeps_its_cpu),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
