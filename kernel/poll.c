@@ -13,8 +13,9 @@
  * returns POLL_RECHECK, and the poller looks again every millisecond.
  *
  * select and pselect6 (kernel/select.c) are the same wait over bitmaps.
- * Left out: restarting after a signal with no handler (Linux restarts;
- * here such a signal is ignored or kills, so it never matters). */
+ * A wait that a signal without a handler ends (a stop) is restarted; ppoll
+ * and select go on with the time left, written back; poll starts its
+ * timeout again (Linux keeps the deadline in a restart block). */
 #include "kernel/poll.h"
 
 #include "kernel/errno.h"
@@ -104,7 +105,7 @@ long poll_wait(struct linux_pollfd *fds, uint64_t count, unsigned always_reporte
         }
         if (signal_pending()) {
             wait_finish(&poll_queue, &entry);
-            result = -EINTR;    /* poll is never restarted after a handler (Linux) */
+            result = -ERESTARTNOHAND;   /* EINTR after a handler, even with SA_RESTART (Linux) */
             break;
         }
         if (recheck) {

@@ -280,6 +280,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->memory_borrowed = share_memory;
     child->lent_memory_to = 0;
     child->job = (struct job_control){ 0 };
+    child->restart = (struct restart_block){ 0 };
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
     if (!child->memory || (parent->files && !child->files)) {
         if (child->memory && !share_memory)

@@ -45,6 +45,7 @@ struct process {
     uint64_t fs_base;                               /* arch_prctl(ARCH_SET_FS) */
     struct signal_state signals;                    /* kernel/signal.c */
     struct job_control job;                         /* stopped or not: kernel/job_control.c */
+    struct restart_block restart;                   /* for restart_syscall: kernel/signal.h */
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */

@@ -357,8 +357,34 @@ long sys_clock_gettime(uint64_t clock, void *user_time)
 
 #define TIMER_ABSTIME 1
 
-/* A signal ends the sleep early with -EINTR and the time left (for a
- * relative sleep), as on Linux. */
+static long resume_sleep(struct restart_block *block);
+
+/* Sleep until deadline (a clock_now() time). A signal ends it early. If a
+ * handler runs, the call returns EINTR (and, for a relative sleep, the
+ * time left), as on Linux. If none does (a stop, then a continue), the
+ * sleep goes on to the same deadline: an absolute one by a plain restart,
+ * a relative one through restart_syscall and resume_sleep(), so that the
+ * time already slept, or spent stopped, counts. */
+static long sleep_until(uint64_t deadline, bool relative, void *user_remaining)
+{
+    uint64_t now = clock_now();
+    uint64_t left = sleep_ns_interruptible(deadline > now ? deadline - now : 0, signal_pending);
+    if (!left)
+        return 0;
+    if (!relative)
+        return -ERESTARTNOHAND;
+    struct linux_timespec remaining = timespec_of(left);
+    if (user_remaining && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
+        return -EFAULT;
+    current_process()->restart = (struct restart_block){ resume_sleep, deadline, user_remaining };
+    return -ERESTART_RESTARTBLOCK;
+}
+
+static long resume_sleep(struct restart_block *block)
+{
+    return sleep_until(block->deadline_ns, true, block->user_remaining);
+}
+
 long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining)
 {
     struct linux_timespec request;
@@ -366,21 +392,12 @@ long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_reques
         return -EINVAL;
     if (copy_from_user(&request, user_request, sizeof(request)) < 0)
         return -EFAULT;
-    int64_t requested = ns_of_timespec(&request);
+    int64_t requested = ns_of_timespec(&request);     /* at most a century */
     if (requested < 0)
         return -EINVAL;
-    uint64_t ns = (uint64_t)requested;
-    if (flags & TIMER_ABSTIME) {
-        uint64_t now = clock_now();     /* every clock is "since boot" here */
-        ns = ns > now ? ns - now : 0;
-    }
-    uint64_t left = sleep_ns_interruptible(ns, signal_pending);
-    if (!left)
-        return 0;
-    struct linux_timespec remaining = timespec_of(left);
-    if (user_remaining && !(flags & TIMER_ABSTIME) && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
-        return -EFAULT;
-    return -EINTR;
+    if (flags & TIMER_ABSTIME)
+        return sleep_until((uint64_t)requested, false, 0);     /* every clock is "since boot" here */
+    return sleep_until(clock_now() + (uint64_t)requested, true, user_remaining);
 }
 
 long sys_nanosleep(const void *user_request, void *user_remaining)

@@ -201,12 +201,31 @@ static bool in_syscall(const struct trap_frame *frame)
     return frame->vector == SYSCALL_VECTOR && frame->error_code != (uint64_t)-1;
 }
 
-/* The system call was interrupted before it did anything: run it again
- * when we return (rax back to its number, rip back onto `syscall`). */
+#define NR_RESTART_SYSCALL 219
+
+static bool wants_restart(const struct trap_frame *frame)
+{
+    int64_t result = (int64_t)frame->rax;
+    return in_syscall(frame) &&
+           (result == -ERESTARTSYS || result == -ERESTARTNOHAND || result == -ERESTART_RESTARTBLOCK);
+}
+
+/* The system call was interrupted before it finished: run it again when
+ * we return (rax back to its number, or to restart_syscall's; rip back
+ * onto `syscall`). */
 static void restart_syscall(struct trap_frame *frame)
 {
-    frame->rax = frame->error_code;     /* the number, saved at entry */
+    bool by_block = (int64_t)frame->rax == -ERESTART_RESTARTBLOCK;
+    frame->rax = by_block ? NR_RESTART_SYSCALL : frame->error_code;     /* the number, saved at entry */
     frame->rip -= SYSCALL_INSTRUCTION_SIZE;
+}
+
+long sys_restart_syscall(void)
+{
+    struct process *process = current_process();
+    struct restart_block block = process->restart;
+    process->restart.resume = 0;        /* once */
+    return block.resume ? block.resume(&block) : -EINTR;
 }
 
 static int take_next_signal(struct signal_state *state)
@@ -225,8 +244,8 @@ static void run_handler(struct process *process, struct trap_frame *frame, int s
     struct signal_action action = state->actions[signal];
     uint64_t blocked = state->restore_blocked ? state->saved_blocked : state->blocked;
 
-    if (in_syscall(frame) && (int64_t)frame->rax == -ERESTARTSYS) {
-        if (action.flags & SA_RESTART)
+    if (wants_restart(frame)) {
+        if ((int64_t)frame->rax == -ERESTARTSYS && (action.flags & SA_RESTART))
             restart_syscall(frame);
         else
             frame->rax = (uint64_t)-EINTR;
@@ -287,8 +306,9 @@ void exit_to_user_mode(struct trap_frame *frame)
             break;
         }
     }
-    /* Interrupted, but no handler ran: as if it never happened. */
-    if (in_syscall(frame) && (int64_t)frame->rax == -ERESTARTSYS)
+    /* Interrupted, but no handler ran (a stop and a continue): as if it
+     * never happened. */
+    if (wants_restart(frame))
         restart_syscall(frame);
     if (process && process->signals.restore_blocked) {
         process->signals.blocked = process->signals.saved_blocked;
@@ -369,7 +389,7 @@ static long sleep_until_signal(void)
         schedule();
     }
     set_current_state(TASK_RUNNABLE);
-    return -EINTR;
+    return -ERESTARTNOHAND;     /* EINTR after a handler; a stop alone restarts the wait */
 }
 
 int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size)
@@ -391,7 +411,7 @@ void signal_mask_after_wait(long result)
 {
     struct signal_state *state = &current_process()->signals;
 
-    if (result == -EINTR)
+    if (result == -EINTR || result == -ERESTARTNOHAND)
         return;     /* exit_to_user_mode() puts it back, after the handler */
     state->blocked = state->saved_blocked;
     state->restore_blocked = false;

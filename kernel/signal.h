@@ -49,10 +49,26 @@
 #define SA_NODEFER   0x40000000ul
 #define SA_RESETHAND 0x80000000ul
 
-/* A system call interrupted by a signal returns this inside the kernel;
- * on the way out it becomes a restart or -EINTR (signal_deliver). User
- * space never sees it. */
+/* A system call interrupted by a signal returns one of these inside the
+ * kernel; on the way out (exit_to_user_mode) it becomes a restart or
+ * -EINTR. User space never sees them. If no handler runs (the signal
+ * stopped the process, say), each is a restart; if one runs:
+ * ERESTARTSYS       restart with SA_RESTART, else EINTR (read, wait4);
+ * ERESTARTNOHAND    EINTR (poll, select, sigsuspend, pause);
+ * ERESTART_RESTARTBLOCK  EINTR; the restart is restart_syscall (219),
+ *                   which runs the process's restart_block (nanosleep:
+ *                   the rest of the sleep, to the same deadline). */
 #define ERESTARTSYS 512
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+
+/* How restart_syscall goes on with a call that returned
+ * -ERESTART_RESTARTBLOCK. */
+struct restart_block {
+    long (*resume)(struct restart_block *block);    /* NULL: nothing to resume (EINTR) */
+    uint64_t deadline_ns;                           /* clock_now() time */
+    void *user_remaining;
+};
 
 /* Linux's struct sigaction as the rt_sigaction system call passes it. */
 struct signal_action {
@@ -109,9 +125,10 @@ bool signal_pending(void);
 int signal_fatal_pending(void);
 /* A wait with a mask of its own (sigsuspend, ppoll, pselect6): swap in the
  * user's mask (-EINVAL unless size is 8, -EFAULT); after the wait, the old
- * mask comes back at once, or, if the wait ended in -EINTR, after the
+ * mask comes back at once, or, if a signal ended the wait, after the
  * handler has run with the wait's mask in force (as Linux does). */
 int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size);
+long sys_restart_syscall(void);
 void signal_mask_after_wait(long result);
 /* For /proc/PID/status: the signals set to SIG_IGN and those with handlers. */
 void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught);          /* for the current process: one to deliver */

@@ -201,6 +201,7 @@ WRAP(prlimit64, sys_prlimit64((int64_t)a0, a1, (const void *)a2, (void *)a3))
 WRAP(getrlimit, sys_getrlimit(a0, (void *)a1))
 WRAP(setrlimit, sys_setrlimit(a0, (const void *)a1))
 WRAP(getcpu, sys_getcpu((unsigned *)a0, (unsigned *)a1, (void *)a2))
+WRAP(restart_syscall, sys_restart_syscall())
 WRAP(gettimeofday, sys_gettimeofday((void *)a0, (void *)a1))
 WRAP(clock_getres, sys_clock_getres(a0, (void *)a1))
 WRAP(rename, sys_rename((const char *)a0, (const char *)a1))
@@ -249,7 +250,7 @@ static const struct syscall_entry table[] = {
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
     W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
-    W(34, pause), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
+    W(34, pause), W(219, restart_syscall), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),

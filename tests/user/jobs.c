@@ -11,9 +11,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -284,6 +286,96 @@ static int sigcont_discards_a_pending_stop(void)
     return 1;
 }
 
+/* Wait (at most 10 s) until pid sleeps (state S) after telling us it is
+ * about to: then it is in the call under test. */
+static int sleeps_soon(pid_t pid)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        if (state_of(pid) == 'S')
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+enum waiting_call { IN_POLL, IN_SELECT, IN_NANOSLEEP, IN_SIGSUSPEND };
+
+/* A stop and a continue, with no handler, are invisible to a waiting
+ * call: Linux restarts it (poll, select and sigsuspend with
+ * ERESTARTNOHAND; nanosleep through restart_syscall, for the time left).
+ * The child says "r", enters the call, and exits 0 if the call ended the
+ * normal way: poll and select on a byte we write after the continue, a
+ * 2 s nanosleep with 0, sigsuspend with a SIGUSR1 we send. (nohzk's
+ * calls returned EINTR.) */
+static int stop_and_continue_are_invisible_to(enum waiting_call call)
+{
+    int ready[2], data[2];
+    CHECK(pipe(ready) == 0 && pipe(data) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        sigset_t usr1, old;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_handler = on_signal;
+        sigaction(SIGUSR1, &action, NULL);
+        sigprocmask(SIG_BLOCK, &usr1, &old);
+        fd_set in;
+        FD_ZERO(&in);
+        FD_SET(data[0], &in);
+        struct pollfd poll_in = {data[0], POLLIN, 0};
+        struct timespec nap = {2, 0};     /* long enough to be stopped in */
+        if (write(ready[1], "r", 1) != 1)
+            _exit(2);
+        switch (call) {
+        case IN_POLL: _exit(poll(&poll_in, 1, -1) == 1 ? 0 : 1);
+        case IN_SELECT: _exit(select(data[0] + 1, &in, NULL, NULL, NULL) == 1 ? 0 : 1);
+        case IN_NANOSLEEP: _exit(nanosleep(&nap, NULL) == 0 ? 0 : 1);
+        case IN_SIGSUSPEND: _exit(sigsuspend(&old) == -1 && errno == EINTR && handled == 1 ? 0 : 1);
+        }
+        _exit(3);
+    }
+    CHECK(child > 0);
+    char byte;
+    CHECK(read(ready[0], &byte, 1) == 1 && sleeps_soon(child));
+    int status;
+    CHECK(kill(child, SIGSTOP) == 0 && waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status));
+    CHECK(kill(child, SIGCONT) == 0 && waitpid(child, &status, WCONTINUED) == child && WIFCONTINUED(status));
+    if (call == IN_POLL || call == IN_SELECT)
+        CHECK(write(data[1], "d", 1) == 1);
+    if (call == IN_SIGSUSPEND) {
+        CHECK(sleeps_soon(child));
+        CHECK(kill(child, SIGUSR1) == 0);
+    }
+    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return 1;
+}
+
+static int stop_and_continue_are_invisible_to_poll(void)
+{
+    alarm(GUARD_SECONDS);
+    return stop_and_continue_are_invisible_to(IN_POLL);
+}
+
+static int stop_and_continue_are_invisible_to_select(void)
+{
+    alarm(GUARD_SECONDS);
+    return stop_and_continue_are_invisible_to(IN_SELECT);
+}
+
+static int stop_and_continue_are_invisible_to_nanosleep(void)
+{
+    alarm(GUARD_SECONDS);
+    return stop_and_continue_are_invisible_to(IN_NANOSLEEP);
+}
+
+static int stop_and_continue_are_invisible_to_sigsuspend(void)
+{
+    alarm(GUARD_SECONDS);
+    return stop_and_continue_are_invisible_to(IN_SIGSUSPEND);
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -294,6 +386,10 @@ int main(void)
         KTAP_CASE(sa_nocldstop_keeps_only_the_exit),
         KTAP_CASE(only_sigkill_ends_a_stop),
         KTAP_CASE(sigcont_discards_a_pending_stop),
+        KTAP_CASE(stop_and_continue_are_invisible_to_poll),
+        KTAP_CASE(stop_and_continue_are_invisible_to_select),
+        KTAP_CASE(stop_and_continue_are_invisible_to_nanosleep),
+        KTAP_CASE(stop_and_continue_are_invisible_to_sigsuspend),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
