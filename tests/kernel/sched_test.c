@@ -54,9 +54,11 @@ static void spin_until_end(void *arg)
     struct task *self = current_task();
     while (clock_now() < *spinner->start_at)
         cpu_relax();
+    /* The span opens before the run time is first read and closes after it
+     * is last read, so every accounted nanosecond lies inside the span. */
     irq_disable();
-    uint64_t slices_at_start = self->slices, runtime_at_start = task_runtime_ns(self);
     spinner->clock_start = clock_now();
+    uint64_t slices_at_start = self->slices, runtime_at_start = task_runtime_ns(self);
     irq_enable();
     while (clock_now() < spinner->end_at)
         cpu_relax();
