@@ -33,7 +33,11 @@ static void sleep_ms(long ms)
         ;
 }
 
-/* A child writing a byte every millisecond into *ticks (non-blocking read end). */
+/* A child writing a byte every millisecond into *ticks (non-blocking read end).
+ * It leads a process group of its own, whose parent (we) is in the same
+ * session, so the group is never orphaned: Linux discards SIGTSTP, SIGTTIN
+ * and SIGTTOU sent to an orphaned group, and ours is one when the test
+ * runner's parent has exited (as when CI was started in the background). */
 static pid_t start_ticker(int *ticks)
 {
     int ends[2];
@@ -41,6 +45,7 @@ static pid_t start_ticker(int *ticks)
         return -1;
     pid_t child = fork();
     if (child == 0) {
+        setpgid(0, 0);
         close(ends[0]);
         for (;;) {
             if (write(ends[1], "t", 1) != 1 && errno != EAGAIN)
@@ -48,6 +53,8 @@ static pid_t start_ticker(int *ticks)
             sleep_ms(1);
         }
     }
+    if (child > 0)
+        setpgid(child, child);      /* whichever of us comes first */
     close(ends[1]);
     *ticks = ends[0];
     return child;
