@@ -33,19 +33,27 @@ static void sleep_ms(long ms)
         ;
 }
 
-/* A child writing a byte every millisecond into *ticks (non-blocking read end).
- * It leads a process group of its own, whose parent (we) is in the same
- * session, so the group is never orphaned: Linux discards SIGTSTP, SIGTTIN
- * and SIGTTOU sent to an orphaned group, and ours is one when the test
- * runner's parent has exited (as when CI was started in the background). */
+/* fork, with the child leading a process group of its own whose parent
+ * (we) is in the same session, so the group is never orphaned: Linux
+ * discards SIGTSTP, SIGTTIN and SIGTTOU sent to an orphaned group, and
+ * ours is one when the test runner's parent has exited (as when CI was
+ * started in the background). */
+static pid_t fork_own_group(void)
+{
+    pid_t child = fork();
+    if (child >= 0)
+        setpgid(child, child);      /* in both: whichever of us comes first */
+    return child;
+}
+
+/* A child writing a byte every millisecond into *ticks (non-blocking read end). */
 static pid_t start_ticker(int *ticks)
 {
     int ends[2];
     if (pipe2(ends, O_NONBLOCK) != 0)
         return -1;
-    pid_t child = fork();
+    pid_t child = fork_own_group();
     if (child == 0) {
-        setpgid(0, 0);
         close(ends[0]);
         for (;;) {
             if (write(ends[1], "t", 1) != 1 && errno != EAGAIN)
@@ -53,8 +61,6 @@ static pid_t start_ticker(int *ticks)
             sleep_ms(1);
         }
     }
-    if (child > 0)
-        setpgid(child, child);      /* whichever of us comes first */
     close(ends[1]);
     *ticks = ends[0];
     return child;
@@ -268,7 +274,7 @@ static int sigcont_discards_a_pending_stop(void)
     alarm(GUARD_SECONDS);
     int to_us[2], to_child[2];
     CHECK(pipe(to_us) == 0 && pipe(to_child) == 0);
-    pid_t child = fork();
+    pid_t child = fork_own_group();
     if (child == 0) {
         sigset_t tstp, pending;
         sigemptyset(&tstp);
