@@ -1,5 +1,5 @@
 /* ktest=nohz_race: wakeups onto a nohz CPU from the other CPUs, the race
- * of issue 9 (docs/reliability.md, section 3a).
+ * aimed at its tick stop (docs/reliability.md, section 3a).
  *
  * A kernel thread is the nohz task of the last CPU (3 under -smp 4) and
  * spins there alone, its tick stopped. A sleeper thread pinned to that CPU
