@@ -56,7 +56,7 @@
 #include "rcu/internal.h"
 #include "sched/task.h"
 
-/* The issue's 100,000. The tick stops again as soon as the sleeper has
+/* 100,000 wakeups. The tick stops again as soon as the sleeper has
  * left (tick_update() after the switch back to the nohz task), so a round
  * takes a fraction of a millisecond; an early round that lands before the
  * stop waits a time slice (docs/reliability.md, 3a). */
