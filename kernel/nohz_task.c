@@ -2,10 +2,10 @@
  *
  * Setting and clearing take nohz_lock (the rules look at every CPU) and
  * the task's lock (set_affinity reads the attribute under it: a nohz
- * task's affinity cannot change, seed 13). The attribute lives in the task,
+ * task's affinity cannot change, patch 13). The attribute lives in the task,
  * not the process: execve keeps the task, so it keeps the attribute, and
  * fork makes a new task, which starts without it (one nohz task per CPU;
- * the seed let a child inherit it). */
+ * the 2010 series let a child inherit it). */
 #include "kernel/nohz_task.h"
 
 #include "kernel/errno.h"
@@ -115,7 +115,7 @@ int nohz_task_set(struct task *task)
     __atomic_store_n(&task->nohz, true, __ATOMIC_RELEASE);
     cpus[cpu]->nohz_task = task;
     cpumask_set_atomic(&cpu_has_nohz_task, cpu);
-    housekeeping_remove(cpu);       /* no unpinned timers land here (seed 02) */
+    housekeeping_remove(cpu);       /* no unpinned timers land here (patch 02) */
     trace_nohz_set(task->process ? task->process->pid : 0);
     tick_timekeeper_move_off(cpu);  /* timekeeping is never a nohz CPU's job */
 out:
@@ -154,7 +154,7 @@ long nohz_task_proc_write(int pid, const char *buffer, size_t count)
     struct process *self = current_process();
 
     if (!self || self->pid != pid)
-        return -EPERM;      /* only a task itself decides (seed 15) */
+        return -EPERM;      /* only a task itself decides (patch 15) */
     int value = proc_parse_nohz(buffer, count);    /* kernel/proc_parse.c */
     if (value < 0)
         return value;

@@ -1,8 +1,8 @@
 /* Processes: creation, exit, and death by fault. See kernel/process.h.
  *
- * For now a process is started from a flat image of code (the in-kernel
- * tests' ring-3 programs); execve of ELF files, fork and wait4 come with
- * the file system. The layout of a process's memory:
+ * A process starts from a flat image of code (the in-kernel tests' ring-3
+ * programs, process_spawn_flat) or from an ELF file (kernel/exec.c). The
+ * layout of a flat process's memory:
  *   FLAT_IMAGE_BASE    the code, read-only and executable
  *   USER_STACK_TOP     the stack, below it, USER_STACK_PAGES pages, no-execute */
 #include "kernel/process.h"

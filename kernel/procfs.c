@@ -280,7 +280,7 @@ static void generate_tick(struct text *text)
     else
         text_printf(text, "%u\n", timekeeper_cpu);
     /* Where unpinned timers may go: a nohz CPU leaves the set, and its
-     * task's exit, however it dies, gives it back (seeds 02, 14). */
+     * task's exit, however it dies, gives it back (patches 02, 14). */
     struct cpumask housekeeping = housekeeping_mask;
     char list[CPULIST_FORMAT_SIZE];
     cpulist_format(&housekeeping, list, sizeof(list));
@@ -444,7 +444,7 @@ static void generate_pid_cmdline(struct text *text, struct process *process)
     text->length += process->cmdline_length;
 }
 
-/* The seed's interface (patch 15): 0 or 1; writes: kernel/nohz_task.c. */
+/* The 2010 interface (patch 15): 0 or 1; writes: kernel/nohz_task.c. */
 static void generate_pid_nohz(struct text *text, struct process *process)
 {
     text_printf(text, "%d\n", process_is_nohz(process) ? 1 : 0);

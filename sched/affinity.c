@@ -8,7 +8,7 @@
  *             longer allowed and migrates it (put_prev, finish_switch)
  *
  * A nohz task's affinity cannot change (-EBUSY): it owns its CPU until it
- * clears the attribute or exits (seed patch 13). */
+ * clears the attribute or exits (patch 13). */
 #include "arch/x86/cpu.h"
 #include "kernel/errno.h"
 #include "kernel/ipi.h"
@@ -35,7 +35,7 @@ int set_affinity(struct task *task, const struct cpumask *mask)
     spin_lock(&task->lock);
     if (task->nohz) {
         spin_unlock(&task->lock);
-        return -EBUSY;          /* a nohz task stays on its CPU (seed 13) */
+        return -EBUSY;          /* a nohz task stays on its CPU (patch 13) */
     }
     unsigned cpu = task->cpu;
     struct runqueue *rq = &cpus[cpu]->rq;

@@ -4,7 +4,7 @@
 ; (arch/x86/trap.h) and calls trap_dispatch(frame).
 ;
 ; Entries from ring 3 swap GS so that GS base points at this CPU's struct cpu
-; (kernel/percpu.h). Nothing runs in ring 3 yet, but the check belongs here.
+; (kernel/percpu.h); the saved CS says where the CPU came from.
 
 bits 64
 %include "arch/x86/trap_frame.inc"

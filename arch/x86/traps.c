@@ -1,7 +1,7 @@
 /* The IDT and the first C code of every interrupt and exception.
  * Exceptions in the kernel are bugs: they panic with the registers and a
- * backtrace. (Exceptions from user space will deliver signals; that comes
- * with user mode.) Everything from vector 32 up is an interrupt and goes to
+ * backtrace. (Exceptions from user space deliver Linux's signal instead:
+ * trap_dispatch.) Everything from vector 32 up is an interrupt and goes to
  * kernel/irq.c. An NMI either stops this CPU for a panic or is counted. */
 #include "arch/x86/trap.h"
 
