@@ -127,8 +127,10 @@ class Functions(Tree):
         self.fails("function", "`kernel/tick.c` (`try_stop()`, `try_start()`)")
         self.fails("function", "`kernel/tick.c` `try_start()`, `try_stop()`")
         self.fails("function", "`tick.c: try_start()`")
+        self.fails("function", "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `try_start()`")
         self.passes("`kernel/tick.c` (`try_stop()`, `TICK_MACRO()`), `tick.c: tick_recheck()`, "
-                    "`kernel/tick.c` `tick_hz`, `kernel/tick.c: tick_state`")
+                    "`kernel/tick.c` `tick_hz`, `kernel/tick.c: tick_state`, "
+                    "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `TICK_MACRO()`")
 
     def test_a_mention_in_a_comment_or_call_is_not_a_definition(self):
         self.fails("function", "`kernel/tick.c: tick_imaginary()`")
