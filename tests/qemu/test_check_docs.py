@@ -62,6 +62,7 @@ TREE = {
     "tools/boot": "#!/usr/bin/env python3\ndef grub_cfg(append):\n    pass\n",
     "docs/README.md": "# Book\n\n1. [The tick](tick.md)\n",
     "docs/tick.md": "# The tick\n\n## Stopping it\n",
+    "docs/design.md": "# Design\n",
     "docs/syscalls.md": "| 39 | `getpid` | implemented | |\n",
 }
 
@@ -128,7 +129,8 @@ class Functions(Tree):
         self.fails("function", "`kernel/tick.c` `try_start()`, `try_stop()`")
         self.fails("function", "`tick.c: try_start()`")
         self.fails("function", "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `try_start()`")
-        self.passes("`kernel/tick.c` (`try_stop()`, `TICK_MACRO()`), `tick.c: tick_recheck()`, "
+        self.passes("`kernel/tick.c` (`RES`, `CAL`) are IPI names, not definitions; "
+                    "`kernel/tick.c` (`try_stop()`, `TICK_MACRO()`), `tick.c: tick_recheck()`, "
                     "`kernel/tick.c` `tick_hz`, `kernel/tick.c: tick_state`, "
                     "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `TICK_MACRO()`")
 
@@ -184,7 +186,9 @@ class Scenarios(Tree):
         self.fails("scenario", "The tick stops (scenario `nohz-sprint`).")
         self.fails("scenario", "Scenarios `nohz-spin`, `nohz-sprint` show it.")
         self.fails("scenario", "The `nohz-sprint` scenario shows it.")
-        self.passes("The tick stops (scenario `nohz-spin`); scenarios `nohz-spin` and `tick`.")
+        self.fails("scenario", "The tick stops (scenario: nohz-sprint).")
+        self.passes("The tick stops (scenario `nohz-spin`); scenarios `nohz-spin` and `tick`; "
+                    "(scenario: nohz-spin), (scenarios: nohz-spin, tick).")
 
 
 class Make(Tree):
@@ -196,10 +200,14 @@ class Make(Tree):
 
 class Tests(Tree):
     def test_named_test_case(self):
-        self.fails("function", "It is kept (test: `tests/user/nohz.c: exec_drops_it`).")
+        self.fails("test", "It is kept (test: `tests/user/nohz.c: exec_drops_it`).")
+        self.fails("test", "It is kept (test: tests/user/nohz.c: exec_drops_it).")
+        self.fails("test", "Kept (test: tests/kernel/tick_test.c: every_cpu_ticks, and\n"
+                           "tests/user/nohz.c: exec_keeps_it, exec_drops_it).")
         self.fails("test", "It is kept (case `exec_drops_it`).")
         self.passes("It is kept (test: `tests/user/nohz.c: exec_keeps_it`), "
-                    "(test: `tests/kernel/tick_test.c: every_cpu_ticks()`), (case `exec_keeps_it`).")
+                    "(test: `tests/kernel/tick_test.c: every_cpu_ticks()`), (case `exec_keeps_it`), "
+                    "(test: tests/kernel/tick_test.c: every_cpu_ticks, and\ntests/user/nohz.c: exec_keeps_it).")
 
 
 class OutsideAndDiary(Tree):
@@ -207,7 +215,8 @@ class OutsideAndDiary(Tree):
         self.fails("outside", "Read `DESIGN.md` first.")
         self.fails("outside", "The patches (`../shared/seeds/`).")
         self.fails("outside", "[the plan](../../plan.md)")
-        self.passes("[the README](../README.md) says so; the seed series has 15 patches.")
+        self.passes("[the README](../README.md) says so, and [the design](design.md); the seed series has 15 "
+                    "patches.")
 
     def test_diary(self):
         for line in ["This session, 26 runs.", "the previous session's run", "an earlier session measured",
