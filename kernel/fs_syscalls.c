@@ -109,10 +109,44 @@ static long at_path_get(int dirfd, const char *user_path, struct at_path *at)
 
 /* ---- Reading and writing ---- */
 
+/* Access mode 3 (Linux's "ioctl only") allows neither. */
+static bool can_read(const struct file *file)
+{
+    unsigned access = file->flags & O_ACCMODE;
+    return access == O_RDONLY || access == O_RDWR;
+}
+
+static bool can_write(const struct file *file)
+{
+    unsigned access = file->flags & O_ACCMODE;
+    return access == O_WRONLY || access == O_RDWR;
+}
+
+/* A read into memory that cannot take a single byte: as on Linux, 0 at the
+ * end of a regular file (nothing to copy), else EFAULT with nothing
+ * consumed. */
+static long read_nothing_fits(struct file *file)
+{
+    long size = vfs_file_size(file);
+    return size >= 0 && file->position >= (uint64_t)size ? 0 : -EFAULT;
+}
+
+/* Linux's order: the fd's mode, then the whole range (access_ok), then
+ * the count shortened to MAX_RW_COUNT and to the bytes that can be
+ * written before the first bad page (a short read ends there, and the
+ * file position says how far it got). */
 static long read_to_user(struct file *file, char *user_buffer, size_t count)
 {
+    if (!can_read(file))
+        return -EBADF;
+    if (!user_range_ok(user_buffer, count))
+        return -EFAULT;
     if (count > IO_COUNT_MAX)
         count = IO_COUNT_MAX;
+    size_t room = user_accessible_prefix(user_buffer, count, true);
+    if (count > 0 && room == 0)
+        return read_nothing_fits(file);
+    count = room;
     char *buffer = kmalloc(count < IO_CHUNK ? (count ? count : 1) : IO_CHUNK);
     if (!buffer)
         return -ENOMEM;
@@ -134,15 +168,24 @@ static long read_to_user(struct file *file, char *user_buffer, size_t count)
             break;
     }
     if (count == 0)
-        result = vfs_read(file, buffer, 0); /* still checks the fd's mode */
+        result = vfs_read(file, buffer, 0); /* a directory is still EISDIR */
     kfree(buffer);
     return done > 0 ? (long)done : result;
 }
 
+/* As read_to_user: the bytes before the first unreadable page are written. */
 static long write_from_user(struct file *file, const char *user_buffer, size_t count)
 {
+    if (!can_write(file))
+        return -EBADF;
+    if (!user_range_ok(user_buffer, count))
+        return -EFAULT;
     if (count > IO_COUNT_MAX)
         count = IO_COUNT_MAX;
+    size_t room = user_accessible_prefix(user_buffer, count, false);
+    if (count > 0 && room == 0)
+        return -EFAULT;
+    count = room;
     char *buffer = kmalloc(count < IO_CHUNK ? (count ? count : 1) : IO_CHUNK);
     if (!buffer)
         return -ENOMEM;
@@ -187,24 +230,42 @@ long sys_write(int fd, const void *user_buffer, size_t count)
     return result;
 }
 
+/* The vector of readv and writev, checked as Linux's import_iovec does
+ * before any I/O: a negative length is EINVAL, a piece outside the user
+ * half EFAULT, and the total is shortened to MAX_RW_COUNT. */
+static long iovec_from_user(const struct linux_iovec *user_iov, int count, struct linux_iovec *iov)
+{
+    if (copy_from_user(iov, user_iov, sizeof(*iov) * (size_t)count) < 0)
+        return -EFAULT;
+    for (int i = 0; i < count; i++) {
+        if ((int64_t)iov[i].length < 0)
+            return -EINVAL;
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < count; i++) {
+        if (!user_range_ok((const void *)(uintptr_t)iov[i].base, iov[i].length))
+            return -EFAULT;
+        if (iov[i].length > IO_COUNT_MAX - total)
+            iov[i].length = IO_COUNT_MAX - total;
+        total += iov[i].length;
+    }
+    return 0;
+}
+
 /* readv and writev: each piece in turn, stopping at the first short one. */
 static long vector_io(int fd, const struct linux_iovec *user_iov, int count, bool write)
 {
-    if (count < 0 || count > IOV_MAX)
-        return -EINVAL;
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    struct linux_iovec *iov = kmalloc(sizeof(*iov) * (count ? (size_t)count : 1));
-    long result = iov ? 0 : -ENOMEM;
-    if (!result && copy_from_user(iov, user_iov, sizeof(*iov) * (size_t)count) < 0)
-        result = -EFAULT;
-    uint64_t total = 0;
-    for (int i = 0; i < count && !result; i++) {
-        if (iov[i].length > INT64_MAX || __builtin_add_overflow(total, iov[i].length, &total) ||
-            total > INT64_MAX)
-            result = -EINVAL;
-    }
+    long result = (write ? can_write(file) : can_read(file)) ? 0 : -EBADF;
+    if (!result && (count < 0 || count > IOV_MAX))
+        result = -EINVAL;
+    struct linux_iovec *iov = result ? NULL : kmalloc(sizeof(*iov) * (count ? (size_t)count : 1));
+    if (!result && !iov)
+        result = -ENOMEM;
+    if (!result)
+        result = iovec_from_user(user_iov, count, iov);
     size_t done = 0;
     for (int i = 0; i < count && !result; i++) {
         char *base = (char *)(uintptr_t)iov[i].base;
@@ -233,14 +294,62 @@ long sys_writev(int fd, const struct linux_iovec *user_iov, int count)
     return vector_io(fd, user_iov, count, true);
 }
 
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+
+/* SEEK_DATA and SEEK_HOLE: a ramfs file has no holes, so its data is
+ * everything before its end and its only hole is the end. */
+static long seek_data_or_hole(struct file *file, int64_t offset, int whence)
+{
+    long size = vfs_file_size(file);
+    if (size < 0)
+        return vfs_seek(file, offset, whence);  /* not a regular file: its own answer */
+    if (offset < 0 || offset >= size)
+        return -ENXIO;
+    return vfs_seek(file, whence == SEEK_DATA ? offset : size, SEEK_SET);
+}
+
 long sys_lseek(int fd, int64_t offset, int whence)
 {
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    long result = vfs_seek(file, offset, whence);
+    long result = whence == SEEK_DATA || whence == SEEK_HOLE ? seek_data_or_hole(file, offset, whence)
+                                                             : vfs_seek(file, offset, whence);
     vfs_close(file);
     return result;
+}
+
+#define FIONREAD 0x541b
+#define FIONBIO  0x5421
+#define FIONCLEX 0x5450
+#define FIOCLEX  0x5451
+
+/* The requests Linux answers for every file before its driver sees them
+ * (do_vfs_ioctl): close-on-exec, O_NONBLOCK, and a regular file's bytes
+ * left. -ENOIOCTLCMD: the file's own ioctl decides. */
+static long generic_ioctl(int fd, struct file *file, unsigned long request, unsigned long argument)
+{
+    int value;
+    long size;
+    switch (request) {
+    case FIOCLEX:
+    case FIONCLEX:
+        return fd_set_close_on_exec(current_files(), fd, request == FIOCLEX);
+    case FIONBIO:
+        if (copy_from_user(&value, (const void *)argument, sizeof(value)) < 0)
+            return -EFAULT;
+        file->flags = value ? file->flags | O_NONBLOCK : file->flags & ~(unsigned)O_NONBLOCK;
+        return 0;
+    case FIONREAD:
+        size = vfs_file_size(file);
+        if (size < 0)
+            return -ENOIOCTLCMD;
+        value = (int)(size - (long)file->position);
+        return copy_to_user((void *)argument, &value, sizeof(value)) < 0 ? -EFAULT : 0;
+    default:
+        return -ENOIOCTLCMD;
+    }
 }
 
 long sys_ioctl(int fd, unsigned long request, unsigned long argument)
@@ -248,7 +357,9 @@ long sys_ioctl(int fd, unsigned long request, unsigned long argument)
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    long result = file->ops->ioctl ? file->ops->ioctl(file, request, argument) : -ENOTTY;
+    long result = generic_ioctl(fd, file, request, argument);
+    if (result == -ENOIOCTLCMD)
+        result = file->ops->ioctl ? file->ops->ioctl(file, request, argument) : -ENOTTY;
     vfs_close(file);
     return result;
 }
