@@ -44,6 +44,29 @@ static struct file *file_of(int fd)
     return fd_get(current_files(), fd);
 }
 
+#define RLIMIT_NOFILE 7
+
+/* The first fd number a process may not use: its RLIMIT_NOFILE, at most
+ * the table's size. */
+static int descriptor_limit(void)
+{
+    struct process *process = current_process();
+    uint64_t limit = process ? process->rlimits[RLIMIT_NOFILE].current : FD_MAX;
+    return limit < FD_MAX ? (int)limit : FD_MAX;
+}
+
+/* The lowest free fd >= lowest, below the limit, or -EMFILE (the caller
+ * keeps its reference to file then). */
+static int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec)
+{
+    int fd = fd_install_from(table, lowest, file, close_on_exec);
+    if (fd >= descriptor_limit()) {
+        fd_detach(table, fd);
+        return -EMFILE;
+    }
+    return fd;
+}
+
 /* A path from user memory, in a kmalloc'd PATH_MAX buffer (kernel stacks
  * are small), or NULL with *error set. */
 static char *path_from_user(const char *user_path, long *error)
@@ -379,7 +402,7 @@ long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
     at_path_put(&at);
     if (!file)
         return error;
-    int fd = fd_install(table, file, flags & O_CLOEXEC);
+    int fd = install_below_limit(table, 0, file, flags & O_CLOEXEC);
     if (fd < 0)
         vfs_close(file);
     return fd;
@@ -405,7 +428,7 @@ long sys_dup(int fd)
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    int new_fd = fd_install(current_files(), file, false);
+    int new_fd = install_below_limit(current_files(), 0, file, false);
     if (new_fd < 0)
         vfs_close(file);
     return new_fd;
@@ -415,7 +438,7 @@ long sys_dup3(int old_fd, int new_fd, int flags)
 {
     if ((flags & ~O_CLOEXEC) || old_fd == new_fd)
         return -EINVAL;
-    if (new_fd < 0 || new_fd >= FD_MAX)
+    if (new_fd < 0 || new_fd >= descriptor_limit())
         return -EBADF;
     struct file *file = file_of(old_fd);
     if (!file)
@@ -448,11 +471,11 @@ long sys_fcntl(int fd, int command, unsigned long argument)
     switch (command) {
     case F_DUPFD:
     case F_DUPFD_CLOEXEC:
-        if (argument >= FD_MAX) {
+        if (argument >= (unsigned long)descriptor_limit()) {
             result = -EINVAL;
             break;
         }
-        result = fd_install_from(table, (int)argument, vfs_file_get(file), command == F_DUPFD_CLOEXEC);
+        result = install_below_limit(table, (int)argument, vfs_file_get(file), command == F_DUPFD_CLOEXEC);
         if (result < 0)
             vfs_close(file);
         break;
@@ -686,9 +709,9 @@ long sys_pipe2(int *user_fds, int flags)
     if (error)
         return error;
     bool close_on_exec = flags & O_CLOEXEC;
-    int fds[2] = { fd_install(table, read_end, close_on_exec), -1 };
+    int fds[2] = { install_below_limit(table, 0, read_end, close_on_exec), -1 };
     if (fds[0] >= 0)
-        fds[1] = fd_install(table, write_end, close_on_exec);
+        fds[1] = install_below_limit(table, 0, write_end, close_on_exec);
     long result = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
     if (!result && copy_to_user(user_fds, fds, sizeof(fds)) < 0)
         result = -EFAULT;
