@@ -26,6 +26,7 @@
 #define IOV_MAX          1024
 #define AT_REMOVEDIR     0x200
 #define ACCESS_MODE_BITS 7 /* R_OK | W_OK | X_OK */
+#define MODE_STICKY      01000
 
 static struct fd_table *current_files(void)
 {
@@ -519,10 +520,14 @@ long sys_fstat(int fd, struct linux_stat *user_stat)
     return copy_stat_to_user(user_stat, &stat);
 }
 
+#define AT_NO_AUTOMOUNT 0x800      /* nothing here mounts: accepted, changes nothing */
+
 long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_stat, int flags)
 {
-    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
         return -EINVAL;
+    if (!user_path && (flags & AT_EMPTY_PATH))
+        user_path = "";     /* Linux 6.11 on: NULL is the empty path here */
     long error;
     char *path = path_from_user(user_path, &error);
     if (!path)
@@ -556,14 +561,24 @@ long sys_lstat(const char *user_path, struct linux_stat *user_stat)
     return sys_newfstatat(AT_FDCWD, user_path, user_stat, AT_SYMLINK_NOFOLLOW);
 }
 
+/* Only as many records as the user buffer can take before its first bad
+ * page are listed, so that a bad buffer does not move the listing on (a
+ * buffer that cannot take one is EFAULT, as on Linux). */
 long sys_getdents64(int fd, void *user_buffer, size_t size)
 {
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
+    if (!user_range_ok(user_buffer, size)) {
+        vfs_close(file);
+        return -EFAULT;
+    }
     size_t room = size < IO_CHUNK ? size : IO_CHUNK;
+    size_t writable = user_accessible_prefix(user_buffer, room, true);
     char *buffer = kmalloc(room ? room : 1);
-    long result = buffer ? vfs_getdents(file, buffer, room) : -ENOMEM;
+    long result = buffer ? vfs_getdents(file, buffer, writable) : -ENOMEM;
+    if (result == -EINVAL && writable < room)
+        result = -EFAULT;
     if (result > 0 && copy_to_user(user_buffer, buffer, (size_t)result) < 0)
         result = -EFAULT;
     kfree(buffer);
@@ -662,7 +677,7 @@ long sys_mkdirat(int dirfd, const char *user_path, uint32_t mode)
         return error;
     struct process *process = current_process();
     uint32_t umask = process ? process->umask : 0;
-    error = vfs_mkdir_at(at.start, at.path, mode & ~umask & 07777);
+    error = vfs_mkdir_at(at.start, at.path, mode & ~umask & (0777 | MODE_STICKY));   /* no set-id bits, as Linux */
     at_path_put(&at);
     return error;
 }

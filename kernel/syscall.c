@@ -178,7 +178,7 @@ WRAP(getpgid, sys_getpgid((int64_t)(int)a0))
 WRAP(getsid, sys_getsid((int64_t)(int)a0))
 WRAP(sched_setaffinity, sys_sched_setaffinity((int64_t)a0, a1, (const void *)a2))
 WRAP(sched_getaffinity, sys_sched_getaffinity((int64_t)a0, a1, (void *)a2))
-WRAP(getdents64, sys_getdents64((int)a0, (void *)a1, a2))
+WRAP(getdents64, sys_getdents64((int)a0, (void *)a1, (uint32_t)a2))     /* unsigned int count */
 WRAP(clock_gettime, sys_clock_gettime(CLOCK_ID(a0), (void *)a1))
 WRAP(openat, sys_openat((int)a0, (const char *)a1, (int)a2, (uint32_t)a3))
 WRAP(mkdirat, sys_mkdirat((int)a0, (const char *)a1, (uint32_t)a2))
