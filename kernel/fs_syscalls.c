@@ -526,10 +526,9 @@ long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_st
 {
     if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
         return -EINVAL;
-    if (!user_path && (flags & AT_EMPTY_PATH))
-        user_path = "";     /* Linux 6.11 on: NULL is the empty path here */
-    long error;
-    char *path = path_from_user(user_path, &error);
+    long error = -ENOMEM;
+    bool null_is_empty = !user_path && (flags & AT_EMPTY_PATH);     /* Linux 6.11 on */
+    char *path = null_is_empty ? kzalloc(PATH_MAX) : path_from_user(user_path, &error);
     if (!path)
         return error;
     if (path[0] == '\0' && (flags & AT_EMPTY_PATH)) {
