@@ -779,6 +779,30 @@ long sys_rename(const char *user_old, const char *user_new)
     return sys_renameat2(AT_FDCWD, user_old, AT_FDCWD, user_new, 0);
 }
 
+/* Could a name be made at path: is its directory there? 0, or the error
+ * Linux gives for a new name (ENOENT, ENOTDIR, ENAMETOOLONG). */
+static long new_name_possible(struct inode *start, const char *path)
+{
+    size_t length = strlen(path);
+    if (length == 0)
+        return -ENOENT;
+    while (length > 1 && path[length - 1] == '/')
+        length--;
+    while (length > 0 && path[length - 1] != '/')
+        length--;   /* the directory part, with its slash */
+    char *directory = kmalloc(length + 2);
+    if (!directory)
+        return -ENOMEM;
+    memcpy(directory, length ? path : ".", length ? length : 1);
+    directory[length ? length : 1] = '\0';
+    struct inode *inode;
+    long error = vfs_lookup_directory(start, directory, &inode);
+    if (!error)
+        inode_put(inode);
+    kfree(directory);
+    return error;
+}
+
 /* The file tree has no hard links (an inode lives in one directory), so
  * link() checks its arguments as Linux does and then answers EPERM, the
  * error of a file system that does not support them. */
@@ -802,6 +826,8 @@ long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *
     else if (!error && vfs_stat_at(to.start, to.path, false, &new_stat) == 0)
         error = -EEXIST;
     else if (!error)
+        error = new_name_possible(to.start, to.path);
+    if (!error)
         error = -EPERM;
     at_path_put(&to);
     at_path_put(&from);

@@ -497,4 +497,18 @@ SCENARIOS = [
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
      "must_contain": [r"nohzk: power-off status=0"]},
+    # Conformance, call by call: each system call at the edges of its
+    # arguments, result and errno as Linux gives them (the same programs
+    # pass on the Linux host first: host-conform_*); a difference nohzk
+    # keeps is a SKIP that says why (tests/user/conform.h); both libcs.
+    _program("conform-io", "conform_io"),
+    _program("conform-io-glibc", "conform_io", "glibc"),
+    _program("conform-fs", "conform_fs"),
+    _program("conform-fs-glibc", "conform_fs", "glibc"),
+    _program("conform-mm", "conform_mm"),
+    _program("conform-mm-glibc", "conform_mm", "glibc"),
+    _program("conform-proc", "conform_proc"),
+    _program("conform-proc-glibc", "conform_proc", "glibc"),
+    _program("conform-exec", "conform_exec"),
+    _program("conform-exec-glibc", "conform_exec", "glibc"),
 ]

@@ -535,6 +535,87 @@ static int fchmodat_fourth_argument_ignored(void)
     return 1;
 }
 
+static int fchmod_high_bits(void)
+{
+    struct stat st;
+    make_file("modes", 0600);
+    int fd = open(at("modes"), O_RDONLY);
+    EXPECT_VALUE(syscall(SYS_fchmod, fd, 0170751), 0);
+    EXPECT_VALUE(fstat(fd, &st), 0);
+    close(fd);
+    unlink(at("modes"));
+    EXPECT(S_ISREG(st.st_mode));
+    EXPECT_VALUE(st.st_mode & 07777, 0751);
+    EXPECT_ERROR(syscall(SYS_fchmod, -1, 0644), EBADF);
+    return 1;
+}
+
+/* link checks its names before anything (nohzk then says EPERM: no hard
+ * links in its file tree). */
+static int link_bad_paths(void)
+{
+    EXPECT_ERROR(syscall(SYS_link, NULL, at("new")), EFAULT);
+    EXPECT_ERROR(syscall(SYS_link, at("file"), NULL), EFAULT);
+    EXPECT_ERROR(syscall(SYS_link, "", at("new")), ENOENT);
+    EXPECT_ERROR(syscall(SYS_link, at("file"), ""), ENOENT);
+    EXPECT_ERROR(syscall(SYS_link, at("file"), at("none/new")), ENOENT);
+    EXPECT_ERROR(syscall(SYS_link, at("file"), too_long()), ENAMETOOLONG);
+    return 1;
+}
+
+/* An empty old path needs AT_EMPTY_PATH. */
+static int linkat_empty_path(void)
+{
+    int fd = open(at("file"), O_RDONLY);
+    EXPECT_ERROR(syscall(SYS_linkat, fd, "", AT_FDCWD, at("new"), 0), ENOENT);
+    EXPECT_ERROR(syscall(SYS_linkat, -1, "file", AT_FDCWD, at("new"), 0), EBADF);
+    close(fd);
+    return 1;
+}
+
+static int renameat_relative_to_dirfds(void)
+{
+    int dir = open(directory, O_RDONLY | O_DIRECTORY), fd = open(at("file"), O_RDONLY);
+    make_file("before", 0644);
+    EXPECT_VALUE(syscall(SYS_renameat, dir, "before", dir, "after"), 0);
+    EXPECT_ERROR(syscall(SYS_renameat, fd, "after", dir, "again"), ENOTDIR);
+    EXPECT_ERROR(syscall(SYS_renameat, dir, "after", -1, "again"), EBADF);
+    unlink(at("after"));
+    close(fd);
+    close(dir);
+    return 1;
+}
+
+/* RENAME_EXCHANGE swaps two names; with RENAME_NOREPLACE it is EINVAL. */
+static int renameat2_exchange(void)
+{
+    make_file("one", 0600);
+    mkdir(at("two"), 0755);
+    EXPECT_ERROR(syscall(SYS_renameat2, AT_FDCWD, at("one"), AT_FDCWD, at("two"), 3), EINVAL);
+    long result = syscall(SYS_renameat2, AT_FDCWD, at("one"), AT_FDCWD, at("two"), 2);
+    int error = errno;
+    struct stat st;
+    int swapped = result == 0 && stat(at("one"), &st) == 0 && S_ISDIR(st.st_mode);
+    unlink(at(swapped ? "two" : "one"));
+    rmdir(at(swapped ? "one" : "two"));
+    NOHZK_DIFFERS("nohzk differs: RENAME_EXCHANGE is EINVAL");
+    errno = error;
+    EXPECT(result == 0 && swapped);
+    return 1;
+}
+
+static int symlinkat_relative_to_dirfd(void)
+{
+    char target[64];
+    int dir = open(directory, O_RDONLY | O_DIRECTORY);
+    EXPECT_VALUE(syscall(SYS_symlinkat, "somewhere", dir, "relative"), 0);
+    EXPECT_VALUE(readlink(at("relative"), target, sizeof(target)), 9);
+    EXPECT_ERROR(syscall(SYS_symlinkat, "x", dir, "relative"), EEXIST);
+    unlink(at("relative"));
+    close(dir);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -554,7 +635,9 @@ int main(void)
         KTAP_CASE(getdents64_count_upper_bits_ignored),
         KTAP_CASE(symlink_bad_arguments), KTAP_CASE(rename_bad_arguments), KTAP_CASE(rename_onto_itself),
         KTAP_CASE(rename_dot), KTAP_CASE(chmod_high_bits), KTAP_CASE(chmod_bad_path),
-        KTAP_CASE(fchmodat_fourth_argument_ignored),
+        KTAP_CASE(fchmodat_fourth_argument_ignored), KTAP_CASE(fchmod_high_bits), KTAP_CASE(link_bad_paths),
+        KTAP_CASE(linkat_empty_path), KTAP_CASE(renameat_relative_to_dirfds), KTAP_CASE(renameat2_exchange),
+        KTAP_CASE(symlinkat_relative_to_dirfd),
     };
     strcpy(directory, "/tmp/conform_fs.XXXXXX");
     if (!mkdtemp(directory)) {

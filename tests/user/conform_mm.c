@@ -323,6 +323,24 @@ static int munmap_unaligned_length(void)
     return 1;
 }
 
+/* ---- mprotect (its ranges are mm_ranges.c's) ---- */
+
+/* Write taken away faults; given back, it works again. */
+static int mprotect_write_removed_faults(void)
+{
+    fault_page = (char *)raw_mmap(NULL, PAGE, PROT_READ | PROT_WRITE, ANONYMOUS, -1, 0);
+    EXPECT(fault_page != MAP_FAILED);
+    fault_page[0] = 5;
+    EXPECT_VALUE(syscall(SYS_mprotect, fault_page, PAGE, PROT_READ), 0);
+    int status = status_of_child(write_fault_page);
+    EXPECT(KILLED_BY(status, SIGSEGV));
+    EXPECT_VALUE(fault_page[0], 5);     /* still readable, contents kept */
+    EXPECT_VALUE(syscall(SYS_mprotect, fault_page, PAGE, PROT_READ | PROT_WRITE), 0);
+    fault_page[0] = 6;
+    munmap(fault_page, PAGE);
+    return 1;
+}
+
 /* ---- brk (each in a child: the C library's malloc owns the break) ---- */
 
 static long raw_brk(unsigned long address)
@@ -417,6 +435,7 @@ int main(void)
         KTAP_CASE(mmap_private_file_is_a_copy), KTAP_CASE(mmap_prot_read_write_faults),
         KTAP_CASE(mmap_prot_none_read_faults), KTAP_CASE(mmap_beyond_file_end_sigbus),
         KTAP_CASE(munmap_twice), KTAP_CASE(munmap_middle_keeps_the_rest), KTAP_CASE(munmap_unaligned_length),
+        KTAP_CASE(mprotect_write_removed_faults),
         KTAP_CASE(brk_zero_and_bad_addresses), KTAP_CASE(brk_grow_and_shrink), KTAP_CASE(brk_shrunk_pages_are_gone),
         KTAP_CASE(brk_huge_increase),
     };
