@@ -5,10 +5,14 @@
  * most IO_CHUNK bytes: copy_to_user may fault, and it must not do so with
  * vfs_lock held (that lock disables interrupts). A read loops only while
  * each piece comes back whole, so a terminal or pipe read that returns
- * what is there now does not block a second time.
+ * what is there now does not block a second time. As on Linux, the whole
+ * user range is checked first (EFAULT past the user half), and a read or
+ * write moves only the bytes before the first page that cannot take them
+ * (user_accessible_prefix), so the file position never runs ahead of what
+ * was copied.
  *
- * Left out: O_PATH, O_TMPFILE, faccessat2's flags, fchdir, rename, link,
- * symlink, chmod/chown, utimes, and truncate (open with O_TRUNC works). */
+ * Left out: O_PATH, O_TMPFILE, faccessat2's flags, fchdir, chown, utimes,
+ * pread/pwrite, truncate (open with O_TRUNC works), hard links. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
