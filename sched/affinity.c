@@ -9,7 +9,7 @@
  *
  * The running case waits for the task's CPU to switch it out. So the
  * caller holds no spinlock: the task may be spinning, interrupts off, on
- * that very lock, and would never switch (docs/scheduling.md, "Affinity").
+ * that very lock, and would never switch (docs/scheduling.md, section 8).
  * The caller also keeps the task from being freed meanwhile (another
  * process's task: sys_sched_setaffinity pins its process).
  *
