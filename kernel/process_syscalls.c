@@ -340,10 +340,14 @@ long sys_uname(void *user_buffer)
     return copy_to_user(user_buffer, &name, sizeof(name));
 }
 
+/* Under the lock: an exiting parent hands us to init, and may be freed. */
 long sys_getppid(void)
 {
+    spin_lock(&process_tree_lock);
     struct process *parent = current_process()->parent;
-    return parent ? parent->pid : 0;
+    long pid = parent ? parent->pid : 0;
+    spin_unlock(&process_tree_lock);
+    return pid;
 }
 
 long sys_clock_gettime(uint64_t clock, void *user_time)
@@ -405,35 +409,36 @@ long sys_nanosleep(const void *user_request, void *user_remaining)
     return sys_clock_nanosleep(0, 0, user_request, user_remaining);
 }
 
-/* The task of pid (0: the caller), with process_tree_lock held on success:
- * the caller unlocks. taskset -p works on other processes. */
-static struct task *affinity_target_locked(int64_t pid)
+/* The process pid (0: the caller), alive, pinned so that it and its task
+ * stay after the lock is dropped; the caller puts it (process_put). */
+static struct process *affinity_target(int64_t pid)
 {
     spin_lock(&process_tree_lock);
     struct process *process = pid == 0 ? current_process() : pid > 0 ? process_find_locked((int)pid) : 0;
-    if (process && !process->exited)
-        return process->task;
+    if (process && process->exited)
+        process = 0;
+    if (process)
+        process_get_locked(process);
     spin_unlock(&process_tree_lock);
-    return 0;
+    return process;
 }
 
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
 {
     if (size < sizeof(uint64_t) || size % sizeof(uint64_t))
         return -EINVAL;
-    struct task *task = affinity_target_locked(pid);
-    if (!task)
+    struct process *process = affinity_target(pid);
+    if (!process)
         return -ESRCH;
-    uint64_t mask = task->affinity.bits[0];
-    spin_unlock(&process_tree_lock);
+    uint64_t mask = __atomic_load_n(&process->task->affinity.bits[0], __ATOMIC_RELAXED);
+    process_put(process);
     if (copy_to_user(user_mask, &mask, sizeof(mask)) < 0)
         return -EFAULT;
     return sizeof(uint64_t);
 }
 
-/* Another process's affinity is set with the table locked, so that it
- * cannot be reaped meanwhile; set_affinity() sleeps only for the caller's
- * own task, which is changed after unlocking. */
+/* set_affinity() may wait for the task to leave its CPU: with no lock
+ * held, the process pinned (it may exit meanwhile; it is not freed). */
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
 {
     struct cpumask mask = { 0 };
@@ -442,15 +447,11 @@ long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
     if (copy_from_user(&mask.bits[0], user_mask, sizeof(uint64_t)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
-    struct task *task = affinity_target_locked(pid);
-    if (!task)
+    struct process *process = affinity_target(pid);
+    if (!process)
         return -ESRCH;
-    if (task == current_task()) {
-        spin_unlock(&process_tree_lock);
-        return set_affinity(task, &mask);
-    }
-    long result = set_affinity(task, &mask);
-    spin_unlock(&process_tree_lock);
+    long result = set_affinity(process->task, &mask);
+    process_put(process);
     return result;
 }
 

@@ -497,4 +497,16 @@ SCENARIOS = [
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
      "must_contain": [r"nohzk: power-off status=0"]},
+    # sched_setaffinity() on children busy in getsid, kill, wait4, fork and
+    # /proc opens, and /proc/self/nohz against another process's affinity
+    # change (docs/reliability.md, 2026-12-04): no hang, no panic; passes
+    # on the Linux host too ("host-affinity_race" in tests/run).
+    dict(_program("affinity-race", "affinity_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
+    dict(_program("affinity-race-glibc", "affinity_race", "glibc"), smp=4,
+         must_not_contain=[r"PANIC", r"assertion failed"]),
+    # /proc/PID files, getsid, kill and sched_getaffinity of processes that
+    # are reaped while they are read; passes on the Linux host too.
+    dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
+    dict(_program("proc-reap-race-glibc", "proc_reap_race", "glibc"), smp=4,
+         must_not_contain=[r"PANIC", r"assertion failed"]),
 ]
