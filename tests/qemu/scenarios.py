@@ -497,4 +497,8 @@ SCENARIOS = [
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
      "must_contain": [r"nohzk: power-off status=0"]},
+    # RFLAGS bits set with popf before system calls (TF, NT, AC, DF, IOPL,
+    # ID): every call works and the flags after it are Linux's.
+    _program("entry-flags", "entry_flags"),
+    _program("entry-flags-glibc", "entry_flags", "glibc"),
 ]
