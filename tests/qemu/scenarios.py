@@ -501,4 +501,9 @@ SCENARIOS = [
     # ID): every call works and the flags after it are Linux's.
     _program("entry-flags", "entry_flags"),
     _program("entry-flags-glibc", "entry_flags", "glibc"),
+    # Returns to user mode aimed where they cannot go: the last page below
+    # 2^47 is never mapped; bad handler addresses and sigreturn frames
+    # kill only the program, with SIGSEGV.
+    _program("canonical", "canonical"),
+    _program("canonical-glibc", "canonical", "glibc"),
 ]
