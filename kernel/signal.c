@@ -193,8 +193,12 @@ static void force_signal(struct trap_frame *frame, int signal, int code, uint64_
         __atomic_or_fetch(&state->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
         return;
     }
-    printk("nohzk: pid %d (%s) killed by signal %d: %s at %#lx, rip %#lx\n", process->pid, process->name, signal,
-           what, address, frame->rip);
+    if (code == SI_KERNEL)
+        printk("nohzk: pid %d (%s) killed by signal %d: %s, rip %#lx, rsp %#lx\n", process->pid, process->name,
+               signal, what, frame->rip, frame->rsp);
+    else
+        printk("nohzk: pid %d (%s) killed by signal %d: %s at %#lx, rip %#lx\n", process->pid, process->name,
+               signal, what, address, frame->rip);
     process_exit(WAIT_STATUS_SIGNALED(signal));
 }
 
@@ -317,7 +321,7 @@ void exit_to_user_mode(struct trap_frame *frame)
         } else if (wants_restart(frame)) {
             restart_syscall(frame);
         } else if (!user_frame_prepare_return(frame)) {
-            force_signal(frame, SIGSEGV, SI_KERNEL, 0, "return to user mode to a bad address or selector");
+            force_signal(frame, SIGSEGV, SI_KERNEL, 0, "no return to this RIP, CS or SS");
         } else {
             break;
         }
