@@ -506,4 +506,7 @@ SCENARIOS = [
     # kill only the program, with SIGSEGV.
     _program("canonical", "canonical"),
     _program("canonical-glibc", "canonical", "glibc"),
+    # The bad iret fixup's frame: a fault of the iretq to ring 3 becomes the
+    # program's fault at the address it was returning to.
+    {"name": "entry", "smp": 1, "append": "ktest=entry"},
 ]
