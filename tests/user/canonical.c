@@ -429,6 +429,34 @@ static void frame_crossing_into_an_unmapped_page(void)
     sigreturn_at((uint64_t)pages + PAGE - 64);
 }
 
+/* The SIGSEGV of a frame that cannot be read is forced, not a kill: a
+ * SIGSEGV handler gets it (SI_KERNEL), on the stack the frame was read
+ * from, which has room below the frame here. */
+static void on_segv_exit(int signal, siginfo_t *info, void *context)
+{
+    (void)signal, (void)context;
+    if (info->si_code == SI_KERNEL_CODE)
+        _exit(42);
+    printf("# SIGSEGV handler: si_code %d, si_addr %p\n", info->si_code, info->si_addr);
+    fflush(stdout);
+    _exit(43);
+}
+
+static void frame_crossing_caught(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_segv_exit;
+    action.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &action, NULL);
+    frame_crossing_into_an_unmapped_page();
+}
+
+static int unreadable_sigreturn_frame_reaches_a_sigsegv_handler(void)
+{
+    return exited_with(in_child(frame_crossing_caught), 42);
+}
+
 static int sigreturn_frame_at_a_kernel_address_is_sigsegv(void)
 {
     return killed_by(in_child(frame_in_the_kernel), SIGSEGV);
@@ -484,6 +512,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(sigreturn_frame_at_a_non_canonical_address_is_sigsegv),
     KTAP_CASE(sigreturn_frame_in_the_last_page_is_sigsegv),
     KTAP_CASE(sigreturn_frame_crossing_into_an_unmapped_page_is_sigsegv),
+    KTAP_CASE(unreadable_sigreturn_frame_reaches_a_sigsegv_handler),
     KTAP_CASE(a_process_runs_afterwards),
 };
 
