@@ -6,8 +6,8 @@
  * SIGALRM handler ran with, and (TF) how many single-step traps came. The
  * program runs on the Linux host (tests/run: host-entry_flags.*) and on
  * nohzk (scenarios "entry-flags", "entry-flags-glibc"), so the expected
- * answers are Linux's. On nohzk, NT once made the return from the system
- * call fault in ring 0, for ever.
+ * answers are Linux's. A kernel that keeps NT in ring 0 faults on its own
+ * iretq back: that case then dies or hangs.
  *
  * Each system call sits in one asm block that sets the bit, reads the
  * flags, makes the call, reads them again and clears the bit: no C code
