@@ -90,6 +90,8 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
         return -ENOSYS;     /* shared file mappings were left out */
     length = page_up(length);
     if (flags & MAP_FIXED) {
+        if (address > USER_MAP_END - length)
+            return -ENOMEM;     /* past the last mappable page, as Linux says */
         if (address % PAGE_SIZE || address >= MMAP_END || length > MMAP_END - address)
             return -EINVAL;
         for (uint64_t page = address; page < address + length; page += PAGE_SIZE)

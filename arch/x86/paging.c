@@ -277,7 +277,7 @@ static uint64_t *user_entry_for(struct address_space *space, uint64_t address, b
 
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags)
 {
-    if (address >= USER_HALF_END || address % PAGE_SIZE)
+    if (address >= USER_MAP_END || address % PAGE_SIZE)
         return -EINVAL;
     uint64_t *entry = user_entry_for(space, address, true);
     if (!entry)

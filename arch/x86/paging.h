@@ -45,8 +45,11 @@ bool paging_is_kernel_mapped(uint64_t address);
 uint64_t paging_lookup(uint64_t address);      /* the mapping entry, 0 if none */
 bool paging_early_is_active(void);
 
-/* User address spaces (the lower half); the kernel half is shared. */
+/* User address spaces (the lower half); the kernel half is shared. The
+ * last page below USER_HALF_END is never mapped (Linux's TASK_SIZE_MAX):
+ * code there could return from a system call to a non-canonical RIP. */
 #define USER_HALF_END 0x0000800000000000ul
+#define USER_MAP_END  (USER_HALF_END - 4096)
 struct address_space {
     uint64_t root_phys;         /* the PML4 */
 };

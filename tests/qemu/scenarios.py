@@ -509,4 +509,16 @@ SCENARIOS = [
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
     dict(_program("proc-reap-race-glibc", "proc_reap_race", "glibc"), smp=4,
          must_not_contain=[r"PANIC", r"assertion failed"]),
+    # RFLAGS bits set with popf before system calls (TF, NT, AC, DF, IOPL,
+    # ID): every call works and the flags after it are Linux's.
+    _program("entry-flags", "entry_flags"),
+    _program("entry-flags-glibc", "entry_flags", "glibc"),
+    # Returns to user mode aimed where they cannot go: the last page below
+    # 2^47 is never mapped; bad handler addresses and sigreturn frames
+    # kill only the program, with SIGSEGV.
+    _program("canonical", "canonical"),
+    _program("canonical-glibc", "canonical", "glibc"),
+    # The bad iret fixup's frame: a fault of the iretq to ring 3 becomes the
+    # program's fault at the address it was returning to.
+    {"name": "entry", "smp": 1, "append": "ktest=entry"},
 ]
