@@ -504,4 +504,10 @@ SCENARIOS = [
     # passes on the Linux host too ("host-symlinks" in tests/run).
     _program("symlinks", "symlinks"),
     _program("symlinks-glibc", "symlinks", "glibc"),
+    # munmap, mprotect and mmap(MAP_FIXED) over ranges of every size, with
+    # Linux's errors; a range costs what is mapped in it, not its length
+    # (munmap of 2^46 bytes walked every page: about 1,000 s). Both libcs;
+    # passes on the Linux host too ("host-mm_ranges" in tests/run).
+    _program("mm-ranges", "mm_ranges"),
+    _program("mm-ranges-glibc", "mm_ranges", "glibc"),
 ]
