@@ -510,4 +510,10 @@ SCENARIOS = [
     # passes on the Linux host too ("host-mm_ranges" in tests/run).
     _program("mm-ranges", "mm_ranges"),
     _program("mm-ranges-glibc", "mm_ranges", "glibc"),
+    # SIGKILL ends a process in any system call: blocked on a full pipe,
+    # in a readv of 2 GiB from /dev/urandom, getrandom, munmap of 2^46
+    # bytes; writev stops at Linux's MAX_RW_COUNT. Both libcs; passes on
+    # the Linux host too ("host-killable" in tests/run).
+    _program("killable", "killable"),
+    _program("killable-glibc", "killable", "glibc"),
 ]
