@@ -45,6 +45,21 @@ static uint64_t protection_flags(uint64_t prot)
     return (prot & PROT_WRITE ? PTE_WRITE : 0) | (prot & PROT_EXEC ? 0 : PTE_NX);
 }
 
+/* Fresh zeroed pages over [start, end), or none: -ENOMEM, or -EINTR if
+ * a fatal signal comes first (a gigabyte takes seconds under QEMU; the
+ * process dies on the way out, and SIGKILL must not wait). */
+static long map_pages(struct address_space *space, uint64_t start, uint64_t end)
+{
+    for (uint64_t page = start; page < end; page += PAGE_SIZE) {
+        long error = signal_fatal_pending() ? -EINTR : address_space_map(space, page, PTE_WRITE | PTE_NX);
+        if (error < 0) {
+            address_space_unmap_range(space, start, page);
+            return error == -EINTR ? -EINTR : -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 long sys_brk(uint64_t address)
 {
     struct process *process = current_process();
@@ -52,12 +67,8 @@ long sys_brk(uint64_t address)
 
     if (address < process->brk_start || address > process->brk_start + (1ul << 30))
         return (long)process->brk;
-    for (uint64_t page = old_end; page < new_end; page += PAGE_SIZE) {
-        if (address_space_map(process->memory, page, PTE_WRITE | PTE_NX) < 0) {
-            address_space_unmap_range(process->memory, old_end, page);
-            return (long)process->brk;
-        }
-    }
+    if (map_pages(process->memory, old_end, new_end) < 0)
+        return (long)process->brk;
     if (new_end < old_end)
         address_space_unmap_range(process->memory, new_end, old_end);
     process->brk = address;
@@ -72,6 +83,10 @@ static long fill_from_file(struct process *process, uint64_t address, uint64_t l
     char *buffer = kmalloc(PAGE_SIZE);
     long result = buffer ? vfs_seek(file, (int64_t)offset, SEEK_SET) : -ENOMEM;
     for (uint64_t done = 0; result >= 0 && done < length;) {
+        if (done && signal_fatal_pending()) {
+            result = -EINTR;
+            break;
+        }
         long got = vfs_read(file, buffer, length - done < PAGE_SIZE ? length - done : PAGE_SIZE);
         if (got <= 0) {
             result = got;
@@ -114,14 +129,11 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
      * above too, before the address space is used up.) */
     if (length / PAGE_SIZE > page_free_count())
         return -ENOMEM;
-    for (uint64_t page = address; page < address + length; page += PAGE_SIZE) {
-        if (address_space_map(process->memory, page, PTE_WRITE | PTE_NX) < 0) {
-            address_space_unmap_range(process->memory, address, page);
-            return -ENOMEM;
-        }
-    }
+    long error = map_pages(process->memory, address, address + length);
+    if (error < 0)
+        return error;
     if (!(flags & MAP_ANONYMOUS)) {
-        long error = fill_from_file(process, address, length, (int)fd, offset);
+        error = fill_from_file(process, address, length, (int)fd, offset);
         if (error < 0) {
             address_space_unmap_range(process->memory, address, address + length);
             return error;

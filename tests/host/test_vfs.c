@@ -59,6 +59,14 @@ void spin_unlock(struct spinlock *lock)
 
 static struct process test_process;
 
+/* A fatal signal "pending" for the current process: set by a test. */
+static int fatal_signal;
+
+int signal_fatal_pending(void)
+{
+    return fatal_signal;
+}
+
 struct process *current_process(void)
 {
     return &test_process;
@@ -515,8 +523,68 @@ static void reads_and_writes_vectors(void **state)
     assert_int_equal(sys_writev((int)fd, NULL, 1), -EFAULT);
     assert_int_equal(sys_writev(99, iov, 1), -EBADF);
     struct linux_iovec huge[2] = {{(uint64_t)(uintptr_t)first, INT64_MAX}, {(uint64_t)(uintptr_t)first, 2}};
-    assert_int_equal(sys_writev((int)fd, huge, 2), -EINVAL);
+    assert_int_equal(sys_writev((int)fd, huge, 2), -EFAULT); /* past the user half, as Linux */
+    huge[0].length = (uint64_t)INT64_MAX + 1;
+    assert_int_equal(sys_writev((int)fd, huge, 2), -EINVAL); /* negative as ssize_t */
     sys_close((int)fd);
+}
+
+/* A device that takes every write whole, counting the bytes. */
+static uint64_t swallowed;
+
+static long swallow(struct file *file, const void *buffer, size_t count)
+{
+    (void)file, (void)buffer;
+    swallowed += count;
+    return (long)count;
+}
+
+static const struct file_ops swallow_ops = {.write = swallow};
+
+/* One readv or writev moves at most MAX_RW_COUNT (0x7ffff000) bytes, as
+ * on Linux: the pieces are cut, and those past the cap are not looked at.
+ * 4 GiB asked: without the cap, the copy is twice as long, and 64 pieces
+ * of 1 GiB would be 64 GiB. */
+static void cuts_vectors_at_max_rw_count(void **state)
+{
+    (void)state;
+    size_t size = 64ul << 20;
+    char *data = calloc(1, size);
+    assert_int_equal(vfs_create_device("/dev/swallow", 0666, &swallow_ops, NULL), 0);
+    long fd = sys_open("/dev/swallow", O_WRONLY, 0);
+    assert_true(fd >= 0);
+    struct linux_iovec iov[65];
+    for (int i = 0; i < 64; i++)
+        iov[i] = (struct linux_iovec){(uint64_t)(uintptr_t)data, size};
+    iov[64] = (struct linux_iovec){(uint64_t)(uintptr_t)data, 1}; /* past the cap: cut to nothing */
+    swallowed = 0;
+    assert_int_equal(sys_writev((int)fd, iov, 65), 0x7ffff000);
+    assert_int_equal(swallowed, 0x7ffff000);
+    sys_close((int)fd);
+    free(data);
+}
+
+/* A process with a fatal signal pending stops copying after the piece in
+ * hand: it dies on the way out, and a read or write of a gigabyte must
+ * not make SIGKILL wait for it. */
+static void stops_copying_for_a_fatal_signal(void **state)
+{
+    (void)state;
+    size_t size = 65536; /* sixteen IO_CHUNKs */
+    char *data = calloc(1, size);
+    long fd = sys_open("/fatal", O_CREAT | O_RDWR, 0644);
+    assert_int_equal(sys_write((int)fd, data, size), size);
+    assert_int_equal(sys_lseek((int)fd, 0, SEEK_SET), 0);
+    fatal_signal = 9;
+    assert_int_equal(sys_read((int)fd, data, size), 4096);
+    assert_int_equal(sys_write((int)fd, data, size), 4096);
+    struct linux_iovec iov[2] = {{(uint64_t)(uintptr_t)data, 4096}, {(uint64_t)(uintptr_t)data, 4096}};
+    assert_int_equal(sys_writev((int)fd, iov, 2), 4096);
+    fatal_signal = 0;
+    assert_int_equal(sys_lseek((int)fd, 0, SEEK_CUR), 4096 * 3); /* one piece each */
+    sys_close((int)fd);
+    assert_int_equal(sys_unlink("/fatal"), 0);
+    free(data);
 }
 
 /* ---- Descriptors ---- */
@@ -900,6 +968,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(reads_and_writes_files, setup, teardown),
         cmocka_unit_test_setup_teardown(moves_large_files_in_pieces, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_and_writes_vectors, setup, teardown),
+        cmocka_unit_test_setup_teardown(stops_copying_for_a_fatal_signal, setup, teardown),
+        cmocka_unit_test_setup_teardown(cuts_vectors_at_max_rw_count, setup, teardown),
         cmocka_unit_test_setup_teardown(duplicates_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(forks_and_execs_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(lists_directories, setup, teardown),

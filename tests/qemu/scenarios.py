@@ -511,9 +511,9 @@ SCENARIOS = [
     _program("mm-ranges", "mm_ranges"),
     _program("mm-ranges-glibc", "mm_ranges", "glibc"),
     # SIGKILL ends a process in any system call: blocked on a full pipe,
-    # in a readv of 2 GiB from /dev/urandom, getrandom, munmap of 2^46
-    # bytes; writev stops at Linux's MAX_RW_COUNT. Both libcs; passes on
-    # the Linux host too ("host-killable" in tests/run).
+    # in a readv of gigabytes from /dev/urandom, getrandom, munmap of 2^46
+    # bytes. Both libcs; passes on the Linux host too ("host-killable" in
+    # tests/run).
     _program("killable", "killable"),
     _program("killable-glibc", "killable", "glibc"),
 ]
