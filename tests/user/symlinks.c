@@ -273,7 +273,7 @@ static int targets_full_of_links_are_eloop(void)
 
 /* big/L -> zzz/../zzz/../... (585 lookups of zzz in big, 4,095 bytes),
  * big/zzz the directory sorting last among BIG_NAMES files: 40 times L
- * is 23,400 lookups in big, which took 7 s under QEMU with each a search
+ * is 23,400 lookups in big, about 6 s under QEMU with each a search
  * of the directory's list, all with the file-system lock held. */
 #define BIG_NAMES 4000
 #define BIG_LOOKUPS 40
