@@ -305,31 +305,6 @@ uint64_t address_space_lookup(struct address_space *space, uint64_t address, boo
     return *entry;
 }
 
-/* Unmap one user page and free it; 0 if it was not mapped. */
-int address_space_unmap(struct address_space *space, uint64_t address)
-{
-    uint64_t *entry = user_entry_for(space, address, false);
-    if (!entry || !(*entry & PTE_PRESENT))
-        return 0;
-    page_free(*entry & PTE_ADDRESS);
-    *entry = 0;
-    if ((read_cr3() & PTE_ADDRESS) == space->root_phys)
-        invlpg(address);
-    return 1;
-}
-
-/* Change a mapped user page's write and execute permissions. */
-int address_space_protect(struct address_space *space, uint64_t address, uint64_t flags)
-{
-    uint64_t *entry = user_entry_for(space, address, false);
-    if (!entry || !(*entry & PTE_PRESENT))
-        return -ENOMEM;
-    *entry = (*entry & ~(PTE_WRITE | PTE_NX)) | (flags & (PTE_WRITE | PTE_NX));
-    if ((read_cr3() & PTE_ADDRESS) == space->root_phys)
-        invlpg(address);
-    return 0;
-}
-
 /* --- user ranges: munmap, mprotect, mmap(MAP_FIXED) ----------------------
  * A range is walked table by table, and an entry that is not present
  * skips all it would map (512 GiB, 1 GiB or 2 MiB), so the cost follows
