@@ -521,4 +521,23 @@ SCENARIOS = [
     # The bad iret fixup's frame: a fault of the iretq to ring 3 becomes the
     # program's fault at the address it was returning to.
     {"name": "entry", "smp": 1, "append": "ktest=entry"},
+    # Symbolic links: 40 followed in one lookup, the 41st ELOOP, however
+    # they chain or nest; readlink, lstat and O_NOFOLLOW; targets that are
+    # chains of links nested three deep answer ELOOP (they froze the
+    # machine: 2,048^3 links under the file-system lock). Both libcs;
+    # passes on the Linux host too ("host-symlinks" in tests/run).
+    _program("symlinks", "symlinks"),
+    _program("symlinks-glibc", "symlinks", "glibc"),
+    # munmap, mprotect and mmap(MAP_FIXED) over ranges of every size, with
+    # Linux's errors; a range costs what is mapped in it, not its length
+    # (munmap of 2^46 bytes walked every page: about 1,000 s). Both libcs;
+    # passes on the Linux host too ("host-mm_ranges" in tests/run).
+    _program("mm-ranges", "mm_ranges"),
+    _program("mm-ranges-glibc", "mm_ranges", "glibc"),
+    # SIGKILL ends a process in any system call: blocked on a full pipe,
+    # in a readv of gigabytes from /dev/urandom, getrandom, munmap of 2^46
+    # bytes. Both libcs; passes on the Linux host too ("host-killable" in
+    # tests/run).
+    _program("killable", "killable"),
+    _program("killable-glibc", "killable", "glibc"),
 ]
