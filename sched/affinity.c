@@ -15,7 +15,7 @@
  *
  * A nohz task's affinity cannot change (-EBUSY): it owns its CPU until it
  * clears the attribute or exits (patch 13). The attribute is read
- * under the task's lock, which nohz_task_set() holds while it checks the
+ * under the task's lock, which try_set() in kernel/nohz_task.c holds while it checks the
  * mask and sets the attribute: one happens wholly before the other. */
 #include "arch/x86/cpu.h"
 #include "kernel/errno.h"
