@@ -521,4 +521,8 @@ SCENARIOS = [
     # The bad iret fixup's frame: a fault of the iretq to ring 3 becomes the
     # program's fault at the address it was returning to.
     {"name": "entry", "smp": 1, "append": "ktest=entry"},
+    # A zombie is still a process: kill() (its pid or its group) and
+    # sched_{get,set}affinity() find it until it is reaped, as on Linux.
+    _program("zombies", "zombies"),
+    _program("zombies-glibc", "zombies", "glibc"),
 ]
