@@ -1,6 +1,6 @@
 /* zombies: a child that has exited and is not yet reaped is still a
  * process, as on Linux: kill() finds it (signal 0 and SIGKILL succeed, and
- * change nothing), so does kill() of its process group, and
+ * change nothing), so do tgkill() and kill() of its process group, and
  * sched_getaffinity() and sched_setaffinity() work on it. Once reaped,
  * each of them fails with ESRCH. The parent knows the child is a zombie
  * from its SIGCHLD, sent after the exit. Prints KTAP; runs on the Linux
@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,10 +70,13 @@ static int kill_finds_a_zombie(void)
     CHECK(child > 0);
     CHECK(kill(child, 0) == 0);
     CHECK(kill(child, SIGKILL) == 0);   /* too late to change its status */
+    CHECK(syscall(SYS_tgkill, child, child, 0) == 0);
     if (!reap(child))
         return 0;
     errno = 0;
     CHECK(kill(child, 0) == -1 && errno == ESRCH);
+    errno = 0;
+    CHECK(syscall(SYS_tgkill, child, child, 0) == -1 && errno == ESRCH);
     return 1;
 }
 
