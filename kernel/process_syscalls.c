@@ -443,14 +443,14 @@ long sys_nanosleep(const void *user_request, void *user_remaining)
     return sys_clock_nanosleep(0, 0, user_request, user_remaining);
 }
 
-/* The process pid (0: the caller), alive, pinned so that it and its task
- * stay after the lock is dropped; the caller puts it (process_put). */
+/* The process pid (0: the caller), pinned so that it and its task stay
+ * after the lock is dropped; the caller puts it (process_put). A zombie
+ * is found until it is reaped, as on Linux: its dead task's mask is
+ * still there to read or set. */
 static struct process *affinity_target(int64_t pid)
 {
     spin_lock(&process_tree_lock);
     struct process *process = pid == 0 ? current_process() : pid > 0 ? process_find_locked((int)pid) : 0;
-    if (process && process->exited)
-        process = 0;
     if (process)
         process_get_locked(process);
     spin_unlock(&process_tree_lock);

@@ -462,11 +462,11 @@ long sys_rt_sigreturn(void)
 }
 
 /* kill(2)'s targets: pid > 0 that process, 0 our group, -1 everyone but
- * pid 1 and ourselves, < -1 the group -pid. */
+ * pid 1 and ourselves, < -1 the group -pid. A zombie counts until it is
+ * reaped, as on Linux (kill(pid, 0) says it exists); signal_send() drops
+ * what is sent to it. */
 static bool is_target(const struct process *target, const struct process *self, int64_t pid)
 {
-    if (target->exited)
-        return false;
     if (pid > 0)
         return target->pid == pid;
     if (pid == 0)
@@ -522,7 +522,7 @@ long sys_tgkill(int64_t tgid, int64_t tid, int64_t signal)
         return -EINVAL;
     spin_lock(&process_tree_lock);
     struct process *target = process_find_locked((int)tid);
-    if (target && !target->exited && (tgid == -1 || tgid == tid)) {
+    if (target && (tgid == -1 || tgid == tid)) {      /* a zombie too, as kill() */
         signal_send(target, (int)signal, &origin);
         result = 0;
     }

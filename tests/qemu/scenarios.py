@@ -540,4 +540,8 @@ SCENARIOS = [
     # tests/run).
     _program("killable", "killable"),
     _program("killable-glibc", "killable", "glibc"),
+    # A zombie is still a process: kill() (its pid or its group) and
+    # sched_{get,set}affinity() find it until it is reaped, as on Linux.
+    _program("zombies", "zombies"),
+    _program("zombies-glibc", "zombies", "glibc"),
 ]

@@ -1,8 +1,8 @@
 /* canonical: the ways back to user mode a program can aim at an address or
  * state the return cannot take, and what Linux does about each. The last
  * user page (below 2^47) is never mapped (Linux's TASK_SIZE_MAX): mmap
- * MAP_FIXED there fails with ENOMEM, and a program with a segment there
- * never runs. A signal handler or sa_restorer at a non-canonical or kernel
+ * MAP_FIXED there fails with ENOMEM, an FS base there (arch_prctl) with
+ * EPERM, and a program with a segment there never runs. A signal handler or sa_restorer at a non-canonical or kernel
  * address, and rt_sigreturn frames with a bad RIP, CS, SS, RSP or FPU
  * pointer, or lying where they cannot be read, kill only the program with
  * SIGSEGV; the parent sees the status, and the kernel lives on. Prints
@@ -125,6 +125,51 @@ static int mprotect_of_the_last_page_is_enomem(void)
 {
     errno = 0;
     CHECK(mprotect((void *)LAST_PAGE, PAGE, PROT_READ) == -1 && errno == ENOMEM);
+    return 1;
+}
+
+#define ARCH_SET_FS 0x1002
+#define ARCH_GET_FS 0x1003
+
+/* arch_prctl(ARCH_SET_FS, base) by hand: a base that is taken replaces the
+ * C library's thread pointer (errno with it), so it is put back at once. */
+static long set_fs_and_put_back(uint64_t base, uint64_t *seen)
+{
+    uint64_t old = 0;
+    long result;
+    __asm__ volatile("syscall" : "=a"(result) : "a"((long)SYS_arch_prctl), "D"((long)ARCH_GET_FS), "S"(&old)
+                     : "rcx", "r11", "memory");
+    __asm__ volatile("syscall" : "=a"(result) : "a"((long)SYS_arch_prctl), "D"((long)ARCH_SET_FS), "S"(base)
+                     : "rcx", "r11", "memory");
+    long ignored;
+    __asm__ volatile("syscall" : "=a"(ignored) : "a"((long)SYS_arch_prctl), "D"((long)ARCH_GET_FS), "S"(seen)
+                     : "rcx", "r11", "memory");
+    __asm__ volatile("syscall" : "=a"(ignored) : "a"((long)SYS_arch_prctl), "D"((long)ARCH_SET_FS), "S"(old)
+                     : "rcx", "r11", "memory");
+    (void)ignored;
+    return result;
+}
+
+/* Linux takes an FS base below TASK_SIZE_MAX only: not in the last page. */
+static int fs_base_in_the_last_page_is_eperm(void)
+{
+    static const uint64_t refused[] = { LAST_PAGE, LAST_PAGE + PAGE - 1, NON_CANONICAL, KERNEL_ADDRESS };
+    uint64_t before = 0, seen = 0;
+
+    CHECK(syscall(SYS_arch_prctl, ARCH_GET_FS, &before) == 0);
+    for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        long result = set_fs_and_put_back(refused[i], &seen);
+        if (result != -EPERM || seen != before) {
+            printf("# ARCH_SET_FS %#lx: %ld, FS base then %#lx (expected %d, %#lx)\n", (unsigned long)refused[i],
+                   result, (unsigned long)seen, -EPERM, (unsigned long)before);
+            return 0;
+        }
+    }
+    long result = set_fs_and_put_back(LAST_PAGE - 8, &seen);
+    if (result != 0 || seen != LAST_PAGE - 8) {
+        printf("# ARCH_SET_FS %#lx: %ld, FS base then %#lx\n", LAST_PAGE - 8, result, (unsigned long)seen);
+        return 0;
+    }
     return 1;
 }
 
@@ -489,6 +534,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(refused_mmap_fixed_changes_nothing),
     KTAP_CASE(mmap_hint_in_the_last_page_maps_below),
     KTAP_CASE(mprotect_of_the_last_page_is_enomem),
+    KTAP_CASE(fs_base_in_the_last_page_is_eperm),
     KTAP_CASE(program_in_the_last_page_never_runs),
     KTAP_CASE(handler_at_a_non_canonical_address_is_sigsegv),
     KTAP_CASE(handler_at_a_kernel_address_is_sigsegv),
