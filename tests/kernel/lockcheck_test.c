@@ -130,3 +130,46 @@ static void short_sections_are_not_reported(struct ktest *test)
 KTEST_SUITE(lockcheck,
             KTEST_CASE(short_sections_are_not_reported),
             KTEST_CASE(a_stuck_lock_is_reported_once));
+
+/* ktest=panic_lockcheck: a lock that is never released. Its waiter
+ * reports it, then panics at LOCKCHECK_PANIC_CYCLES: a run that would
+ * have hung ends with a PANIC line and status 253 (33 s at 2 GHz). */
+static struct spinlock forever_lock = SPINLOCK_INIT("ktest-forever");
+static volatile bool forever_held;
+
+static void __attribute__((noinline)) lockcheck_hold_for_ever(void *arg)
+{
+    (void)arg;
+    spin_lock(&forever_lock);
+    forever_held = true;
+    for (;;)
+        cpu_relax();
+}
+
+static void __attribute__((noinline)) lockcheck_wait_for_ever(void *arg)
+{
+    (void)arg;
+    while (!forever_held)
+        yield();
+    irq_disable();
+    spin_lock(&forever_lock);
+    spin_unlock(&forever_lock);     /* never reached; keeps spin_lock from being a tail call */
+    irq_enable();
+}
+
+static void a_lock_never_released_panics(struct ktest *test)
+{
+    struct cpumask on_holder = cpumask_of(cpu_count - 1), on_waiter = cpumask_of(cpu_count - 2);
+
+    if (cpu_count < 2) {
+        ktest_skip(test, "needs two CPUs");
+        return;
+    }
+    kthread_create("ktest-holder", lockcheck_hold_for_ever, 0, &on_holder);
+    struct task *waiting = kthread_create("ktest-waiter", lockcheck_wait_for_ever, 0, &on_waiter);
+    if (waiting)
+        kthread_join(waiting);
+    KTEST_EXPECT(test, false, "the waiter got a lock that is never released");
+}
+
+KTEST_SUITE(panic_lockcheck, KTEST_CASE(a_lock_never_released_panics));

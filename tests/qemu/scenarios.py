@@ -521,6 +521,17 @@ SCENARIOS = [
     # the holder's release.
     {"name": "lockcheck", "smp": 4, "timeout": 120, "append": "ktest=lockcheck",
      "must_contain": _LOCKCHECK_KTEST_REPORT},
+    # A lock never released: reported, then a panic past the second
+    # bound, so that a hang ends with PANIC and 253, not a timeout.
+    {"name": "panic-lockcheck", "smp": 2, "timeout": 150, "append": "ktest=panic_lockcheck",
+     "expect_status": 253, "ktap": False,
+     "must_contain": [r"^lockcheck: cpu 0 waits for lock 'ktest-forever' .*: held by cpu 1, "
+                      r"taken at lockcheck_hold_for_ever\+0x",
+                      r"^lockcheck: cpu 0, the waiter:\n" + _BACKTRACE_TO % "lockcheck_wait_for_ever",
+                      r"^lockcheck: cpu 1 at the NMI:\n" + _BACKTRACE_TO % "lockcheck_hold_for_ever",
+                      r"^lockcheck: end of report; cpu 0 goes on waiting",
+                      r"^PANIC: cpu 0: lockcheck: cpu 0 waited \d+ cycles for lock 'ktest-forever' .*held by cpu 1, "
+                      r"taken at lockcheck_hold_for_ever\+0x"]},
     # The clocksource watchdog (docs/tick.md): a drift marks a watchdog
     # once; with 16 CPUs ticking on a loaded host, the kernel's TSC stays
     # in step with the HPET (skewed readings are skipped, not reported).
