@@ -27,7 +27,7 @@ struct spinlock;
 struct trap_frame;
 
 #define LOCKCHECK_REPORT_CYCLES (1ul << 34)     /* 8 s at 2 GHz */
-#define LOCKCHECK_PANIC_CYCLES (1ul << 36)      /* 33 s at 2 GHz */
+#define LOCKCHECK_PANIC_CYCLES (1ul << 36)      /* 34 s at 2 GHz */
 #define LOCKCHECK_CYCLES_PER_SPIN 64            /* less than one spin takes: a later report, never an early one */
 #define LOCKCHECK_SPINS_PER_CHECK 64            /* a wait reads the TSC this often */
 

@@ -133,7 +133,7 @@ KTEST_SUITE(lockcheck,
 
 /* ktest=panic_lockcheck: a lock that is never released. Its waiter
  * reports it, then panics at LOCKCHECK_PANIC_CYCLES: a run that would
- * have hung ends with a PANIC line and status 253 (33 s at 2 GHz). */
+ * have hung ends with a PANIC line and status 253 (34 s at 2 GHz). */
 static struct spinlock forever_lock = SPINLOCK_INIT("ktest-forever");
 static volatile bool forever_held;
 
