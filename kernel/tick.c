@@ -143,6 +143,8 @@ static void watchdog_check_this_cpu(struct cpu *cpu)
         return;
     watchdog_round_seen[cpu->id] = round;
     cpu->tick.watchdog_checks++;
+    if (!tsc_is_stable())
+        return;             /* nothing left to watch */
     for (int attempt = 0; attempt < WATCHDOG_READ_ATTEMPTS && verdict == TSC_SKEWED; attempt++) {
         watchdog_read(&reading);
         verdict = tsc_watchdog_check(&tsc_watchdog, cpu->id, &reading, &khz);
