@@ -46,6 +46,7 @@
 #include "kernel/string.h"
 #include "kernel/tick.h"
 #include "kernel/trace.h"
+#include "kernel/tsc_watchdog.h"
 #include "kernel/vfs.h"
 #include "rcu/proc.h"
 #include "sched/task.h"
@@ -287,6 +288,18 @@ static void nohz_owner(unsigned cpu, char *owner, size_t size)
     spin_unlock(&process_tree_lock);
 }
 
+/* The clocksource, and the watchdog's verdict on the TSC (docs/tick.md). */
+static void text_print_clocksource(struct text *text)
+{
+    text_printf(text, "clocksource %s, tsc ", clock_source_name());
+    if (tsc_is_stable())
+        text_printf(text, "stable: reference %lu kHz, %lu readings skewed\n", tsc_watchdog.reference_khz,
+                    tsc_watchdog.skewed);
+    else
+        text_printf(text, "unstable: cpu %u measured %lu kHz, reference %lu kHz\n", tsc_watchdog.unstable_cpu,
+                    tsc_watchdog.unstable_khz, tsc_watchdog.reference_khz);
+}
+
 /* Per CPU: whether it ticks and why (the reason the last check found),
  * its nohz task, and the counts; then how often each reason kept each
  * CPU's tick (docs/tick.md explains the columns). */
@@ -304,6 +317,7 @@ static void generate_tick(struct text *text)
     char list[CPULIST_FORMAT_SIZE];
     cpulist_format(&housekeeping, list, sizeof(list));
     text_printf(text, "housekeeping %s\n", list);
+    text_print_clocksource(text);
     text_printf(text, "%-4s %-8s %-12s %-5s %10s %8s %8s %8s %8s %8s %8s\n", "cpu", "state", "reason", "nohz",
                 "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
     for_each_online_cpu(cpu) {

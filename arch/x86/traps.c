@@ -2,7 +2,8 @@
  * Exceptions in the kernel are bugs: they panic with the registers and a
  * backtrace. (Exceptions from user space deliver Linux's signal instead:
  * trap_dispatch.) Everything from vector 32 up is an interrupt and goes to
- * kernel/irq.c. An NMI either stops this CPU for a panic or is counted. */
+ * kernel/irq.c. An NMI stops this CPU for a panic, or prints its backtrace
+ * for the lock check (kernel/lockcheck.h); any other NMI is a panic. */
 #include "arch/x86/trap.h"
 
 #include "arch/x86/cpu.h"
@@ -11,6 +12,7 @@
 #include "arch/x86/vectors.h"
 #include "kernel/context_tracking.h"
 #include "kernel/irq.h"
+#include "kernel/lockcheck.h"
 #include "kernel/process.h"
 #include "kernel/signal.h"
 #include "kernel/panic.h"
@@ -84,15 +86,13 @@ static void handle_nmi(struct trap_frame *frame)
 {
     if (panic_in_progress())
         panic_halt_this_cpu();
+    if (lockcheck_answer_nmi(frame))
+        return;
     panic_from_trap(frame, "unexpected NMI");
 }
 
 static void handle_exception(struct trap_frame *frame)
 {
-    if (frame->vector == VECTOR_NMI) {
-        handle_nmi(frame);
-        return;
-    }
     if (frame->vector == VECTOR_PAGE_FAULT)
         panic_from_trap(frame, "page fault at address %#lx (%s, %s)", read_cr2(),
                         frame->error_code & 1 ? "protection violation" : "page not present",
@@ -165,10 +165,17 @@ void trap_dispatch(struct trap_frame *frame)
      * keeps the interrupted AC for the way back. */
     user_access_end();
 
+    /* An NMI can come anywhere, even with interrupts off in the middle of
+     * a context switch: it only prints or stops, and goes straight back. */
+    if (frame->vector == VECTOR_NMI) {
+        handle_nmi(frame);
+        return;
+    }
+
     if (from_user)
         context_user_exit();
     if (frame->vector < VECTOR_EXCEPTION_COUNT) {
-        if (from_user && frame->vector != VECTOR_NMI)
+        if (from_user)
             signal_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
                          frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
         else
