@@ -1,8 +1,12 @@
 /* The nohz task attribute: see kernel/nohz_task.h and docs/nohz-task.md.
  *
- * Setting and clearing take nohz_lock (the rules look at every CPU) and
+ * Setting and clearing take nohz_lock (the rules look at every CPU), then
  * the task's lock (set_affinity reads the attribute under it: a nohz
- * task's affinity cannot change, patch 13). The attribute lives in the task,
+ * task's affinity cannot change, patch 13), then a runqueue's lock if
+ * needed: the one order, nohz_lock -> task->lock -> rq->lock. The mask is
+ * checked and the attribute set under the task's lock, so an affinity
+ * change by another process comes wholly before (the check sees the new
+ * mask) or after (it gets EBUSY). The attribute lives in the task,
  * not the process: execve keeps the task, so it keeps the attribute, and
  * fork makes a new task, which starts without it (one nohz task per CPU;
  * the 2010 series let a child inherit it). */
@@ -97,11 +101,12 @@ static bool takes_last_free_cpu(unsigned cpu)
     return cpumask_empty(&free);
 }
 
-int nohz_task_set(struct task *task)
+/* -EAGAIN: the mask is one CPU, but not this one. Another process has
+ * just changed it, and this task has not moved yet. */
+static int try_set(struct task *task)
 {
     int error = 0;
 
-    ASSERT(task == current_task());
     spin_lock(&nohz_lock);
     spin_lock(&task->lock);
     unsigned cpu = cpumask_first(&task->affinity);
@@ -111,7 +116,10 @@ int nohz_task_set(struct task *task)
         error = -EBUSY;
         goto out;
     }
-    ASSERT(cpu == this_cpu_id());   /* set_affinity returned: it runs inside its mask */
+    if (cpu != this_cpu_id()) {
+        error = -EAGAIN;
+        goto out;
+    }
     __atomic_store_n(&task->nohz, true, __ATOMIC_RELEASE);
     cpus[cpu]->nohz_task = task;
     cpumask_set_atomic(&cpu_has_nohz_task, cpu);
@@ -122,6 +130,23 @@ out:
     spin_unlock(&task->lock);
     spin_unlock(&nohz_lock);
     return error;
+}
+
+#define MOVE_TRIES 3    /* a mask that keeps changing under us: EBUSY */
+
+/* A task whose mask another process has just changed moves at its next
+ * switch; we switch now (schedule() migrates a task off a CPU it may no
+ * longer use) and check again. */
+int nohz_task_set(struct task *task)
+{
+    ASSERT(task == current_task());
+    for (int tries = 0; tries < MOVE_TRIES; tries++) {
+        int error = try_set(task);
+        if (error != -EAGAIN)
+            return error;
+        schedule();
+    }
+    return -EBUSY;
 }
 
 void nohz_task_clear(struct task *task)

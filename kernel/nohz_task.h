@@ -37,7 +37,10 @@ bool isolated_cpus_exist(void);
 
 /* For the current task only. 0, or -EBUSY with nothing changed: not bound
  * to exactly one CPU, that CPU taken, or it would take the last CPU
- * without a nohz task. Clearing an unset attribute is not an error. */
+ * without a nohz task (or its mask kept changing under it). It may
+ * switch, to move onto the CPU another process has just bound it to:
+ * call it holding no spinlock. Clearing an unset attribute is not an
+ * error. */
 int nohz_task_set(struct task *task);
 void nohz_task_clear(struct task *task);
 /* From task_exit: the attribute dies with the task (patch 14). */

@@ -59,6 +59,12 @@ void print_backtrace(uint64_t rip, uint64_t rbp)
     }
 }
 
+/* The backtrace of whoever calls this, from the call on. */
+void __attribute__((noinline)) print_backtrace_here(void)
+{
+    print_backtrace((uint64_t)__builtin_return_address(0) - 1, *(uint64_t *)read_rbp());
+}
+
 static void print_registers(const struct trap_frame *f)
 {
     printk_unlocked("RIP: %016lx CS: %04lx RFLAGS: %016lx error: %lx\n", f->rip, f->cs, f->rflags,

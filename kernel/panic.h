@@ -16,7 +16,9 @@ void panic_from_trap(struct trap_frame *frame, const char *format, ...)
 bool panic_in_progress(void);
 /* Called by the NMI handler on the CPUs that panic() stops. */
 void panic_halt_this_cpu(void) __attribute__((noreturn));
+/* Without a lock, as panic() prints; print_backtrace_here() starts at its caller. */
 void print_backtrace(uint64_t rip, uint64_t rbp);
+void print_backtrace_here(void);
 
 #define ASSERT(condition)                                                        \
     do {                                                                         \

@@ -46,6 +46,7 @@
 #include "kernel/string.h"
 #include "kernel/tick.h"
 #include "kernel/trace.h"
+#include "kernel/tsc_watchdog.h"
 #include "kernel/vfs.h"
 #include "rcu/proc.h"
 #include "sched/task.h"
@@ -80,8 +81,10 @@ struct procfs_entry {
 };
 
 /* A file of every /proc/PID: its text comes from the process, looked up
- * by pid at open under process_tree_lock (so it must not sleep); a
- * writable one has `write`, given a kernel copy of what was written. */
+ * by pid at open and generated under process_tree_lock (so it must not
+ * sleep), which process_reap() takes to remove the process before it is
+ * freed; a writable one has `write`, given a kernel copy of what was
+ * written. */
 struct procfs_pid_entry {
     const char *name;
     uint32_t mode;
@@ -268,6 +271,35 @@ static void text_print_tick_deps(struct text *text, uint32_t mask)
     }
 }
 
+/* The "nohz" column: the pid of cpu's nohz task, k and the id of a kernel
+ * thread (the in-kernel tests'), "full" or "-". A process's task clears
+ * the attribute before it dies, and process_reap() takes process_tree_lock
+ * before it frees the task: one read under the lock stays until unlock. */
+static void nohz_owner(unsigned cpu, char *owner, size_t size)
+{
+    spin_lock(&process_tree_lock);
+    struct task *nohz = __atomic_load_n(&cpus[cpu]->nohz_task, __ATOMIC_ACQUIRE);
+    if (nohz && nohz->process)
+        snprintf(owner, size, "%d", nohz->process->pid);
+    else if (nohz)
+        snprintf(owner, size, "k%u", nohz->id);
+    else
+        snprintf(owner, size, "%s", cpumask_test_atomic(&nohz_full_mask, cpu) ? "full" : "-");
+    spin_unlock(&process_tree_lock);
+}
+
+/* The clocksource, and the watchdog's verdict on the TSC (docs/tick.md). */
+static void text_print_clocksource(struct text *text)
+{
+    text_printf(text, "clocksource %s, tsc ", clock_source_name());
+    if (tsc_is_stable())
+        text_printf(text, "stable: reference %lu kHz, %lu readings skewed\n", tsc_watchdog.reference_khz,
+                    tsc_watchdog.skewed);
+    else
+        text_printf(text, "unstable: cpu %u measured %lu kHz, reference %lu kHz\n", tsc_watchdog.unstable_cpu,
+                    tsc_watchdog.unstable_khz, tsc_watchdog.reference_khz);
+}
+
 /* Per CPU: whether it ticks and why (the reason the last check found),
  * its nohz task, and the counts; then how often each reason kept each
  * CPU's tick (docs/tick.md explains the columns). */
@@ -285,18 +317,13 @@ static void generate_tick(struct text *text)
     char list[CPULIST_FORMAT_SIZE];
     cpulist_format(&housekeeping, list, sizeof(list));
     text_printf(text, "housekeeping %s\n", list);
+    text_print_clocksource(text);
     text_printf(text, "%-4s %-8s %-12s %-5s %10s %8s %8s %8s %8s %8s %8s\n", "cpu", "state", "reason", "nohz",
                 "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
     for_each_online_cpu(cpu) {
         struct tick_state *tick = &cpus[cpu]->tick;
-        struct task *nohz = cpus[cpu]->nohz_task;
-        char owner[12] = "-";
-        if (nohz && nohz->process)
-            snprintf(owner, sizeof(owner), "%d", nohz->process->pid);
-        else if (nohz)
-            snprintf(owner, sizeof(owner), "k%u", nohz->id);
-        else if (cpumask_test_atomic(&nohz_full_mask, cpu))
-            snprintf(owner, sizeof(owner), "full");
+        char owner[12];
+        nohz_owner(cpu, owner, sizeof(owner));
         text_printf(text, "%-4u %-8s %-12s %-5s %10lu %8lu %8lu %8lu %8lu %8lu %8lu\n", cpu,
                     tick->running ? "ticking" : "stopped", tick_keep_reason_names[tick->reason], owner, tick->ticks,
                     tick->missed, tick->stops, tick->restarts, tick->kicks_received, tick->kicks_while_ticking,

@@ -1,7 +1,9 @@
 /* Spinlocks that disable interrupts while held and restore the interrupt
  * flag the holder had. Each lock knows its owner CPU, so taking a lock
  * twice on one CPU, or releasing a lock one does not hold, is caught and
- * reported as a panic instead of a silent deadlock. */
+ * reported as a panic instead of a silent deadlock. A wait that lasts too
+ * long, and interrupts kept off too long by a lock, are reported by
+ * kernel/lockcheck.c (docs/reliability.md, section 4). */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 
@@ -15,6 +17,8 @@ struct spinlock {
     int owner_cpu;
     uint64_t saved_flags;               /* the owner's RFLAGS at spin_lock */
     const char *name;
+    uint64_t taken_at;                  /* return address of the owner's spin_lock */
+    volatile bool wait_reported;        /* lockcheck reports a lock once */
 };
 
 #define SPINLOCK_INIT(lock_name) { .locked = 0, .owner_cpu = SPINLOCK_NO_OWNER, .name = lock_name }

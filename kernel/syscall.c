@@ -13,6 +13,7 @@
 #include "kernel/syscall.h"
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
 #include "arch/x86/power.h"
 #include "arch/x86/trap.h"
 #include "kernel/context_tracking.h"
@@ -93,8 +94,8 @@ static long sys_arch_prctl(uint64_t code, uint64_t address, uint64_t a2, uint64_
     (void)a2, (void)a3, (void)a4, (void)a5;
 
     if (code == ARCH_SET_FS) {
-        if (address >= USER_SPACE_END)
-            return -EPERM;
+        if (address >= USER_MAP_END)
+            return -EPERM;      /* Linux's TASK_SIZE_MAX: not even the last page below 2^47 */
         process->fs_base = address;
         wrmsr(MSR_FS_BASE, address);
         return 0;

@@ -28,6 +28,7 @@
  * burst. */
 #include "kernel/tick.h"
 
+#include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
@@ -42,12 +43,12 @@
 #include "kernel/string.h"
 #include "kernel/timers.h"
 #include "kernel/trace.h"
+#include "kernel/tsc_watchdog.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
 #define NS_PER_SECOND 1000000000ul
 #define WATCHDOG_INTERVAL_NS (NS_PER_SECOND / 2)
-#define WATCHDOG_TOLERANCE_PERCENT 10
 
 unsigned tick_hz = 1000;
 uint64_t tick_period_ns;
@@ -114,37 +115,44 @@ static void timekeeping_update(uint64_t now)
 }
 
 /* The clocksource watchdog (patch 12): each round, every ticking CPU that
- * has no nohz task compares its own TSC's rate with the HPET's, in its own
- * tick, so no CPU is interrupted for it and a nohz CPU never does the work.
- * (Linux's watchdog is a timer that visits CPUs in turn and skips nohz
- * ones; a mismatch marks the TSC unstable. We only count and report.) */
-struct watchdog_sample {
-    uint64_t round, tsc, ns, khz;
-    bool warned;
-};
-static struct watchdog_sample watchdog_samples[MAX_CPUS];
+ * has no nohz task reads its own TSC between two reads of the clocksource,
+ * in its own tick, so no CPU is interrupted for it and a nohz CPU never
+ * does the work. kernel/tsc_watchdog.c judges the readings; a TSC found
+ * drifting is marked unstable once, with one console line, and is not
+ * read by the watchdog again (Linux's watchdog is a timer that visits CPUs
+ * in turn, skips nohz ones, and marks the TSC unstable the same way). */
+#define WATCHDOG_READ_ATTEMPTS 3    /* readings tried per round while they come out skewed */
 
-static void watchdog_check_this_cpu(struct cpu *cpu, uint64_t now)
+static uint64_t watchdog_round_seen[MAX_CPUS];
+
+static void watchdog_read(struct tsc_reading *reading)
 {
-    struct watchdog_sample *sample = &watchdog_samples[cpu->id];
-    uint64_t round = __atomic_load_n(&watchdog_round, __ATOMIC_ACQUIRE);
+    reading->ns_before = clock_now();
+    reading->tsc = rdtsc();
+    reading->ns_after = clock_now();
+}
 
-    if (sample->round == round || cpu_is_isolated(cpu->id))
+static void watchdog_check_this_cpu(struct cpu *cpu)
+{
+    uint64_t round = __atomic_load_n(&watchdog_round, __ATOMIC_ACQUIRE);
+    struct tsc_reading reading;
+    enum tsc_verdict verdict = TSC_SKEWED;
+    uint64_t khz;
+
+    if (watchdog_round_seen[cpu->id] == round || cpu_is_isolated(cpu->id))
         return;
-    uint64_t tsc = rdtsc();
-    if (sample->round && now > sample->ns) {
-        uint64_t khz = (tsc - sample->tsc) * 1000000ul / (now - sample->ns);
-        if (!sample->khz)
-            sample->khz = khz;
-        uint64_t off = khz > sample->khz ? khz - sample->khz : sample->khz - khz;
-        if (off * 100 > sample->khz * WATCHDOG_TOLERANCE_PERCENT && !sample->warned) {
-            sample->warned = true;
-            printk("tick: watchdog: cpu %u TSC runs at %lu kHz, was %lu kHz (HPET as reference)\n", cpu->id,
-                   khz, sample->khz);
-        }
-    }
-    *sample = (struct watchdog_sample){ round, tsc, now, sample->khz, sample->warned };
+    watchdog_round_seen[cpu->id] = round;
     cpu->tick.watchdog_checks++;
+    if (!tsc_is_stable())
+        return;             /* nothing left to watch */
+    for (int attempt = 0; attempt < WATCHDOG_READ_ATTEMPTS && verdict == TSC_SKEWED; attempt++) {
+        watchdog_read(&reading);
+        verdict = tsc_watchdog_check(&tsc_watchdog, cpu->id, &reading, &khz);
+    }
+    if (verdict == TSC_MARKED_UNSTABLE)
+        printk("clocksource: tsc marked unstable: cpu %u measured %lu kHz against the %s, reference %lu kHz; "
+               "the watchdog stops reading it and lock waits count spins\n",
+               cpu->id, khz, clock_source_name(), tsc_watchdog.reference_khz);
 }
 
 /* A CPU that ticks takes timekeeping up when nobody has it, unless it has
@@ -181,7 +189,7 @@ static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupte
     trace_tick_fire(cpu->tick.ticks);
     if (cpu->id == timekeeper_cpu)
         timekeeping_update(now);
-    watchdog_check_this_cpu(cpu, now);
+    watchdog_check_this_cpu(cpu);
     sched_tick(now);
     itimer_tick();
     rcu_sched_clock_irq(interrupted_user);

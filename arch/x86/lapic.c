@@ -107,6 +107,11 @@ void lapic_send_startup(uint32_t apic_id, uint8_t page_number)
     send_command(apic_id, ICR_MODE_STARTUP | page_number);
 }
 
+void lapic_send_nmi(uint32_t apic_id)
+{
+    send_command(apic_id, ICR_LEVEL_ASSERT | ICR_MODE_NMI);
+}
+
 void lapic_stop_other_cpus(void)
 {
     if (registers)

@@ -2,7 +2,8 @@
  * Exceptions in the kernel are bugs: they panic with the registers and a
  * backtrace. (Exceptions from user space deliver Linux's signal instead:
  * trap_dispatch.) Everything from vector 32 up is an interrupt and goes to
- * kernel/irq.c. An NMI either stops this CPU for a panic or is counted. */
+ * kernel/irq.c. An NMI stops this CPU for a panic, or prints its backtrace
+ * for the lock check (kernel/lockcheck.h); any other NMI is a panic. */
 #include "arch/x86/trap.h"
 
 #include "arch/x86/cpu.h"
@@ -11,6 +12,7 @@
 #include "arch/x86/vectors.h"
 #include "kernel/context_tracking.h"
 #include "kernel/irq.h"
+#include "kernel/lockcheck.h"
 #include "kernel/process.h"
 #include "kernel/signal.h"
 #include "kernel/panic.h"
@@ -84,15 +86,13 @@ static void handle_nmi(struct trap_frame *frame)
 {
     if (panic_in_progress())
         panic_halt_this_cpu();
+    if (lockcheck_answer_nmi(frame))
+        return;
     panic_from_trap(frame, "unexpected NMI");
 }
 
 static void handle_exception(struct trap_frame *frame)
 {
-    if (frame->vector == VECTOR_NMI) {
-        handle_nmi(frame);
-        return;
-    }
     if (frame->vector == VECTOR_PAGE_FAULT)
         panic_from_trap(frame, "page fault at address %#lx (%s, %s)", read_cr2(),
                         frame->error_code & 1 ? "protection violation" : "page not present",
@@ -121,6 +121,36 @@ static int exception_signal(uint64_t vector)
     }
 }
 
+extern char iret_to_user[];
+
+/* iretq's own faults: a segment not present, a bad stack segment, and
+ * #GP (a bad selector, a non-canonical RIP, or NT set in ring 0). */
+static bool iret_can_raise(uint64_t vector)
+{
+    return vector == 11 || vector == 12 || vector == VECTOR_GENERAL_PROTECTION;
+}
+
+/* An entry from ring 0 where the user's GS was live (entry.asm swapped it
+ * back already). A fault of iret_to_user means the return to ring 3
+ * failed: the frame it was popping is put back where it was, with the
+ * user's registers, as a fault of the user program at the address it was
+ * returning to (Linux's "bad iret" fixup): the program gets SIGSEGV, not
+ * the kernel an endless fault. Anything else (an NMI just before the
+ * iretq or at syscall_entry) is the kernel's, and returns there. */
+struct trap_frame *trap_user_gs_window(struct trap_frame *frame)
+{
+    if (frame->rip != (uint64_t)iret_to_user || !iret_can_raise(frame->vector))
+        return frame;
+    const uint64_t *popped = (const uint64_t *)frame->rsp;     /* rip, cs, rflags, rsp, ss */
+    struct trap_frame user = *frame;
+    user.rip = popped[0], user.cs = popped[1], user.rflags = popped[2], user.rsp = popped[3], user.ss = popped[4];
+    printk("nohzk: return to user mode failed: %s, rip %#lx cs %#lx rflags %#lx rsp %#lx ss %#lx\n",
+           exception_name(frame->vector), user.rip, user.cs, user.rflags, user.rsp, user.ss);
+    struct trap_frame *rebuilt = (struct trap_frame *)(frame->rsp + 5 * sizeof(uint64_t)) - 1;
+    *rebuilt = user;
+    return rebuilt;
+}
+
 /* Every entry from ring 3 leaves user context first and goes back through
  * exit_to_user_mode() (kernel/signal.h), which enters it again last. An
  * exception from ring 3 is the process's fault, not the kernel's: it gets
@@ -135,10 +165,17 @@ void trap_dispatch(struct trap_frame *frame)
      * keeps the interrupted AC for the way back. */
     user_access_end();
 
+    /* An NMI can come anywhere, even with interrupts off in the middle of
+     * a context switch: it only prints or stops, and goes straight back. */
+    if (frame->vector == VECTOR_NMI) {
+        handle_nmi(frame);
+        return;
+    }
+
     if (from_user)
         context_user_exit();
     if (frame->vector < VECTOR_EXCEPTION_COUNT) {
-        if (from_user && frame->vector != VECTOR_NMI)
+        if (from_user)
             signal_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
                          frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
         else

@@ -534,6 +534,57 @@ static void patient_policy_waits_before_stopping(struct ktest *test)
     KTEST_EXPECT(test, patient + 1 >= patience, "patient stopped after %lu ticks", patient);
 }
 
+/* Seed 13, raced: another CPU binds a task to a CPU it does not run on,
+ * and before it has moved (interrupts off: the reschedule IPI waits), the
+ * task asks for the attribute. nohz_task_set() moves it there first, and
+ * sets it: the CPU it runs on is its mask's one. */
+struct moved_setter {
+    unsigned from;
+    volatile bool ready, done;
+    volatile int result;
+    volatile unsigned set_on;
+};
+
+static void set_after_being_rebound(void *arg)
+{
+    struct moved_setter *setter = arg;
+    uint64_t limit = clock_now() + WAIT_LIMIT_NS;
+    irq_disable();
+    __atomic_store_n(&setter->ready, true, __ATOMIC_RELEASE);
+    while (cpumask_test_atomic(&current_task()->affinity, setter->from) && clock_now() < limit)
+        cpu_relax();
+    setter->result = nohz_task_set(current_task());
+    setter->set_on = this_cpu_id();
+    irq_enable();
+    __atomic_store_n(&setter->done, true, __ATOMIC_RELEASE);
+    nohz_task_clear(current_task());
+}
+
+static void set_while_another_cpu_rebinds_it(struct ktest *test)
+{
+    if (cpu_count < 3) {
+        ktest_skip(test, "needs 3 CPUs");
+        return;
+    }
+    struct moved_setter setter = { .from = cpu_count - 2 };
+    unsigned to = cpu_count - 1;
+    struct cpumask here = cpumask_of(0), from = cpumask_of(setter.from), target = cpumask_of(to);
+    struct cpumask before = current_task()->affinity;
+    KTEST_EXPECT(test, set_affinity(current_task(), &here) == 0, "cannot move to cpu 0");
+    struct task *task = kthread_create("nohz-rebound", set_after_being_rebound, &setter, &from);
+    KTEST_EXPECT(test, task, "no memory for the task");
+    if (!task)
+        return;
+    KTEST_EXPECT(test, wait_for(&setter.ready), "the task never ran");
+    KTEST_EXPECT(test, set_affinity(task, &target) == 0, "set_affinity refused");
+    KTEST_EXPECT(test, wait_for(&setter.done), "nohz_task_set never returned");
+    KTEST_EXPECT(test, setter.result == 0, "nohz_task_set gave %d", setter.result);
+    KTEST_EXPECT(test, setter.set_on == to, "set on cpu %u, bound to cpu %u", setter.set_on, to);
+    kthread_join(task);
+    KTEST_EXPECT(test, !cpu_has_nohz(to) && !cpus[to]->nohz_task, "cpu %u still has a nohz task", to);
+    set_affinity(current_task(), &before);
+}
+
 KTEST_SUITE(nohz,
             KTEST_CASE(alone_on_its_cpu_the_tick_stops),
             KTEST_CASE(unpinned_timers_avoid_the_nohz_cpu),
@@ -546,4 +597,5 @@ KTEST_SUITE(nohz,
             KTEST_CASE(async_call_with_interrupts_off),
             KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu),
             KTEST_CASE(switching_policy_rechecks_stopped_ticks),
-            KTEST_CASE(patient_policy_waits_before_stopping));
+            KTEST_CASE(patient_policy_waits_before_stopping),
+            KTEST_CASE(set_while_another_cpu_rebinds_it));

@@ -20,7 +20,9 @@ Keys (defaults in DEFAULTS):
   ktap             the output must hold a complete, all-passing KTAP v1
                    document (tests/qemu/ktap.py)
   must_contain     regexes (re.MULTILINE) that must each match the output
-  must_not_contain regexes that must not match it
+  must_not_contain regexes that must not match it; besides, every
+                   "lockcheck:" line (a stuck lock) fails the scenario
+                   unless a must_contain regex matches from its start
   same_as_host     shell commands run on the host (in the repository): the
                    output of each must appear in the output as one block
   check            a function given the output, returning a list of
@@ -66,6 +68,21 @@ def _osnoise_json(nohz, syscalls, faults):
 # Every source of this CPU's /proc/interrupts column counted 0.
 _osnoise_nothing = r'.*"interrupts_total": 0, "interrupts": \{"LOC": 0, "RES": 0, "CAL": 0, "NHZ": 0\b'
 _osnoise_nothing_in_life = r'.*"life_interrupts_total": 0, "life_interrupts": \{"LOC": 0, "RES": 0, "CAL": 0, "NHZ": 0\b'
+
+
+# ktest=lockcheck's report at -smp 4 (tests/kernel/lockcheck_test.c): CPU 2
+# waits for the lock CPU 3 holds with interrupts off, and reports it with
+# both backtraces (CPU 3's taken by NMI); CPU 3's release reports the
+# interrupts-off section. Every "lockcheck:" line is matched.
+_BACKTRACE_TO = r"Backtrace:\n(?: +\[.*\n)*? +\[<[0-9a-f]+>\] %s\+0x"
+_LOCKCHECK_KTEST_REPORT = [
+    r"^lockcheck: cpu 2 waits for lock 'ktest-lockcheck' \(0x[0-9a-f]+\) for \d+ cycles \(bound \d+\): "
+    r"held by cpu 3, taken at lockcheck_hold_with_irqs_off\+0x",
+    r"^lockcheck: cpu 2, the waiter:\n" + _BACKTRACE_TO % "lockcheck_wait_for_holder",
+    r"^lockcheck: cpu 3 at the NMI:\n" + _BACKTRACE_TO % "lockcheck_hold_with_irqs_off",
+    r"^lockcheck: end of report; cpu 2 goes on waiting",
+    r"^lockcheck: cpu 3 kept interrupts off for \d+ cycles \(bound \d+\): lock 'ktest-lockcheck' "
+    r"taken at lockcheck_hold_with_irqs_off\+0x[0-9a-f]+, released at:\n" + _BACKTRACE_TO % "spin_unlock"]
 
 
 def _program(name, program, libc="musl"):
@@ -346,7 +363,7 @@ SCENARIOS = [
                       r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
     # Every suite in one boot (ktest=all leaves out the panic suites).
     {"name": "all-suites", "smp": 4, "timeout": 300, "append": "ktest=all",
-     "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$"],
+     "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$"] + _LOCKCHECK_KTEST_REPORT,
      "must_not_contain": [r"Subtest: panic"]},
     {"name": "clocksource-pit", "smp": 2, "append": "clocksource=pit ktest=timers",
      "must_contain": [r"clock: using the PIT \(clocksource=pit"]},
@@ -497,6 +514,76 @@ SCENARIOS = [
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
      "must_contain": [r"nohzk: power-off status=0"]},
+    # sched_setaffinity() on children busy in getsid, kill, wait4, fork and
+    # /proc opens, and /proc/self/nohz against another process's affinity
+    # change (docs/reliability.md, 2026-12-04): no hang, no panic; passes
+    # on the Linux host too ("host-affinity_race" in tests/run).
+    dict(_program("affinity-race", "affinity_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
+    dict(_program("affinity-race-glibc", "affinity_race", "glibc"), smp=4,
+         must_not_contain=[r"PANIC", r"assertion failed"]),
+    # /proc/PID files, getsid, kill and sched_getaffinity of processes that
+    # are reaped while they are read; passes on the Linux host too.
+    dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
+    dict(_program("proc-reap-race-glibc", "proc_reap_race", "glibc"), smp=4,
+         must_not_contain=[r"PANIC", r"assertion failed"]),
+    # RFLAGS bits set with popf before system calls (TF, NT, AC, DF, IOPL,
+    # ID): every call works and the flags after it are Linux's.
+    _program("entry-flags", "entry_flags"),
+    _program("entry-flags-glibc", "entry_flags", "glibc"),
+    # Returns to user mode aimed where they cannot go: the last page below
+    # 2^47 is never mapped; bad handler addresses and sigreturn frames
+    # kill only the program, with SIGSEGV.
+    _program("canonical", "canonical"),
+    _program("canonical-glibc", "canonical", "glibc"),
+    # The bad iret fixup's frame: a fault of the iretq to ring 3 becomes the
+    # program's fault at the address it was returning to.
+    {"name": "entry", "smp": 1, "append": "ktest=entry"},
+    # Symbolic links: 40 followed in one lookup, the 41st ELOOP, however
+    # they chain or nest; readlink, lstat and O_NOFOLLOW; targets that are
+    # chains of links nested three deep answer ELOOP (they froze the
+    # machine: 2,048^3 links under the file-system lock). Both libcs;
+    # passes on the Linux host too ("host-symlinks" in tests/run).
+    _program("symlinks", "symlinks"),
+    _program("symlinks-glibc", "symlinks", "glibc"),
+    # munmap, mprotect and mmap(MAP_FIXED) over ranges of every size, with
+    # Linux's errors; a range costs what is mapped in it, not its length
+    # (munmap of 2^46 bytes walked every page: about 1,000 s). Both libcs;
+    # passes on the Linux host too ("host-mm_ranges" in tests/run).
+    _program("mm-ranges", "mm_ranges"),
+    _program("mm-ranges-glibc", "mm_ranges", "glibc"),
+    # SIGKILL ends a process in any system call: blocked on a full pipe,
+    # in a readv of gigabytes from /dev/urandom, getrandom, munmap of 2^46
+    # bytes. Both libcs; passes on the Linux host too ("host-killable" in
+    # tests/run).
+    _program("killable", "killable"),
+    _program("killable-glibc", "killable", "glibc"),
+    # A zombie is still a process: kill() (its pid or its group) and
+    # sched_{get,set}affinity() find it until it is reaped, as on Linux.
+    _program("zombies", "zombies"),
+    _program("zombies-glibc", "zombies", "glibc"),
+
+    # The lock check (docs/reliability.md, section 4): a lock held with
+    # interrupts off past the bound is reported by its waiter, with the
+    # holder's backtrace taken by NMI, and the interrupts-off section by
+    # the holder's release.
+    {"name": "lockcheck", "smp": 4, "timeout": 120, "append": "ktest=lockcheck",
+     "must_contain": _LOCKCHECK_KTEST_REPORT},
+    # A lock never released: reported, then a panic past the second
+    # bound, so that a hang ends with PANIC and 253, not a timeout.
+    {"name": "panic-lockcheck", "smp": 2, "timeout": 150, "append": "ktest=panic_lockcheck",
+     "expect_status": 253, "ktap": False,
+     "must_contain": [r"^lockcheck: cpu 0 waits for lock 'ktest-forever' .*: held by cpu 1, "
+                      r"taken at lockcheck_hold_for_ever\+0x",
+                      r"^lockcheck: cpu 0, the waiter:\n" + _BACKTRACE_TO % "lockcheck_wait_for_ever",
+                      r"^lockcheck: cpu 1 at the NMI:\n" + _BACKTRACE_TO % "lockcheck_hold_for_ever",
+                      r"^lockcheck: end of report; cpu 0 goes on waiting",
+                      r"^PANIC: cpu 0: lockcheck: cpu 0 waited \d+ cycles for lock 'ktest-forever' .*held by cpu 1, "
+                      r"taken at lockcheck_hold_for_ever\+0x"]},
+    # The clocksource watchdog (docs/tick.md): a drift marks a watchdog
+    # once; with 16 CPUs ticking on a loaded host, the kernel's TSC stays
+    # in step with the HPET (skewed readings are skipped, not reported).
+    {"name": "tsc-watchdog", "smp": 16, "timeout": 180, "append": "tick=periodic ktest=tsc_watchdog",
+     "must_not_contain": [r"tsc marked unstable"]},
     # Conformance, call by call: each system call at the edges of its
     # arguments, result and errno as Linux gives them (the same programs
     # pass on the Linux host first: host-conform_*); a difference nohzk

@@ -47,6 +47,7 @@ class SyscallTable(unittest.TestCase):
         self.assertEqual(set(table.EDGE_CASES) - known, set())
         for call, names in table.EDGE_CASES.items():
             self.assertEqual(set(names) - set(cases), set(), call)
+        self.assertEqual(table.NOT_EDGE_CASES - set(cases), set())
 
     def test_prefix_picks_the_longest_call_name(self):
         names = {22: "pipe", 293: "pipe2", 0: "read", 89: "readlink"}
