@@ -18,7 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MAX_CPUS      64
+/* The most CPUs an xAPIC machine can have: 8-bit APIC IDs 0..254, 255
+ * being the broadcast destination (QEMU's pc machine refuses -smp 256
+ * without x2APIC, which this kernel does not drive). docs/smp.md. */
+#define MAX_CPUS      255
 #define CPUMASK_WORDS ((MAX_CPUS + 63) / 64)
 
 /* Enough room for cpulist_format() of any mask: at worst every CPU costs a

@@ -417,29 +417,35 @@ static struct task *affinity_target_locked(int64_t pid)
     return 0;
 }
 
+/* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
+ * answer is the kernel's mask (MAX_CPUS bits in longs) or the buffer,
+ * whichever is smaller, and its length is returned. */
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
 {
-    if (size < sizeof(uint64_t) || size % sizeof(uint64_t))
+    if (size * 8 < cpu_count || size % sizeof(uint64_t))
         return -EINVAL;
     struct task *task = affinity_target_locked(pid);
     if (!task)
         return -ESRCH;
-    uint64_t mask = task->affinity.bits[0];
+    struct cpumask mask = task->affinity;
     spin_unlock(&process_tree_lock);
-    if (copy_to_user(user_mask, &mask, sizeof(mask)) < 0)
+    size_t length = size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits);
+    if (copy_to_user(user_mask, mask.bits, length) < 0)
         return -EFAULT;
-    return sizeof(uint64_t);
+    return (long)length;
 }
 
 /* Another process's affinity is set with the table locked, so that it
  * cannot be reaped meanwhile; set_affinity() sleeps only for the caller's
- * own task, which is changed after unlocking. */
+ * own task, which is changed after unlocking. A shorter buffer than the
+ * kernel's mask leaves the CPUs past it out; a longer one's extra bytes
+ * are not read (Linux's get_user_cpu_mask). */
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
 {
     struct cpumask mask = { 0 };
     if (size < sizeof(uint64_t))
         return -EINVAL;
-    if (copy_from_user(&mask.bits[0], user_mask, sizeof(uint64_t)) < 0)
+    if (copy_from_user(mask.bits, user_mask, size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
     struct task *task = affinity_target_locked(pid);
