@@ -1,4 +1,4 @@
-/* spin SECONDS [--nohz] [--syscall-every N] [--fault-every N]
+/* spin SECONDS [--nohz] [--syscall-every N] [--fault-every N] [--mark]
  *
  * A pure user-space loop for SECONDS seconds: the task the nohz model is
  * about. It reads the clock (clock_gettime, a real system call here: there
@@ -10,6 +10,15 @@
  *   --syscall-every N   make a getcpu() system call every N iterations
  *   --fault-every N     touch a new page every N iterations (a page fault
  *                       on Linux; on nohzk, which maps eagerly, a syscall)
+ *   --mark              (2 s or more) print a line when the window after
+ *                       the first second opens and one when it closes,
+ *                       each with its CPU's tick count from /proc/tick
+ *                       ("-" without one):
+ *                         spin: witness open: cpu 3, ticks 1204
+ *                         spin: witness close: cpu 3, ticks 1204
+ *                       The lines are written from spin's CPU: QEMU's
+ *                       per-vCPU logs find the window by them (tools/boot
+ *                       --witness, docs/noise.md)
  *
  * At the end it prints one line, e.g.
  *   spin: 1 s, 123456789 iterations, 10 syscalls, 0 faults, cpus 2:11
@@ -47,7 +56,7 @@ static unsigned long cpu_samples[CPU_SAMPLES], cpu_samples_beyond;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: spin SECONDS [--nohz] [--syscall-every N] [--fault-every N]\n");
+    fprintf(stderr, "usage: spin SECONDS [--nohz] [--syscall-every N] [--fault-every N] [--mark]\n");
     exit(2);
 }
 
@@ -141,6 +150,42 @@ static void check_stayed_on(unsigned cpu)
         cannot_count("a CPU number beyond what it records");
 }
 
+/* cpu's tick count, the "ticks" column of its row of /proc/tick; -1 if
+ * there is no /proc/tick (Linux). A row not found is fatal. */
+static long long ticks_of(unsigned cpu)
+{
+    char *line = NULL;
+    size_t size = 0;
+    long long ticks = -1;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file && errno == ENOENT)
+        return -1;
+    if (!file)
+        cannot_count("cannot open /proc/tick");
+    while (ticks < 0 && getline(&line, &size, file) > 0) {
+        unsigned row;
+        char state[16];
+        if (sscanf(line, "%u %15s %*s %*s %lld", &row, state, &ticks) != 3 || row != cpu ||
+            (strcmp(state, "ticking") && strcmp(state, "stopped")))
+            ticks = -1;
+    }
+    free(line);
+    fclose(file);
+    if (ticks < 0)
+        cannot_count("no row for its CPU in /proc/tick");
+    return ticks;
+}
+
+static void print_mark(const char *which, unsigned cpu)
+{
+    long long ticks = ticks_of(cpu);
+    if (ticks < 0)
+        printf("spin: witness %s: cpu %u, ticks -\n", which, cpu);
+    else
+        printf("spin: witness %s: cpu %u, ticks %lld\n", which, cpu, ticks);
+    fflush(stdout);
+}
+
 static void become_nohz(void)
 {
     int fd = open("/proc/self/nohz", O_WRONLY);
@@ -156,14 +201,16 @@ int main(int argc, char **argv)
 {
     unsigned long syscall_every = 0, fault_every = 0;
     unsigned long long iterations = 0, syscalls = 0, faults = 0;
-    int nohz = 0;
+    int nohz = 0, mark = 0;
 
     if (argc < 2)
         usage();
-    unsigned long seconds = strtoul(argv[1], NULL, 10);
+    unsigned long seconds = parse_count(argv[1]);
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--nohz"))
             nohz = 1;
+        else if (!strcmp(argv[i], "--mark") && seconds >= 2)
+            mark = 1;
         else if (!strcmp(argv[i], "--syscall-every") && i + 1 < argc)
             syscall_every = parse_count(argv[++i]);
         else if (!strcmp(argv[i], "--fault-every") && i + 1 < argc)
@@ -198,12 +245,16 @@ int main(int argc, char **argv)
             if (now >= first_second) {
                 after_first_second = read_interrupts(cpu);
                 first_second = ~0ull;
+                if (mark)
+                    print_mark("open", cpu);
             }
             sample_cpu();
         }
         __asm__ volatile("" ::: "memory");     /* keep the loop a loop */
     }
     struct interrupt_counts at_end = read_interrupts(cpu);
+    if (mark)
+        print_mark("close", cpu);
     sample_cpu();
     printf("spin: %lu s, %llu iterations, %llu syscalls, %llu faults%s, cpus", seconds, iterations, syscalls,
            faults, nohz ? ", nohz" : "");
