@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/pin.h"
 #include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
 
@@ -149,16 +150,13 @@ static int current_cpu(void)
 /* Pin to one CPU (nohz tasks must be), and check that we run there. */
 static int pin(int cpu)
 {
-    cpu_set_t set;
     if (cpu < 0)
         cpu = current_cpu();
-    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+    if (cpu < 0) {
         fprintf(stderr, "osnoise: cannot tell which CPU this is\n");
         exit(1);
     }
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    if (pin_to_cpu(0, cpu) != 0) {
         fprintf(stderr, "osnoise: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
         exit(1);
     }

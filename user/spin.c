@@ -50,7 +50,7 @@
 #include "lib/touch_page.h"
 
 #define CLOCK_CHECK_EVERY (1ul << 16)
-#define CPU_SAMPLES 1024          /* Linux's CPU_SETSIZE */
+#define CPU_SAMPLES 1024          /* glibc's CPU_SETSIZE; more than MAX_CPUS */
 
 static unsigned long cpu_samples[CPU_SAMPLES], cpu_samples_beyond;
 

@@ -300,6 +300,43 @@ static void test_format_no_space(void **state)
     assert_string_equal(buf, "");
 }
 
+static void expect_bitmap(const char *list, unsigned int bits, const char *expected)
+{
+    struct cpumask mask;
+    char buf[CPUMASK_BITMAP_FORMAT_SIZE];
+
+    cpumask_clear_all(&mask);
+    if (list[0] != '\0')
+        mask = mask_of_list(list);
+    assert_int_equal(cpumask_format_bitmap(&mask, bits, buf, sizeof(buf)), strlen(expected));
+    assert_string_equal(buf, expected);
+}
+
+/* Linux's "%*pb" of /proc/PID/status Cpus_allowed: hex in 32-bit chunks,
+ * most significant first, the first as wide as its bits need. */
+static void test_format_bitmap(void **state)
+{
+    char small[8];
+    struct cpumask mask = mask_of_list("0-254");
+
+    (void)state;
+    expect_bitmap("0-3", 4, "f");
+    expect_bitmap("0-1", 2, "3");
+    expect_bitmap("1", 4, "2");
+    expect_bitmap("", 4, "0");
+    expect_bitmap("0-31", 32, "ffffffff");
+    expect_bitmap("0", 33, "0,00000001");
+    expect_bitmap("0-63", 64, "ffffffff,ffffffff");
+    expect_bitmap("63", 64, "80000000,00000000");
+    expect_bitmap("0-254", 255, "7fffffff,ffffffff,ffffffff,ffffffff,ffffffff,ffffffff,ffffffff,ffffffff");
+    expect_bitmap("254", 255, "40000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000");
+    expect_bitmap("0-63,128", 130, "1,00000000,00000000,ffffffff,ffffffff");
+    assert_int_equal(cpumask_format_bitmap(&mask, 255, small, sizeof(small)), -ENOSPC);
+    assert_string_equal(small, "");
+    assert_int_equal(cpumask_format_bitmap(&mask, 0, small, sizeof(small)), -EINVAL);
+    assert_int_equal(cpumask_format_bitmap(&mask, MAX_CPUS + 1, small, sizeof(small)), -EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_format_worst_case_fits),
         cmocka_unit_test(test_format_no_space),
+        cmocka_unit_test(test_format_bitmap),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

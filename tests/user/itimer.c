@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "../../user/lib/pin.h"
 #include "../../user/lib/proc_interrupts.h"
 
 #define LIMIT_NS 10000000000ll      /* 10 s: a timer that has not fired by then never will */
@@ -379,10 +380,7 @@ static int spin_until_tick(int cpu, const char *wanted, char *deps)
 static void nohz_child(int cpu)
 {
     char deps[32] = "";
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof(set), &set) < 0)
+    if (pin_to_cpu(0, cpu) < 0)
         _exit(10);
     FILE *nohz = fopen("/proc/self/nohz", "w");
     if (!nohz || fputs("1", nohz) < 0 || fclose(nohz) != 0)

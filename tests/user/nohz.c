@@ -17,22 +17,16 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "../../user/lib/pin.h"
 
 static int pin(pid_t pid, int cpu)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return sched_setaffinity(pid, sizeof(set), &set);
+    return pin_to_cpu(pid, cpu);
 }
 
 static int unpin(void)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN); cpu++)
-        CPU_SET(cpu, &set);
-    return sched_setaffinity(0, sizeof(set), &set);
+    return set_affinity_range(0, 0, (int)sysconf(_SC_NPROCESSORS_ONLN) - 1);
 }
 
 /* write(2) of text to /proc/PID/nohz: 0, or the errno. */
