@@ -508,6 +508,10 @@ SCENARIOS = [
      "must_contain": [r"^spin: 2 s, \d+ iterations, 0 syscalls, 0 faults, cpus 63:\d+\n"
                       r"spin: cpu 63 after the first second: LOC [1-9]\d\d+, RES \d+, CAL \d+, NHZ \d+, all [1-9]\d\d+$",
                       r'^\{"tool": "osnoise", "cpu": 63, .*"interrupts_total": [1-9]\d\d+, "interrupts": \{"LOC": [1-9]\d\d+, ']},
+    # A nohz_full= list longer than 63 characters is read whole (at 255
+    # CPUs a list of every other CPU has 440).
+    {"name": "nohz-full-long-list", "smp": 2, "append": "tick=full nohz_full=" + ",".join(["1"] * 40) + " ktest=boot",
+     "must_contain": [r"^nohz_full: cpus 1$"], "must_not_contain": [r"nohz_full=.*longer than"]},
     # The largest machine (255 CPUs, the xAPIC limit; docs/smp.md), booted
     # once: the last CPU's nohz task takes no interrupt after its first
     # second, counted by the kernel (spin's /proc/interrupts figures, the
