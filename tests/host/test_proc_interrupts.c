@@ -122,6 +122,10 @@ static void test_unreadable_text_is_an_error(void **state)
     expect_error("\n", "the header names no CPU");
     expect_error("   CPU0 CPUx\n", "header word \"CPUx\" is not CPUn");
     expect_error("   CPU0 cpu1\n", "header word \"cpu1\" is not CPUn");
+    expect_error("   CPU0 C\n", "header word \"C\" is not CPUn");
+    expect_error("   CPU0 CPU\n", "header word \"CPU\" is not CPUn");
+    expect_error("   CPU0 CPU-1\n", "header word \"CPU-1\" is not CPUn");
+    expect_error("   CPU0 CPU99999999999\n", "header word \"CPU99999999999\" is not CPUn");
     expect_error("   CPU0 CPU1 CPU2\nLOC: 1 2   Local\n", "row LOC has 2 counts, the header 3 CPUs");
     expect_error("   CPU0 CPU1\nLOC: 1 2 3  Local\n", "row LOC has more than 2 counts, the header 2 CPUs");
     expect_error("   CPU0 CPU1\nLOC: 1 -2  Local\n", "row LOC has 1 counts");

@@ -86,9 +86,11 @@ static inline int interrupt_read_count(char **text, unsigned long long *value)
 static inline int interrupt_parse_header(struct interrupt_table *table, char *line)
 {
     for (char *word = strtok(line, " \t\n"); word; word = strtok(NULL, " \t\n")) {
-        char *end;
-        long cpu = strtol(word + 3, &end, 10);
-        if (strncmp(word, "CPU", 3) || word[3] < '0' || word[3] > '9' || *end || cpu > 1000000)
+        char *end = word;
+        long cpu = -1;
+        if (!strncmp(word, "CPU", 3) && word[3] >= '0' && word[3] <= '9')
+            cpu = strtol(word + 3, &end, 10);
+        if (cpu < 0 || *end || cpu > 1000000)
             return interrupt_table_fail(table, "header word \"%.20s\" is not CPUn", word);
         int *cpus = realloc(table->cpus, sizeof(int) * (size_t)(table->columns + 1));
         if (!cpus)
