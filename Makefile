@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps fuzz soak
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps fuzz soak docs
 
 all: kernel initrd user-programs host-tests
 
@@ -86,6 +86,7 @@ help:
 	@echo "make trace CMD='...'  run CMD traced; build/trace.json (Perfetto) and build/trace.svg"
 	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS each (default 60)"
 	@echo "make soak       mixed load at -smp 4 for SOAK_SECONDS (default 600): no stall, panic or leak"
+	@echo "make docs       redraw docs/img/*.svg from docs/diagrams/*.dot, then check the book (tools/check-docs)"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
 
@@ -184,6 +185,16 @@ CMD        ?= sleep 1
 export CMD
 trace: deps $(KERNEL) $(BUILD)/initrd.cpio
 	tools/trace --smp $(CPUS) --classes $(TRACE) --size $(TRACE_SIZE) $(if $(ARGS),--append "$(ARGS)") -- "$$CMD"
+
+# The pictures of the book: docs/diagrams/NAME.dot drawn by graphviz into
+# docs/img/NAME.svg (both committed; `make test` fails if they differ),
+# then the book checked against the code.
+docs: deps
+	@for source in docs/diagrams/*.dot; do \
+	    echo "  DOT     $$source"; \
+	    dot -Tsvg "$$source" -o "docs/img/$$(basename "$$source" .dot).svg" || exit 1; \
+	done
+	tools/check-docs
 
 clean:
 	rm -rf $(BUILD)

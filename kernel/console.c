@@ -472,7 +472,7 @@ static long console_ioctl(struct file *file, unsigned long request, unsigned lon
         pgrp = console.pgrp;
         return copy_to_user(user, &pgrp, sizeof(pgrp));
     case TIOCSPGRP:
-        /* Not checked against the sessions' groups: there are none yet. */
+        /* Not checked against the caller's session, as Linux does: left out. */
         if (copy_from_user(&pgrp, user, sizeof(pgrp)) < 0)
             return -EFAULT;
         if (pgrp < 0)

@@ -43,7 +43,7 @@ void context_user_exit(void)
     trace_user_exit();
 }
 
-/* A nohz task in user mode is in an extended quiescent state (seeds
+/* A nohz task in user mode is in an extended quiescent state (patches
  * 10-11), and so is any task on a nohz_full CPU: RCU's grace-period thread
  * reports for this CPU from its dynticks counter and never interrupts it.
  * Other tasks leave it to the tick. */

@@ -1,8 +1,8 @@
 /* Context tracking: the one pair of hooks every crossing between user and
  * kernel mode goes through (system calls, exceptions and interrupts from
- * ring 3). Today they count crossings and remember which side each CPU is
+ * ring 3). They count crossings and remember which side each CPU is
  * on; the nohz model hooks RCU's extended quiescent state and tick-less
- * time accounting here (DESIGN.md section 2). */
+ * time accounting here (docs/design.md, section 3). */
 #ifndef KERNEL_CONTEXT_TRACKING_H
 #define KERNEL_CONTEXT_TRACKING_H
 

@@ -9,6 +9,7 @@
 #include "kernel/console.h"
 #include "kernel/errno.h"
 #include "kernel/printk.h"
+#include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/uaccess.h"
@@ -79,6 +80,8 @@ long sys_getrandom(void *user_buffer, size_t count, unsigned flags)
     if (count > GETRANDOM_MAX)
         count = GETRANDOM_MAX;
     for (size_t done = 0; done < count; done += sizeof(chunk)) {
+        if (done && signal_fatal_pending())
+            return (long)done;      /* 32 MiB take seconds under QEMU; we die on the way out */
         size_t piece = count - done < sizeof(chunk) ? count - done : sizeof(chunk);
         random_read(0, chunk, piece);
         if (copy_to_user((char *)user_buffer + done, chunk, piece) < 0)

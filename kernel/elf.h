@@ -77,9 +77,11 @@ struct elf64_program_header {
 #define ELF_MAX_PROGRAM_HEADERS 128
 #define ELF_PAGE_SIZE           4096ULL
 /* Mappings stay between the unmapped first 64 KiB (so that a NULL pointer
- * faults, Linux's mmap_min_addr) and the end of the user half. */
+ * faults, Linux's mmap_min_addr) and the last page below 2^47, which is
+ * never mapped (Linux's TASK_SIZE_MAX): a `syscall` in its last bytes
+ * would return to the non-canonical 2^47. */
 #define ELF_USER_MIN 0x10000ULL
-#define ELF_USER_END 0x0000800000000000ULL
+#define ELF_USER_END 0x00007ffffffff000ULL
 /* Where a static PIE is placed (its lowest page), as for ET_EXEC binaries;
  * no address-space randomisation. */
 #define ELF_PIE_BASE 0x400000ULL

@@ -1,6 +1,6 @@
 /* Housekeeping CPUs: the ones that do work on behalf of the whole system
- * (unpinned timers now; timekeeping, RCU callbacks and grace-period work
- * later). A CPU leaves the set when it is reserved for a task that wants no
+ * (unpinned timers; RCU's grace-period and callback-offload kthreads run
+ * on one). A CPU leaves the set when it is reserved for a task that wants no
  * interruptions (a nohz task, nohz_full=). At least one CPU always stays. */
 #ifndef KERNEL_HOUSEKEEPING_H
 #define KERNEL_HOUSEKEEPING_H

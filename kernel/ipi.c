@@ -3,7 +3,7 @@
  * smp_call_function_single() queues a request on the target CPU and sends
  * it the call-function IPI; the target runs every queued request from its
  * interrupt handler. With wait=false the caller does not wait, so it may
- * call with interrupts disabled (seed patch 08: only waiting with
+ * call with interrupts disabled (patch 08: only waiting with
  * interrupts off can deadlock, when two CPUs wait for each other). The
  * request is then allocated here and freed by the target.
  *

@@ -2,9 +2,9 @@
  *
  * Every interrupt takes the same path: count it against its source on this
  * CPU, irq_enter(), run the handler, acknowledge the local APIC, irq_exit().
- * irq_enter/irq_exit are where context tracking and the tick will hook in
- * (an interrupt that arrives on a CPU whose tick is stopped, or that ends in
- * user space). */
+ * irq_enter/irq_exit tell RCU (an interrupt may arrive in an extended
+ * quiescent state), and tick_recheck() restarts a stopped tick that the
+ * interrupt made necessary. */
 #include "kernel/irq.h"
 
 #include "arch/x86/lapic.h"
@@ -102,7 +102,7 @@ void irq_dispatch(struct trap_frame *frame)
     action->handler(frame);
     lapic_eoi();
     trace_irq_exit(vector);
-    tick_recheck();     /* a stopped tick restarts here when something needs it (seed 05) */
+    tick_recheck();     /* a stopped tick restarts here when something needs it (patch 05) */
     irq_exit(cpu);
     sched_preempt_on_irq_exit(frame->rflags & RFLAGS_IF);
 }

@@ -271,7 +271,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     trace_init();
     housekeeping_init();
     nohz_full_init(kernel_params.nohz_full);
-    rcu_nocbs_add(&nohz_full_mask);     /* nohz_full= implies rcu_nocbs= (issue 7) */
+    rcu_nocbs_add(&nohz_full_mask);     /* nohz_full= implies rcu_nocbs=, as on Linux */
     rcu_init();
     start_init_task();
     idle_loop();

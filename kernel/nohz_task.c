@@ -1,11 +1,15 @@
 /* The nohz task attribute: see kernel/nohz_task.h and docs/nohz-task.md.
  *
- * Setting and clearing take nohz_lock (the rules look at every CPU) and
+ * Setting and clearing take nohz_lock (the rules look at every CPU), then
  * the task's lock (set_affinity reads the attribute under it: a nohz
- * task's affinity cannot change, seed 13). The attribute lives in the task,
+ * task's affinity cannot change, patch 13), then a runqueue's lock if
+ * needed: the one order, nohz_lock -> task->lock -> rq->lock. The mask is
+ * checked and the attribute set under the task's lock, so an affinity
+ * change by another process comes wholly before (the check sees the new
+ * mask) or after (it gets EBUSY). The attribute lives in the task,
  * not the process: execve keeps the task, so it keeps the attribute, and
  * fork makes a new task, which starts without it (one nohz task per CPU;
- * the seed let a child inherit it). */
+ * the 2010 series let a child inherit it). */
 #include "kernel/nohz_task.h"
 
 #include "kernel/errno.h"
@@ -97,11 +101,12 @@ static bool takes_last_free_cpu(unsigned cpu)
     return cpumask_empty(&free);
 }
 
-int nohz_task_set(struct task *task)
+/* -EAGAIN: the mask is one CPU, but not this one. Another process has
+ * just changed it, and this task has not moved yet. */
+static int try_set(struct task *task)
 {
     int error = 0;
 
-    ASSERT(task == current_task());
     spin_lock(&nohz_lock);
     spin_lock(&task->lock);
     unsigned cpu = cpumask_first(&task->affinity);
@@ -111,17 +116,37 @@ int nohz_task_set(struct task *task)
         error = -EBUSY;
         goto out;
     }
-    ASSERT(cpu == this_cpu_id());   /* set_affinity returned: it runs inside its mask */
+    if (cpu != this_cpu_id()) {
+        error = -EAGAIN;
+        goto out;
+    }
     __atomic_store_n(&task->nohz, true, __ATOMIC_RELEASE);
     cpus[cpu]->nohz_task = task;
     cpumask_set_atomic(&cpu_has_nohz_task, cpu);
-    housekeeping_remove(cpu);       /* no unpinned timers land here (seed 02) */
+    housekeeping_remove(cpu);       /* no unpinned timers land here (patch 02) */
     trace_nohz_set(task->process ? task->process->pid : 0);
     tick_timekeeper_move_off(cpu);  /* timekeeping is never a nohz CPU's job */
 out:
     spin_unlock(&task->lock);
     spin_unlock(&nohz_lock);
     return error;
+}
+
+#define MOVE_TRIES 3    /* a mask that keeps changing under us: EBUSY */
+
+/* A task whose mask another process has just changed moves at its next
+ * switch; we switch now (schedule() migrates a task off a CPU it may no
+ * longer use) and check again. */
+int nohz_task_set(struct task *task)
+{
+    ASSERT(task == current_task());
+    for (int tries = 0; tries < MOVE_TRIES; tries++) {
+        int error = try_set(task);
+        if (error != -EAGAIN)
+            return error;
+        schedule();
+    }
+    return -EBUSY;
 }
 
 void nohz_task_clear(struct task *task)
@@ -154,7 +179,7 @@ long nohz_task_proc_write(int pid, const char *buffer, size_t count)
     struct process *self = current_process();
 
     if (!self || self->pid != pid)
-        return -EPERM;      /* only a task itself decides (seed 15) */
+        return -EPERM;      /* only a task itself decides (patch 15) */
     int value = proc_parse_nohz(buffer, count);    /* kernel/proc_parse.c */
     if (value < 0)
         return value;

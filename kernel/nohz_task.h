@@ -1,4 +1,4 @@
-/* The nohz task attribute (seed patches 01, 13, 14, 15; docs/nohz-task.md).
+/* The nohz task attribute (patches 01, 13, 14, 15; docs/nohz-task.md).
  *
  * A task asks for it by writing 1 to /proc/self/nohz. It must then be
  * bound to exactly one CPU, that CPU must have no other nohz task, and at
@@ -16,7 +16,7 @@
 
 struct task;
 
-/* The seed's cpu_has_nohz_task: CPUs whose nohz task exists (running or
+/* Patch 01's cpu_has_nohz_task: CPUs whose nohz task exists (running or
  * not). Changed under nohz_lock, read without it (atomic bits). */
 extern struct cpumask cpu_has_nohz_task;
 
@@ -37,10 +37,13 @@ bool isolated_cpus_exist(void);
 
 /* For the current task only. 0, or -EBUSY with nothing changed: not bound
  * to exactly one CPU, that CPU taken, or it would take the last CPU
- * without a nohz task. Clearing an unset attribute is not an error. */
+ * without a nohz task (or its mask kept changing under it). It may
+ * switch, to move onto the CPU another process has just bound it to:
+ * call it holding no spinlock. Clearing an unset attribute is not an
+ * error. */
 int nohz_task_set(struct task *task);
 void nohz_task_clear(struct task *task);
-/* From task_exit: the attribute dies with the task (seed 14). */
+/* From task_exit: the attribute dies with the task (patch 14). */
 void nohz_task_exit(struct task *task);
 
 /* /proc/PID/nohz writes: "0" or "1" (whitespace around them ignored), by

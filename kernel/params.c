@@ -15,7 +15,7 @@ struct kernel_params kernel_params;
 
 enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
 static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
-/* The order of kernel/tick.c's policies table. */
+/* Names for tick=; tick_policy_select() finds each in tick_policies[] by name. */
 static const char *const tick_policy_names[] = { "periodic", "idle", "task", "full", "patient", 0 };
 
 static uint64_t hz = 1000;

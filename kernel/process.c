@@ -1,8 +1,8 @@
 /* Processes: creation, exit, and death by fault. See kernel/process.h.
  *
- * For now a process is started from a flat image of code (the in-kernel
- * tests' ring-3 programs); execve of ELF files, fork and wait4 come with
- * the file system. The layout of a process's memory:
+ * A process starts from a flat image of code (the in-kernel tests' ring-3
+ * programs, process_spawn_flat) or from an ELF file (kernel/exec.c). The
+ * layout of a flat process's memory:
  *   FLAT_IMAGE_BASE    the code, read-only and executable
  *   USER_STACK_TOP     the stack, below it, USER_STACK_PAGES pages, no-execute */
 #include "kernel/process.h"
@@ -243,13 +243,13 @@ void process_exit(int wait_status)
     process->exit_status = wait_status;
     process->exited = true;
     struct process *parent = process->parent;
-    if (parent)
+    if (parent) {
         signal_send(parent, SIGCHLD, &(struct signal_origin){ .code = child_exit_code(wait_status),
                                                              .pid = process->pid,
                                                              .status = child_exit_value(wait_status) });
+        wake_up_all(&parent->child_exited);     /* under the lock: the parent stays while we hold it */
+    }
     spin_unlock(&process_tree_lock);
-    if (parent)
-        wake_up_all(&parent->child_exited);
     task_exit(wait_status);
 }
 
@@ -382,13 +382,18 @@ long process_wait_child(int pid, int options, int *status)
     return child_pid;
 }
 
-/* Free a dead process; its times, and its reaped children's, go to its
+/* Wait for a process's task to die, take the process out of the table
+ * (no lookup finds it from then on), and drop the table's reference: the
+ * process and its task are freed now, or by the last process_put() of
+ * whoever pinned it. Its times, and its reaped children's, go to its
  * parent (getrusage(RUSAGE_CHILDREN), times()). */
 int process_reap(struct process *process)
 {
+    struct task *task = process->task;
+    wait_event(&task->exited, task->state == TASK_DEAD);
+    int status = task->exit_code;
     uint64_t user, system;
-    task_times_ns(process->task, &user, &system);
-    int status = kthread_join(process->task);
+    task_times_ns(task, &user, &system);
     process_table_remove(process);
     spin_lock(&process_tree_lock);
     struct process *parent = process->parent;
@@ -397,7 +402,7 @@ int process_reap(struct process *process)
         parent->children_system_ns += system + process->children_system_ns;
     }
     spin_unlock(&process_tree_lock);
-    kfree(process);
+    process_put(process);
     return status;
 }
 

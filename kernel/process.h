@@ -51,6 +51,7 @@ struct process {
     uint64_t mmap_next;                             /* where the next mmap() goes */
     /* for /proc/PID and getrusage (kernel/process_table.c) */
     struct process *next_in_table;                  /* guarded by process_tree_lock */
+    int references;                                 /* the table's, and process_get_locked()'s */
     uint64_t start_ns;                              /* clock_now() at creation */
     char *cmdline;                                  /* argv, NUL-separated (execve); kmalloc'd */
     size_t cmdline_length;
@@ -107,10 +108,16 @@ struct process *process_spawn_exec(const char *path, const char *const *argv, co
                                    const char *console);
 /* The table of all processes, for /proc and lookups by pid
  * (kernel/process_table.c). A process is in it from creation until it is
- * reaped. */
+ * reaped. A process found in it (or through a parent's children) is used
+ * under process_tree_lock; to use it after unlocking, pin it with
+ * process_get_locked() and drop it with process_put(), which frees it
+ * and its task if it was reaped meanwhile (docs/user-space.md,
+ * "Process lifetime"). */
 void process_table_add(struct process *process);
 void process_table_remove(struct process *process);
 struct process *process_find_locked(int pid);     /* caller holds process_tree_lock */
+void process_get_locked(struct process *process); /* caller holds process_tree_lock */
+void process_put(struct process *process);        /* no spinlock held: may wait for the task to switch out */
 struct process *process_table_first_locked(void); /* then ->next_in_table */
 #define for_each_process(p) for (struct process *p = process_table_first_locked(); p; p = p->next_in_table)
 struct process *process_init(void);               /* adopts orphans; NULL before it exists */

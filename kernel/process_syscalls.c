@@ -29,6 +29,12 @@
 #define MAP_FIXED     0x10
 #define MAP_ANONYMOUS 0x20
 #define MMAP_END      0x7ff000000000ul
+#define MMAP_LENGTH_MAX (1ul << 32)
+#define TASK_SIZE     USER_MAP_END   /* Linux's: the last page is never mapped */
+#define PROT_READ     0x1
+#define PROT_SEM      0x8
+#define PROT_GROWSDOWN 0x01000000
+#define PROT_GROWSUP  0x02000000
 #define ARG_MAX_COUNT 256
 #define ARG_MAX_BYTES (64 * 1024)
 
@@ -39,6 +45,21 @@ static uint64_t protection_flags(uint64_t prot)
     return (prot & PROT_WRITE ? PTE_WRITE : 0) | (prot & PROT_EXEC ? 0 : PTE_NX);
 }
 
+/* Fresh zeroed pages over [start, end), or none: -ENOMEM, or -EINTR if
+ * a fatal signal comes first (a gigabyte takes seconds under QEMU; the
+ * process dies on the way out, and SIGKILL must not wait). */
+static long map_pages(struct address_space *space, uint64_t start, uint64_t end)
+{
+    for (uint64_t page = start; page < end; page += PAGE_SIZE) {
+        long error = signal_fatal_pending() ? -EINTR : address_space_map(space, page, PTE_WRITE | PTE_NX);
+        if (error < 0) {
+            address_space_unmap_range(space, start, page);
+            return error == -EINTR ? -EINTR : -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 long sys_brk(uint64_t address)
 {
     struct process *process = current_process();
@@ -46,15 +67,10 @@ long sys_brk(uint64_t address)
 
     if (address < process->brk_start || address > process->brk_start + (1ul << 30))
         return (long)process->brk;
-    for (uint64_t page = old_end; page < new_end; page += PAGE_SIZE) {
-        if (address_space_map(process->memory, page, PTE_WRITE | PTE_NX) < 0) {
-            for (uint64_t undo = old_end; undo < page; undo += PAGE_SIZE)
-                address_space_unmap(process->memory, undo);
-            return (long)process->brk;
-        }
-    }
-    for (uint64_t page = new_end; page < old_end; page += PAGE_SIZE)
-        address_space_unmap(process->memory, page);
+    if (map_pages(process->memory, old_end, new_end) < 0)
+        return (long)process->brk;
+    if (new_end < old_end)
+        address_space_unmap_range(process->memory, new_end, old_end);
     process->brk = address;
     return (long)address;
 }
@@ -67,6 +83,10 @@ static long fill_from_file(struct process *process, uint64_t address, uint64_t l
     char *buffer = kmalloc(PAGE_SIZE);
     long result = buffer ? vfs_seek(file, (int64_t)offset, SEEK_SET) : -ENOMEM;
     for (uint64_t done = 0; result >= 0 && done < length;) {
+        if (done && signal_fatal_pending()) {
+            result = -EINTR;
+            break;
+        }
         long got = vfs_read(file, buffer, length - done < PAGE_SIZE ? length - done : PAGE_SIZE);
         if (got <= 0) {
             result = got;
@@ -84,16 +104,19 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
 {
     struct process *process = current_process();
 
-    if (length == 0 || length > (1ul << 32) || offset % PAGE_SIZE || !(flags & (MAP_PRIVATE | MAP_SHARED)))
+    if (length == 0 || offset % PAGE_SIZE || !(flags & (MAP_PRIVATE | MAP_SHARED)))
         return -EINVAL;
+    if (length > MMAP_LENGTH_MAX)
+        return -ENOMEM;     /* more than memory could hold: pages are taken at once */
     if (flags & MAP_SHARED && !(flags & MAP_ANONYMOUS))
         return -ENOSYS;     /* shared file mappings were left out */
     length = page_up(length);
     if (flags & MAP_FIXED) {
-        if (address % PAGE_SIZE || address >= MMAP_END || length > MMAP_END - address)
+        if (address > TASK_SIZE - length)
+            return -ENOMEM; /* Linux's order: the range, then its alignment */
+        if (address % PAGE_SIZE)
             return -EINVAL;
-        for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
-            address_space_unmap(process->memory, page);
+        address_space_unmap_range(process->memory, address, address + length);
     } else {
         if (process->mmap_next + length > MMAP_END || length / PAGE_SIZE > page_free_count())
             return -ENOMEM;
@@ -106,44 +129,55 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
      * above too, before the address space is used up.) */
     if (length / PAGE_SIZE > page_free_count())
         return -ENOMEM;
-    for (uint64_t page = address; page < address + length; page += PAGE_SIZE) {
-        if (address_space_map(process->memory, page, PTE_WRITE | PTE_NX) < 0) {
-            for (uint64_t undo = address; undo < page; undo += PAGE_SIZE)
-                address_space_unmap(process->memory, undo);
-            return -ENOMEM;
-        }
-    }
+    long error = map_pages(process->memory, address, address + length);
+    if (error < 0)
+        return error;
     if (!(flags & MAP_ANONYMOUS)) {
-        long error = fill_from_file(process, address, length, (int)fd, offset);
+        error = fill_from_file(process, address, length, (int)fd, offset);
         if (error < 0) {
-            for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
-                address_space_unmap(process->memory, page);
+            address_space_unmap_range(process->memory, address, address + length);
             return error;
         }
     }
-    for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
-        address_space_protect(process->memory, page, protection_flags(prot));
+    address_space_protect_range(process->memory, address, address + length, protection_flags(prot));
     return (long)address;
 }
 
+/* Linux's checks, in Linux's order; then the pages there go, at a cost
+ * that follows what is mapped (docs/memory.md, section 4). */
 long sys_munmap(uint64_t address, uint64_t length)
 {
-    if (address % PAGE_SIZE || length == 0 || address >= USER_HALF_END || length > USER_HALF_END - address)
+    if (address % PAGE_SIZE || address > TASK_SIZE || length > TASK_SIZE - address)
         return -EINVAL;
-    for (uint64_t page = address; page < address + length; page += PAGE_SIZE)
-        address_space_unmap(current_process()->memory, page);
+    length = page_up(length);
+    if (length == 0)
+        return -EINVAL;
+    address_space_unmap_range(current_process()->memory, address, address + length);
     return 0;
 }
 
+/* As Linux: nothing to do is no error, whatever prot says; a range that
+ * wraps, or starts at a page not mapped, is ENOMEM; the pages before the
+ * first hole change. PROT_GROWSDOWN and PROT_GROWSUP are accepted and
+ * ignored (no mapping grows here), and PROT_NONE pages stay readable. */
 long sys_mprotect(uint64_t address, uint64_t length, uint64_t prot)
 {
-    if (address % PAGE_SIZE || address >= USER_HALF_END || length > USER_HALF_END - address)
+    uint64_t grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
+    prot &= ~grows;
+    if (grows == (PROT_GROWSDOWN | PROT_GROWSUP) || address % PAGE_SIZE)
         return -EINVAL;
-    for (uint64_t page = address; page < address + length; page += PAGE_SIZE) {
-        if (address_space_protect(current_process()->memory, page, protection_flags(prot)) < 0)
-            return -ENOMEM;
-    }
-    return 0;
+    if (length == 0)
+        return 0;
+    uint64_t end = address + page_up(length);
+    if (end <= address)
+        return -ENOMEM;
+    if (prot & ~(uint64_t)(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
+        return -EINVAL;
+    if (address >= USER_HALF_END)
+        return -ENOMEM;
+    uint64_t mapped_end = end < USER_HALF_END ? end : USER_HALF_END;
+    int error = address_space_protect_range(current_process()->memory, address, mapped_end, protection_flags(prot));
+    return error ? error : end > mapped_end ? -ENOMEM : 0;
 }
 
 /* --- fork -------------------------------------------------------------- */
@@ -340,10 +374,14 @@ long sys_uname(void *user_buffer)
     return copy_to_user(user_buffer, &name, sizeof(name));
 }
 
+/* Under the lock: an exiting parent hands us to init, and may be freed. */
 long sys_getppid(void)
 {
+    spin_lock(&process_tree_lock);
     struct process *parent = current_process()->parent;
-    return parent ? parent->pid : 0;
+    long pid = parent ? parent->pid : 0;
+    spin_unlock(&process_tree_lock);
+    return pid;
 }
 
 long sys_clock_gettime(uint64_t clock, void *user_time)
@@ -405,16 +443,18 @@ long sys_nanosleep(const void *user_request, void *user_remaining)
     return sys_clock_nanosleep(0, 0, user_request, user_remaining);
 }
 
-/* The task of pid (0: the caller), with process_tree_lock held on success:
- * the caller unlocks. taskset -p works on other processes. */
-static struct task *affinity_target_locked(int64_t pid)
+/* The process pid (0: the caller), alive, pinned so that it and its task
+ * stay after the lock is dropped; the caller puts it (process_put). */
+static struct process *affinity_target(int64_t pid)
 {
     spin_lock(&process_tree_lock);
     struct process *process = pid == 0 ? current_process() : pid > 0 ? process_find_locked((int)pid) : 0;
-    if (process && !process->exited)
-        return process->task;
+    if (process && process->exited)
+        process = 0;
+    if (process)
+        process_get_locked(process);
     spin_unlock(&process_tree_lock);
-    return 0;
+    return process;
 }
 
 /* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
@@ -424,22 +464,23 @@ long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
 {
     if (size * 8 < cpu_count || size % sizeof(uint64_t))
         return -EINVAL;
-    struct task *task = affinity_target_locked(pid);
-    if (!task)
+    struct process *process = affinity_target(pid);
+    if (!process)
         return -ESRCH;
-    struct cpumask mask = task->affinity;
-    spin_unlock(&process_tree_lock);
+    struct cpumask mask;       /* word by word: no lock is held */
+    for (size_t i = 0; i < CPUMASK_WORDS; i++)
+        mask.bits[i] = __atomic_load_n(&process->task->affinity.bits[i], __ATOMIC_RELAXED);
+    process_put(process);
     size_t length = size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits);
     if (copy_to_user(user_mask, mask.bits, length) < 0)
         return -EFAULT;
     return (long)length;
 }
 
-/* Another process's affinity is set with the table locked, so that it
- * cannot be reaped meanwhile; set_affinity() sleeps only for the caller's
- * own task, which is changed after unlocking. A shorter buffer than the
- * kernel's mask leaves the CPUs past it out; a longer one's extra bytes
- * are not read (Linux's get_user_cpu_mask). */
+/* set_affinity() may wait for the task to leave its CPU: with no lock
+ * held, the process pinned (it may exit meanwhile; it is not freed). A
+ * shorter buffer than the kernel's mask leaves the CPUs past it out; a
+ * longer one's extra bytes are not read (Linux's get_user_cpu_mask). */
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
 {
     struct cpumask mask = { 0 };
@@ -448,15 +489,11 @@ long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
     if (copy_from_user(mask.bits, user_mask, size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
-    struct task *task = affinity_target_locked(pid);
-    if (!task)
+    struct process *process = affinity_target(pid);
+    if (!process)
         return -ESRCH;
-    if (task == current_task()) {
-        spin_unlock(&process_tree_lock);
-        return set_affinity(task, &mask);
-    }
-    long result = set_affinity(task, &mask);
-    spin_unlock(&process_tree_lock);
+    long result = set_affinity(process->task, &mask);
+    process_put(process);
     return result;
 }
 

@@ -4,14 +4,23 @@
  * teaching kernel runs; a pid hash would be the next step.
  *
  * Each process added here gets its /proc/PID directory, removed when it is
- * reaped (kernel/procfs.c). */
+ * reaped (kernel/procfs.c).
+ *
+ * Lifetime: the table holds one reference to each process, and whoever
+ * pins one it found under the lock (process_get_locked) holds another.
+ * process_reap() takes the process out of the table, then drops the
+ * table's reference; the last process_put() frees the task and the
+ * process. So nothing found under the lock is freed before the lock is
+ * dropped, nor a pinned one before it is put. */
 #include "kernel/process.h"
 
 #include "arch/x86/clock.h"
 #include "kernel/heap.h"
 #include "kernel/nohz_task.h"
+#include "kernel/panic.h"
 #include "kernel/resource_syscalls.h"
 #include "kernel/string.h"
+#include "sched/task.h"
 
 void procfs_process_added(int pid);
 void procfs_process_removed(int pid);
@@ -25,6 +34,7 @@ void process_table_add(struct process *process)
     if (!process->rlimits_set)      /* a fork inherits its parent's */
         process_rlimits_default(process);
     process->rlimits_set = true;
+    process->references = 1;        /* the table's: a fork copied its parent's count */
     spin_lock(&process_tree_lock);
     process->next_in_table = table;
     table = process;
@@ -46,8 +56,30 @@ void process_table_remove(struct process *process)
         init_process = 0;
     spin_unlock(&process_tree_lock);
     procfs_process_removed(process->pid);
+}
+
+void process_get_locked(struct process *process)
+{
+    ASSERT(spin_is_held_by_me(&process_tree_lock));
+    process->references++;
+}
+
+/* The task is dead (process_reap waited for that before dropping the
+ * table's reference); kthread_join waits for its last switch to end. */
+static void process_free(struct process *process)
+{
+    kthread_join(process->task);
     kfree(process->cmdline);
-    process->cmdline = 0;
+    kfree(process);
+}
+
+void process_put(struct process *process)
+{
+    spin_lock(&process_tree_lock);
+    bool last = --process->references == 0;
+    spin_unlock(&process_tree_lock);
+    if (last)
+        process_free(process);
 }
 
 struct process *process_find_locked(int pid)

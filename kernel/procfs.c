@@ -80,8 +80,10 @@ struct procfs_entry {
 };
 
 /* A file of every /proc/PID: its text comes from the process, looked up
- * by pid at open under process_tree_lock (so it must not sleep); a
- * writable one has `write`, given a kernel copy of what was written. */
+ * by pid at open and generated under process_tree_lock (so it must not
+ * sleep), which process_reap() takes to remove the process before it is
+ * freed; a writable one has `write`, given a kernel copy of what was
+ * written. */
 struct procfs_pid_entry {
     const char *name;
     uint32_t mode;
@@ -268,6 +270,23 @@ static void text_print_tick_deps(struct text *text, uint32_t mask)
     }
 }
 
+/* The "nohz" column: the pid of cpu's nohz task, k and the id of a kernel
+ * thread (the in-kernel tests'), "full" or "-". A process's task clears
+ * the attribute before it dies, and process_reap() takes process_tree_lock
+ * before it frees the task: one read under the lock stays until unlock. */
+static void nohz_owner(unsigned cpu, char *owner, size_t size)
+{
+    spin_lock(&process_tree_lock);
+    struct task *nohz = __atomic_load_n(&cpus[cpu]->nohz_task, __ATOMIC_ACQUIRE);
+    if (nohz && nohz->process)
+        snprintf(owner, size, "%d", nohz->process->pid);
+    else if (nohz)
+        snprintf(owner, size, "k%u", nohz->id);
+    else
+        snprintf(owner, size, "%s", cpumask_test_atomic(&nohz_full_mask, cpu) ? "full" : "-");
+    spin_unlock(&process_tree_lock);
+}
+
 /* Per CPU: whether it ticks and why (the reason the last check found),
  * its nohz task, and the counts; then how often each reason kept each
  * CPU's tick (docs/tick.md explains the columns). */
@@ -280,7 +299,7 @@ static void generate_tick(struct text *text)
     else
         text_printf(text, "%u\n", timekeeper_cpu);
     /* Where unpinned timers may go: a nohz CPU leaves the set, and its
-     * task's exit, however it dies, gives it back (seeds 02, 14). */
+     * task's exit, however it dies, gives it back (patches 02, 14). */
     struct cpumask housekeeping = housekeeping_mask;
     char list[CPULIST_FORMAT_SIZE];
     cpulist_format(&housekeeping, list, sizeof(list));
@@ -289,14 +308,8 @@ static void generate_tick(struct text *text)
                 "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
     for_each_online_cpu(cpu) {
         struct tick_state *tick = &cpus[cpu]->tick;
-        struct task *nohz = cpus[cpu]->nohz_task;
-        char owner[12] = "-";
-        if (nohz && nohz->process)
-            snprintf(owner, sizeof(owner), "%d", nohz->process->pid);
-        else if (nohz)
-            snprintf(owner, sizeof(owner), "k%u", nohz->id);
-        else if (cpumask_test_atomic(&nohz_full_mask, cpu))
-            snprintf(owner, sizeof(owner), "full");
+        char owner[12];
+        nohz_owner(cpu, owner, sizeof(owner));
         text_printf(text, "%-4u %-8s %-12s %-5s %10lu %8lu %8lu %8lu %8lu %8lu %8lu\n", cpu,
                     tick->running ? "ticking" : "stopped", tick_keep_reason_names[tick->reason], owner, tick->ticks,
                     tick->missed, tick->stops, tick->restarts, tick->kicks_received, tick->kicks_while_ticking,
@@ -445,7 +458,7 @@ static void generate_pid_cmdline(struct text *text, struct process *process)
     text->length += process->cmdline_length;
 }
 
-/* The seed's interface (patch 15): 0 or 1; writes: kernel/nohz_task.c. */
+/* The 2010 interface (patch 15): 0 or 1; writes: kernel/nohz_task.c. */
 static void generate_pid_nohz(struct text *text, struct process *process)
 {
     text_printf(text, "%d\n", process_is_nohz(process) ? 1 : 0);

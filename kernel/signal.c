@@ -20,6 +20,7 @@
 #include "arch/x86/power.h"
 #include "arch/x86/signal_frame.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/user_mode.h"
 #include "kernel/context_tracking.h"
 #include "kernel/errno.h"
 #include "kernel/ipi.h"
@@ -175,9 +176,10 @@ void signal_exec(struct signal_state *state)
     }
 }
 
-/* A fault in user mode. Linux forces these: if the signal is blocked or
- * ignored, the process dies rather than loop on the faulting instruction. */
-void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
+/* A signal the process cannot ignore or block (Linux's force_sig): the
+ * handler runs if there is one and the signal is not blocked; otherwise
+ * the process dies, rather than loop on what caused it. */
+static void force_signal(struct trap_frame *frame, int signal, int code, uint64_t address, const char *what)
 {
     struct process *process = current_process();
     struct signal_state *state;
@@ -187,13 +189,22 @@ void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64
     state = &process->signals;
     uint64_t handler = state->actions[signal].handler;
     if (handler != SIG_DFL && handler != SIG_IGN && !(state->blocked & signal_bit(signal))) {
-        state->origin[signal] = (struct signal_origin){ .code = 1, .address = address };
+        state->origin[signal] = (struct signal_origin){ .code = code, .address = address };
         __atomic_or_fetch(&state->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
         return;
     }
-    printk("nohzk: pid %d (%s) killed by signal %d: %s at %#lx, rip %#lx\n", process->pid, process->name, signal,
-           what, address, frame->rip);
+    if (code == SI_KERNEL)
+        printk("nohzk: pid %d (%s) killed by signal %d: %s, rip %#lx, rsp %#lx\n", process->pid, process->name,
+               signal, what, frame->rip, frame->rsp);
+    else
+        printk("nohzk: pid %d (%s) killed by signal %d: %s at %#lx, rip %#lx\n", process->pid, process->name,
+               signal, what, address, frame->rip);
     process_exit(WAIT_STATUS_SIGNALED(signal));
+}
+
+void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
+{
+    force_signal(frame, signal, 1, address, what);
 }
 
 static bool in_syscall(const struct trap_frame *frame)
@@ -291,6 +302,11 @@ static void deliver_one(struct process *process, struct trap_frame *frame)
     run_handler(process, frame, signal);
 }
 
+/* Last, the frame must be one iretq can return to: a handler address or
+ * a sigreturn frame may say otherwise. On Linux that iretq faults and the
+ * program gets SIGSEGV (SI_KERNEL); here the same comes before it. An
+ * interrupted call with no handler run (a stop and a continue) restarts,
+ * as if it never happened. */
 void exit_to_user_mode(struct trap_frame *frame)
 {
     struct process *process = current_process();
@@ -302,14 +318,14 @@ void exit_to_user_mode(struct trap_frame *frame)
             irq_enable();
             deliver_one(process, frame);
             irq_disable();
+        } else if (wants_restart(frame)) {
+            restart_syscall(frame);
+        } else if (!user_frame_prepare_return(frame)) {
+            force_signal(frame, SIGSEGV, SI_KERNEL, 0, "no return to this RIP, CS or SS");
         } else {
             break;
         }
     }
-    /* Interrupted, but no handler ran (a stop and a continue): as if it
-     * never happened. */
-    if (wants_restart(frame))
-        restart_syscall(frame);
     if (process && process->signals.restore_blocked) {
         process->signals.blocked = process->signals.saved_blocked;
         process->signals.restore_blocked = false;
@@ -438,9 +454,8 @@ long sys_rt_sigreturn(void)
     uint64_t blocked;
 
     if (signal_frame_pop(frame, &blocked) < 0) {
-        printk("nohzk: pid %d (%s) killed by signal %d: bad signal frame at %#lx\n", process->pid, process->name,
-               SIGSEGV, frame->rsp);
-        process_exit(WAIT_STATUS_SIGNALED(SIGSEGV));
+        force_signal(frame, SIGSEGV, SI_KERNEL, 0, "bad signal frame");     /* Linux's, forced too */
+        return (long)frame->rax;
     }
     process->signals.blocked = blocked & ~UNBLOCKABLE;
     return (long)frame->rax;    /* syscall_dispatch stores the result in rax: keep it */

@@ -6,7 +6,7 @@
  * and nothing needs it, stops (docs/tick.md, docs/nohz-task.md).
  *
  * Where the tick stops:
- *   - in the tick interrupt, when a nohz task runs alone (seeds 03-04);
+ *   - in the tick interrupt, when a nohz task runs alone (patches 03-04);
  *   - at once, without waiting for a period, after a context switch and
  *     on the way to user mode (tick_update);
  *   - on entering idle (tick_idle_enter).
@@ -14,7 +14,7 @@
  *   - leaving idle (tick_idle_exit);
  *   - tick_recheck(), on the way out of every interrupt and back to user
  *     mode: a second task was queued here (the nohz kick brought us in,
- *     seed 05), callbacks were queued, or the task is no longer a nohz task.
+ *     patch 05), callbacks were queued, or the task is no longer a nohz task.
  *
  * The stop decision and `running` are changed under this CPU's runqueue
  * lock, and a CPU that queues a task here reads `running` under the same
@@ -113,7 +113,7 @@ static void timekeeping_update(uint64_t now)
     }
 }
 
-/* The clocksource watchdog (seed 12): each round, every ticking CPU that
+/* The clocksource watchdog (patch 12): each round, every ticking CPU that
  * has no nohz task compares its own TSC's rate with the HPET's, in its own
  * tick, so no CPU is interrupted for it and a nohz CPU never does the work.
  * (Linux's watchdog is a timer that visits CPUs in turn and skips nohz
@@ -227,7 +227,7 @@ static bool cpu_is_idle(const struct runqueue *rq)
  * held. First the policy's question; then the dependency bits that events
  * set (kernel/tick_dep.c); then the questions only this CPU can answer,
  * about its own state. at_tick: called right after the tick's own work,
- * when RCU's rcu_pending() is meaningful (seed 06); elsewhere only queued
+ * when RCU's rcu_pending() is meaningful (patch 06); elsewhere only queued
  * callbacks (rcu_needs_cpu) count, since a nohz task in user mode is in an
  * extended quiescent state and RCU does not need its tick for that. */
 static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
@@ -409,7 +409,7 @@ void tick_nohz_kick(unsigned cpu)
 /* The kick itself does little: tick_recheck() on the way out of this
  * interrupt (kernel/irq.c) restarts the tick for whatever needs it. While
  * RCU's dependency is set, the kick is also RCU's prod: it reports the
- * quiescent state the interrupt proves (seed 07). */
+ * quiescent state the interrupt proves (patch 07). */
 static void nohz_kick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();

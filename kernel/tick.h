@@ -16,7 +16,7 @@ enum tick_keep_reason {
     TICK_MAY_STOP,              /* nothing needs it */
     TICK_KEEP_POLICY,           /* the policy: periodic, or not a nohz task (tick=task) */
     TICK_KEEP_TASKS,            /* more than one runnable task: time slices */
-    TICK_KEEP_RCU,              /* RCU needs this CPU (seed patch 06) */
+    TICK_KEEP_RCU,              /* RCU needs this CPU (patch 06) */
     TICK_KEEP_TIMER,            /* a timer is due within a period anyway */
     TICK_KEEP_TIMEKEEPING,      /* the timekeeper, while isolated CPUs exist */
     TICK_KEEP_CLOCK,            /* the timekeeper, when the clocksource must be read often (PIT) */
@@ -62,7 +62,7 @@ struct tick_state {
     uint64_t kicks_while_ticking;   /* received with the tick already back: wasted (goal 0) */
     uint32_t dep_mask;          /* this CPU's dependency bits (kernel/tick_dep.c), atomic */
     uint64_t dep_kicks;         /* kicks sent because a dependency mask became non-empty */
-    uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (seed 12) */
+    uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (patch 12) */
 };
 
 extern unsigned tick_hz;              /* hz= */
@@ -86,7 +86,7 @@ void tick_idle_exit(void);            /* idle_loop, a task to run: restart */
 void tick_recheck(void);              /* a stopped tick: restart it if something needs it now */
 void tick_update(void);               /* the same, and stop a running tick at once if nothing needs it */
 
-/* Make cpu look at its tick again: the nohz kick IPI (seed 05), or a
+/* Make cpu look at its tick again: the nohz kick IPI (patch 05), or a
  * direct recheck on this CPU. */
 void tick_nohz_kick(unsigned cpu);
 /* Hand timekeeping to a CPU other than cpu (a nohz CPU never keeps time). */

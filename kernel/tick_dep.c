@@ -1,7 +1,7 @@
 /* Tick dependencies: named bits that say "this CPU must tick", set and
  * cleared by the events that cause them, as Linux's tick_dep_set_*()
  * (docs/tick-dependencies.md). Three masks hold them:
- *   - global: every CPU must tick (nothing in nohzk needs one yet; Linux
+ *   - global: every CPU must tick (nothing in nohzk sets one; Linux
  *     uses it for perf events and an unstable sched_clock);
  *   - per CPU: tasks (more than one runnable, sched/sched.c) and rcu (the
  *     grace period needs this CPU's quiescent state, rcu/qs.c);

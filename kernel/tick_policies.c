@@ -16,7 +16,7 @@ static bool never(struct cpu *cpu, uint64_t now)
     return false;
 }
 
-/* The seed's rule (patches 03-04): only a task that asked, through
+/* The 2010 rule (patches 03-04): only a task that asked, through
  * /proc/self/nohz. */
 static bool current_is_nohz_task(struct cpu *cpu, uint64_t now)
 {

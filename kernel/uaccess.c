@@ -48,7 +48,7 @@ int copy_to_user(void *user_dst, const void *src, size_t length)
 
 long strncpy_from_user(char *dst, const char *user_src, size_t max)
 {
-    for (size_t i = 0; i + 1 < max; i++) {
+    for (size_t i = 0; i < max; i++) {     /* the NUL may be byte max-1 */
         if (copy_from_user(&dst[i], user_src + i, 1) < 0)
             return -EFAULT;
         if (dst[i] == '\0')

@@ -17,7 +17,7 @@
 
 #define PATH_MAX          4096 /* NUL included */
 #define NAME_MAX          255
-#define SYMLINK_DEPTH_MAX 8 /* symlinks followed inside symlinks, as Linux's nesting limit */
+#define SYMLINK_MAX       40 /* symlinks followed in one lookup, as Linux's MAXSYMLINKS */
 
 struct inode;
 struct file;

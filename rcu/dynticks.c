@@ -1,5 +1,5 @@
-/* Extended quiescent states ("dynticks"): a CPU that is idle (or, later, in
- * user space as a nohz task) runs no RCU reader for as long as it stays
+/* Extended quiescent states ("dynticks"): a CPU that is idle (or, for a
+ * nohz task, in user space) runs no RCU reader for as long as it stays
  * there, so it is quiescent for every grace period without having to say
  * so. The grace-period kthread learns it by reading one per-CPU counter:
  *
@@ -11,7 +11,7 @@
  * accesses after leaving before it. A snapshot that is even, or a later
  * value that differs from the snapshot, proves a QS since the snapshot.
  * This is Linux's single-counter design; docs/rcu.md says why we chose it
- * over the seed's three fields (nohz, irq_nest, qs_seq).
+ * over patch 09's three fields (nohz, irq_nest, qs_seq).
  *
  * Interrupts may arrive in the EQS: the outermost rcu_irq_enter leaves it
  * (the handler may use RCU) and the matching rcu_irq_exit enters it again.

@@ -1,4 +1,4 @@
-/* Callback offload (rcu_nocbs=, issue 7): an offloaded CPU's callbacks are
+/* Callback offload (rcu_nocbs=): an offloaded CPU's callbacks are
  * moved along and invoked by a kthread on a housekeeping CPU, rcuo/N, so
  * they never need CPU N's tick (Linux's rcu_nocb_cpu, CONFIG_RCU_NOCB_CPU).
  *
@@ -25,7 +25,7 @@
  * leaders that wait for GPs on behalf of several CPUs, and lets them run
  * on any housekeeping CPU. Left out: here one CPU, chosen at boot, does it
  * all (our scheduler would place a kthread allowed on several CPUs on a
- * nohz task's CPU as readily as anywhere). Also left out: switching a CPU
+ * nohz_full= CPU as readily as anywhere). Also left out: switching a CPU
  * between offloaded and not at run time (Linux's rcu_nocb_cpu_offload). */
 #include "kernel/format.h"
 #include "kernel/housekeeping.h"

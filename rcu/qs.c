@@ -168,7 +168,7 @@ static void kicked(void *unused)
     rcu_holdout_kicked();
 }
 
-/* The holdout's tick must run until it reports (seed 07): RCU's tick
+/* The holdout's tick must run until it reports (patch 07): RCU's tick
  * dependency. If its tick was stopped, setting the bit kicks it, and the
  * kick reports (kernel/tick.c nohz_kick_interrupt); a ticking CPU gets a
  * function call instead. The bit is cleared by the report, or when the

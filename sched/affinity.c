@@ -7,8 +7,16 @@
  *   running:  ask its CPU to reschedule; schedule() sees the CPU is no
  *             longer allowed and migrates it (put_prev, finish_switch)
  *
+ * The running case waits for the task's CPU to switch it out. So the
+ * caller holds no spinlock: the task may be spinning, interrupts off, on
+ * that very lock, and would never switch (docs/scheduling.md, section 8).
+ * The caller also keeps the task from being freed meanwhile (another
+ * process's task: sys_sched_setaffinity pins its process).
+ *
  * A nohz task's affinity cannot change (-EBUSY): it owns its CPU until it
- * clears the attribute or exits (seed patch 13). */
+ * clears the attribute or exits (patch 13). The attribute is read
+ * under the task's lock, which try_set() in kernel/nohz_task.c holds while it checks the
+ * mask and sets the attribute: one happens wholly before the other. */
 #include "arch/x86/cpu.h"
 #include "kernel/errno.h"
 #include "kernel/ipi.h"
@@ -16,9 +24,21 @@
 #include "kernel/percpu.h"
 #include "sched/task.h"
 
-static bool runs_outside(struct task *task, const struct cpumask *mask)
+/* Running outside its mask as it is now, not as we set it: if another
+ * change came after ours, the task follows that one, and waiting for it
+ * to leave a CPU that change allows would never end. */
+static bool runs_outside_its_mask(struct task *task)
 {
-    return __atomic_load_n(&task->on_cpu, __ATOMIC_ACQUIRE) && !cpumask_test(mask, task->cpu);
+    unsigned cpu = __atomic_load_n(&task->cpu, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&task->on_cpu, __ATOMIC_ACQUIRE) && !cpumask_test_atomic(&task->affinity, cpu);
+}
+
+static bool holds_a_spinlock(void)
+{
+    uint64_t flags = irq_save();    /* this_cpu() stays ours while we read it */
+    bool holding = this_cpu()->locks_held != 0;
+    irq_restore(flags);
+    return holding;
 }
 
 int set_affinity(struct task *task, const struct cpumask *mask)
@@ -30,12 +50,14 @@ int set_affinity(struct task *task, const struct cpumask *mask)
         return -EINVAL;
     if (task->is_idle)
         return -EINVAL;
+    if (holds_a_spinlock())
+        panic("set_affinity: called holding a spinlock; the task it waits for may spin on it");
 
     /* Both locks: a queued task is always allowed on its runqueue's CPU. */
     spin_lock(&task->lock);
     if (task->nohz) {
         spin_unlock(&task->lock);
-        return -EBUSY;          /* a nohz task stays on its CPU (seed 13) */
+        return -EBUSY;          /* a nohz task stays on its CPU (patch 13) */
     }
     unsigned cpu = task->cpu;
     struct runqueue *rq = &cpus[cpu]->rq;
@@ -67,7 +89,7 @@ int set_affinity(struct task *task, const struct cpumask *mask)
     }
     if (send_ipi)
         ipi_send(cpu, IPI_RESCHEDULE);
-    while (runs_outside(task, &allowed))
+    while (runs_outside_its_mask(task))
         cpu_relax();            /* until its CPU has switched it out */
     return 0;
 }

@@ -1,4 +1,4 @@
-/* Tasks: kernel threads now, user processes later. A task is runnable
+/* Tasks: kernel threads, and the threads of user processes. A task is runnable
  * (queued or running), sleeping, or dead (waiting to be reaped). */
 #ifndef SCHED_TASK_H
 #define SCHED_TASK_H

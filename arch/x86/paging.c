@@ -277,7 +277,7 @@ static uint64_t *user_entry_for(struct address_space *space, uint64_t address, b
 
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags)
 {
-    if (address >= USER_HALF_END || address % PAGE_SIZE)
+    if (address >= USER_MAP_END || address % PAGE_SIZE)
         return -EINVAL;
     uint64_t *entry = user_entry_for(space, address, true);
     if (!entry)
@@ -305,29 +305,92 @@ uint64_t address_space_lookup(struct address_space *space, uint64_t address, boo
     return *entry;
 }
 
-/* Unmap one user page and free it; 0 if it was not mapped. */
-int address_space_unmap(struct address_space *space, uint64_t address)
+/* --- user ranges: munmap, mprotect, mmap(MAP_FIXED) ----------------------
+ * A range is walked table by table, and an entry that is not present
+ * skips all it would map (512 GiB, 1 GiB or 2 MiB), so the cost follows
+ * what is mapped, not the length: page by page, munmap of the whole user
+ * half took half an hour. */
+
+/* Bytes one entry of a table at this level maps: 4 KiB at level 1. */
+static uint64_t entry_span(int level)
 {
-    uint64_t *entry = user_entry_for(space, address, false);
-    if (!entry || !(*entry & PTE_PRESENT))
-        return 0;
-    page_free(*entry & PTE_ADDRESS);
-    *entry = 0;
-    if ((read_cr3() & PTE_ADDRESS) == space->root_phys)
-        invlpg(address);
-    return 1;
+    return PAGE_SIZE << (9 * (level - 1));
 }
 
-/* Change a mapped user page's write and execute permissions. */
-int address_space_protect(struct address_space *space, uint64_t address, uint64_t flags)
+static bool is_current(const struct address_space *space)
 {
-    uint64_t *entry = user_entry_for(space, address, false);
-    if (!entry || !(*entry & PTE_PRESENT))
-        return -ENOMEM;
-    *entry = (*entry & ~(PTE_WRITE | PTE_NX)) | (flags & (PTE_WRITE | PTE_NX));
-    if ((read_cr3() & PTE_ADDRESS) == space->root_phys)
-        invlpg(address);
+    return (read_cr3() & PTE_ADDRESS) == space->root_phys;
+}
+
+/* Unmap [start, end) below one table; a table the range covers whole is
+ * freed with its pages. Returns whether a table was freed. */
+static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t end, bool current)
+{
+    uint64_t span = entry_span(level);
+    bool freed_table = false;
+    for (uint64_t address = start; address < end;) {
+        uint64_t next = (address | (span - 1)) + 1;
+        if (next > end)
+            next = end;
+        uint64_t *entry = &table[table_index(address, level)];
+        if (*entry & PTE_PRESENT && level == 1) {
+            page_free(*entry & PTE_ADDRESS);
+            *entry = 0;
+            if (current)
+                invlpg(address);
+        } else if (*entry & PTE_PRESENT) {
+            freed_table |= unmap_in_table(table_at(*entry), level - 1, address, next, current);
+            if (next - address == span) {      /* all of it: nothing left below */
+                page_free(*entry & PTE_ADDRESS);
+                *entry = 0;
+                freed_table = true;
+            }
+        }
+        address = next;
+    }
+    return freed_table;
+}
+
+void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end)
+{
+    ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
+    bool current = is_current(space);
+    /* The CPU may cache a table's entry even when the table maps no page
+     * (and so had no invlpg): a freed table costs a full flush. */
+    if (unmap_in_table(phys_to_virt(space->root_phys), 4, start, end, current) && current)
+        write_cr3(read_cr3());
+}
+
+static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t end, uint64_t flags,
+                            bool current)
+{
+    uint64_t span = entry_span(level);
+    for (uint64_t address = start; address < end;) {
+        uint64_t next = (address | (span - 1)) + 1;
+        if (next > end)
+            next = end;
+        uint64_t *entry = &table[table_index(address, level)];
+        if (!(*entry & PTE_PRESENT))
+            return -ENOMEM;
+        if (level > 1) {
+            int error = protect_in_table(table_at(*entry), level - 1, address, next, flags, current);
+            if (error)
+                return error;
+        } else {
+            *entry = (*entry & ~(PTE_WRITE | PTE_NX)) | flags;
+            if (current)
+                invlpg(address);
+        }
+        address = next;
+    }
     return 0;
+}
+
+int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags)
+{
+    ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
+    return protect_in_table(phys_to_virt(space->root_phys), 4, start, end, flags & (PTE_WRITE | PTE_NX),
+                            is_current(space));
 }
 
 /* A copy of every user page (fork). No copy-on-write: simpler to read, and

@@ -45,8 +45,11 @@ bool paging_is_kernel_mapped(uint64_t address);
 uint64_t paging_lookup(uint64_t address);      /* the mapping entry, 0 if none */
 bool paging_early_is_active(void);
 
-/* User address spaces (the lower half); the kernel half is shared. */
+/* User address spaces (the lower half); the kernel half is shared. The
+ * last page below USER_HALF_END is never mapped (Linux's TASK_SIZE_MAX):
+ * code there could return from a system call to a non-canonical RIP. */
 #define USER_HALF_END 0x0000800000000000ul
+#define USER_MAP_END  (USER_HALF_END - 4096)
 struct address_space {
     uint64_t root_phys;         /* the PML4 */
 };
@@ -54,8 +57,12 @@ struct address_space *address_space_create(void);
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);  /* a zeroed page */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);
 void address_space_destroy(struct address_space *space);
-int address_space_unmap(struct address_space *space, uint64_t address);
-int address_space_protect(struct address_space *space, uint64_t address, uint64_t flags);
+/* Unmap and free the user pages of [start, end), or change their write
+ * and execute rights (page-aligned, end <= USER_HALF_END), at a cost that
+ * follows what is mapped there, not the length. protect stops with
+ * -ENOMEM at the first page not mapped, those before it changed. */
+void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end);
+int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags);
 struct address_space *address_space_clone(struct address_space *from);     /* fork */
 void address_space_switch(struct address_space *space);    /* NULL: the kernel's own tables */
 

@@ -28,13 +28,18 @@
 #define RED_ZONE 128
 #define USER_ADDRESS_END 0x0000800000000000ul  /* first non-canonical address */
 
-/* Flags a handler or sigreturn may change: CF PF AF ZF SF TF DF OF RF AC. */
-#define RFLAGS_USER_CHANGEABLE 0x40dd5ul
-#define RFLAGS_IF (1ul << 9)
+/* The flags sigreturn takes from the frame (Linux's FIX_EFLAGS): CF PF AF
+ * ZF SF TF DF OF RF AC. The others (IF, IOPL, NT, ID...) stay as they are
+ * in the program now; exit_to_user_mode() vets them all once more. */
+#define RFLAGS_FROM_SIGRETURN 0x50dd5ul
 #define RFLAGS_TF (1ul << 8)
 #define RFLAGS_DF (1ul << 10)
 #define RFLAGS_RF (1ul << 16)
-#define RFLAGS_AC (1ul << 18)
+
+/* ucontext.uc_flags, as Linux sets them for a 64-bit frame: the SS slot
+ * is meaningful, and sigreturn restores it as it is (a bad one kills). */
+#define UC_SIGCONTEXT_SS 0x2
+#define UC_STRICT_RESTORE_SS 0x4
 
 struct sigcontext {
     uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
@@ -121,6 +126,7 @@ int signal_frame_push(struct trap_frame *frame, int signal, const struct signal_
 
     memset(&sigframe, 0, sizeof(sigframe));
     sigframe.return_address = action->restorer;
+    sigframe.context.flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
     sigframe.context.stack.flags = SS_DISABLE;
     save_registers(&sigframe.context.registers, frame);
     sigframe.context.registers.cr2 = origin->address;
@@ -142,7 +148,11 @@ int signal_frame_push(struct trap_frame *frame, int signal, const struct signal_
     frame->rsi = address + offsetof(struct rt_sigframe, info);
     frame->rdx = address + offsetof(struct rt_sigframe, context);
     frame->rax = 0;
-    frame->rflags &= ~(RFLAGS_TF | RFLAGS_DF | RFLAGS_RF | RFLAGS_AC);
+    frame->cs = SELECTOR_USER_CODE;     /* whatever a sigreturn had put there */
+    frame->ss = SELECTOR_USER_DATA;
+    /* The ABI's DF clear, and no single-step into the handler; AC and ID
+     * stay, as on Linux. */
+    frame->rflags &= ~(RFLAGS_TF | RFLAGS_DF | RFLAGS_RF);
     return 0;
 }
 
@@ -173,18 +183,24 @@ int signal_frame_pop(struct trap_frame *frame, uint64_t *blocked)
     if (copy_from_user(&sigframe, (const void *)address, sizeof(sigframe)) < 0)
         return -EFAULT;
     const struct sigcontext *saved = &sigframe.context.registers;
-    if (saved->rip >= USER_ADDRESS_END || saved->rsp >= USER_ADDRESS_END)
-        return -EFAULT;         /* iretq would fault in the kernel */
+    if (saved->rsp >= USER_ADDRESS_END)
+        return -EFAULT;         /* a stack nothing can use; Linux's program dies of SIGSEGV too */
     if (saved->fpstate && restore_fpu(saved->fpstate) < 0)
         return -EFAULT;
     frame->r8 = saved->r8, frame->r9 = saved->r9, frame->r10 = saved->r10, frame->r11 = saved->r11;
     frame->r12 = saved->r12, frame->r13 = saved->r13, frame->r14 = saved->r14, frame->r15 = saved->r15;
     frame->rdi = saved->rdi, frame->rsi = saved->rsi, frame->rbp = saved->rbp, frame->rbx = saved->rbx;
     frame->rdx = saved->rdx, frame->rax = saved->rax, frame->rcx = saved->rcx, frame->rsp = saved->rsp;
+    /* RIP, CS and SS as saved, as on Linux, whose iretq then faults if they
+     * are bad: exit_to_user_mode() checks them before ours would. A frame
+     * without UC_STRICT_RESTORE_SS gets a usable SS (Linux's
+     * force_valid_ss, for programs older than the SS slot). */
     frame->rip = saved->rip;
-    frame->rflags = (frame->rflags & ~RFLAGS_USER_CHANGEABLE) | (saved->rflags & RFLAGS_USER_CHANGEABLE) | RFLAGS_IF;
-    frame->cs = SELECTOR_USER_CODE;
-    frame->ss = SELECTOR_USER_DATA;
+    frame->rflags = (frame->rflags & ~RFLAGS_FROM_SIGRETURN) | (saved->rflags & RFLAGS_FROM_SIGRETURN);
+    frame->cs = saved->cs | 3;
+    frame->ss = saved->ss | 3;
+    if (!(sigframe.context.flags & UC_STRICT_RESTORE_SS) && frame->ss != SELECTOR_USER_DATA)
+        frame->ss = SELECTOR_USER_DATA;
     frame->error_code = (uint64_t)-1;   /* no system call to restart (syscall_entry.asm) */
     *blocked = sigframe.context.blocked;
     return 0;

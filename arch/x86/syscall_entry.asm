@@ -1,11 +1,13 @@
-; The SYSCALL instruction lands here (MSR_LSTAR), in ring 0 with interrupts
-; off (MSR_SFMASK), RCX = user RIP, R11 = user RFLAGS, and still on the
-; user's stack. We switch to the task's kernel stack (kept in struct cpu at
-; offset 16) and build the same struct trap_frame as an interrupt from ring
-; 3 would (arch/x86/trap.h), so that syscalls, exceptions and interrupts
-; from user space share one C type and one way out: trap_return, which
-; swaps GS back and returns with iretq. (sysretq would be a little faster;
-; iretq is one path fewer to get right, and has no non-canonical RIP trap.)
+; The SYSCALL instruction lands here (MSR_LSTAR), in ring 0 with every
+; flag clear (MSR_SFMASK: interrupts off, and no NT, TF, DF or AC from the
+; user), RCX = user RIP, R11 = user RFLAGS, and still on the user's stack.
+; We switch to the task's kernel stack (kept in struct cpu at offset 16)
+; and build the same struct trap_frame as an interrupt from ring 3 would
+; (arch/x86/trap.h), so that syscalls, exceptions and interrupts from user
+; space share one C type and one way out: exit_to_user_mode, which checks
+; that iretq can return there, then trap_return, which swaps GS back and
+; returns with iretq. (sysretq would be a little faster; iretq is one path
+; fewer to get right. See docs/user-space.md, section 4.)
 
 %define USER_DATA_SELECTOR (0x18 | 3)
 %define USER_CODE_SELECTOR (0x20 | 3)

@@ -20,6 +20,9 @@ static inline bool trap_from_user(const struct trap_frame *frame)
 }
 
 void trap_dispatch(struct trap_frame *frame);
+/* entry.asm: an exception in ring 0 at an instruction that runs with the
+ * user's GS; returns the frame to handle. */
+struct trap_frame *trap_user_gs_window(struct trap_frame *frame);
 void idt_init(void);
 void idt_load(void);
 const char *exception_name(uint64_t vector);

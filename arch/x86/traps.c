@@ -1,7 +1,7 @@
 /* The IDT and the first C code of every interrupt and exception.
  * Exceptions in the kernel are bugs: they panic with the registers and a
- * backtrace. (Exceptions from user space will deliver signals; that comes
- * with user mode.) Everything from vector 32 up is an interrupt and goes to
+ * backtrace. (Exceptions from user space deliver Linux's signal instead:
+ * trap_dispatch.) Everything from vector 32 up is an interrupt and goes to
  * kernel/irq.c. An NMI either stops this CPU for a panic or is counted. */
 #include "arch/x86/trap.h"
 
@@ -119,6 +119,36 @@ static int exception_signal(uint64_t vector)
     default:
         return SIGSEGV;
     }
+}
+
+extern char iret_to_user[];
+
+/* iretq's own faults: a segment not present, a bad stack segment, and
+ * #GP (a bad selector, a non-canonical RIP, or NT set in ring 0). */
+static bool iret_can_raise(uint64_t vector)
+{
+    return vector == 11 || vector == 12 || vector == VECTOR_GENERAL_PROTECTION;
+}
+
+/* An entry from ring 0 where the user's GS was live (entry.asm swapped it
+ * back already). A fault of iret_to_user means the return to ring 3
+ * failed: the frame it was popping is put back where it was, with the
+ * user's registers, as a fault of the user program at the address it was
+ * returning to (Linux's "bad iret" fixup): the program gets SIGSEGV, not
+ * the kernel an endless fault. Anything else (an NMI just before the
+ * iretq or at syscall_entry) is the kernel's, and returns there. */
+struct trap_frame *trap_user_gs_window(struct trap_frame *frame)
+{
+    if (frame->rip != (uint64_t)iret_to_user || !iret_can_raise(frame->vector))
+        return frame;
+    const uint64_t *popped = (const uint64_t *)frame->rsp;     /* rip, cs, rflags, rsp, ss */
+    struct trap_frame user = *frame;
+    user.rip = popped[0], user.cs = popped[1], user.rflags = popped[2], user.rsp = popped[3], user.ss = popped[4];
+    printk("nohzk: return to user mode failed: %s, rip %#lx cs %#lx rflags %#lx rsp %#lx ss %#lx\n",
+           exception_name(frame->vector), user.rip, user.cs, user.rflags, user.rsp, user.ss);
+    struct trap_frame *rebuilt = (struct trap_frame *)(frame->rsp + 5 * sizeof(uint64_t)) - 1;
+    *rebuilt = user;
+    return rebuilt;
 }
 
 /* Every entry from ring 3 leaves user context first and goes back through

@@ -3,7 +3,13 @@
  * SYSCALL jumps to syscall_entry (arch/x86/syscall_entry.asm) with the
  * kernel code selector from STAR[47:32]; SYSRET would use STAR[63:48] + 16
  * for the user code selector, which is why the GDT puts user data before
- * user code (arch/x86/gdt.h). SFMASK clears IF, DF, TF and AC on entry.
+ * user code (arch/x86/gdt.h). SFMASK is Linux's: the kernel starts every
+ * system call with all of the user's flags clear but the reserved bit 1
+ * (NT above all: set, it makes the iretq back fault in ring 0).
+ *
+ * Every return to ring 3 is an iretq; user_frame_prepare_return() makes
+ * sure first that it cannot fault in ring 0 and loads only flags ring 3
+ * may hold. See docs/user-space.md.
  *
  * SMEP stops the kernel from executing user pages, SMAP from touching them
  * except inside user_access_begin/end: a stray user pointer in the kernel
@@ -23,9 +29,14 @@
 #define CR0_AM (1ul << 18)   /* ring 3 code that sets RFLAGS.AC gets #AC, as on Linux */
 #define CR4_SMEP (1ul << 20)
 #define CR4_SMAP (1ul << 21)
-#define RFLAGS_TF (1ul << 8)
-#define RFLAGS_DF (1ul << 10)
-#define RFLAGS_AC (1ul << 18)
+#define RFLAGS_RESERVED_1 (1ul << 1)
+/* What ring 3 may hold: CF PF AF ZF SF TF IF DF OF RF AC ID. Not IOPL
+ * (in and out), NT (a faulting iretq), VM, VIF or VIP. */
+#define RFLAGS_USER_HELD 0x250fd5ul
+/* Cleared by SYSCALL: every flag but the reserved bit 1 (Linux's mask:
+ * CF PF AF ZF SF TF IF DF OF IOPL NT RF AC ID). */
+#define SYSCALL_FLAG_MASK 0x257fd5ul
+#define USER_CANONICAL_END 0x0000800000000000ul   /* RIP at or above (in the lower half) faults iretq */
 
 extern char syscall_entry[];
 void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
@@ -56,7 +67,7 @@ void user_mode_init_this_cpu(void)
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SYSCALL_ENABLE);
     wrmsr(MSR_STAR, ((uint64_t)(SELECTOR_USER_DATA - 8) << 48) | ((uint64_t)SELECTOR_KERNEL_CODE << 32));
     wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
-    wrmsr(MSR_SFMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_TF | RFLAGS_AC);
+    wrmsr(MSR_SFMASK, SYSCALL_FLAG_MASK);
     enable_smep_smap();
     __asm__ volatile("mov %0, %%cr0" : : "r"(read_cr0() | CR0_AM) : "memory");
     fpu_init_this_cpu();
@@ -75,4 +86,22 @@ void user_mode_start(uint64_t rip, uint64_t rsp)
         .ss = SELECTOR_USER_DATA,
     };
     enter_user_mode(&frame);
+}
+
+uint64_t user_rflags(uint64_t rflags)
+{
+    return (rflags & RFLAGS_USER_HELD) | RFLAGS_IF | RFLAGS_RESERVED_1;
+}
+
+/* Canonical in the lower half (the upper half is canonical too, and
+ * iretq goes there; the program's first fetch then faults in ring 3). */
+static bool canonical(uint64_t address)
+{
+    return address < USER_CANONICAL_END || address >= ~(USER_CANONICAL_END - 1);
+}
+
+bool user_frame_prepare_return(struct trap_frame *frame)
+{
+    frame->rflags = user_rflags(frame->rflags);
+    return canonical(frame->rip) && frame->cs == SELECTOR_USER_CODE && frame->ss == SELECTOR_USER_DATA;
 }

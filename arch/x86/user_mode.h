@@ -15,6 +15,14 @@ bool smap_enabled(void);
 /* Leave the kernel for ring 3 at rip with stack rsp, interrupts on. */
 void user_mode_start(uint64_t rip, uint64_t rsp) __attribute__((noreturn));
 
+/* The RFLAGS a return to ring 3 loads: the user's CF PF AF ZF SF TF DF OF
+ * RF AC ID, IF set; IOPL 0; NT, VM, VIF and VIP clear. */
+uint64_t user_rflags(uint64_t rflags);
+/* Just before the iretq to ring 3: the flags through user_rflags(); false
+ * if the iretq would fault in ring 0 (a non-canonical RIP, a selector not
+ * the user's), which the caller makes the program's fault, as on Linux. */
+bool user_frame_prepare_return(struct trap_frame *frame);
+
 /* Let the kernel touch user pages around a copy (SMAP's AC flag). */
 static inline void user_access_begin(void)
 {

@@ -416,6 +416,14 @@ EDIT(memsz_wraps, s->ph[0].p_memsz = UINT64_MAX - 0x1000)
 EDIT(kernel_half, s->ph[0].p_vaddr = 0xffffffff80000000ULL; s->h.e_entry = s->ph[0].p_vaddr)
 EDIT(crosses_user_end, s->ph[0].p_vaddr = ELF_USER_END - 0x1000; s->h.e_entry = s->ph[0].p_vaddr)
 EDIT(ends_at_user_end, s->ph[0].p_vaddr = ELF_USER_END - 0x2000; s->h.e_entry = s->ph[0].p_vaddr)
+/* The last page below 2^47 is never user memory (Linux's TASK_SIZE_MAX):
+ * a `syscall` in its last bytes would return to a non-canonical RIP. */
+EDIT(in_last_page, s->ph[0].p_vaddr = 0x7ffffffff000ULL; s->ph[0].p_filesz = s->ph[0].p_memsz = 0x1000;
+     s->h.e_entry = s->ph[0].p_vaddr + 0x100)
+EDIT(into_last_page, s->ph[0].p_vaddr = 0x7fffffffe000ULL; s->h.e_entry = s->ph[0].p_vaddr)
+EDIT(bss_into_last_page, s->ph[0].p_vaddr = 0x7fffffffe000ULL; s->ph[0].p_filesz = 0x1000;
+     s->h.e_entry = s->ph[0].p_vaddr)
+EDIT(below_last_page, s->ph[0].p_vaddr = 0x7fffffffd000ULL; s->h.e_entry = s->ph[0].p_vaddr)
 EDIT(null_page, s->ph[0].p_vaddr = 0; s->h.e_entry = 0x100)
 EDIT(align_not_power_of_two, s->ph[0].p_align = 0x3000)
 EDIT(align_huge, s->ph[0].p_align = 1ULL << 40)
@@ -507,6 +515,10 @@ static void test_synthetic_errors(void **state)
         CASE(kernel_half, -EINVAL),
         CASE(crosses_user_end, -EINVAL),
         CASE(ends_at_user_end, 0),
+        CASE(in_last_page, -EINVAL),
+        CASE(into_last_page, -EINVAL),
+        CASE(bss_into_last_page, -EINVAL),
+        CASE(below_last_page, 0),
         CASE(null_page, -EINVAL),
         CASE(align_not_power_of_two, -EINVAL),
         CASE(align_huge, -EINVAL),

@@ -59,6 +59,14 @@ void spin_unlock(struct spinlock *lock)
 
 static struct process test_process;
 
+/* A fatal signal "pending" for the current process: set by a test. */
+static int fatal_signal;
+
+int signal_fatal_pending(void)
+{
+    return fatal_signal;
+}
+
 struct process *current_process(void)
 {
     return &test_process;
@@ -309,11 +317,11 @@ static void follows_symlinks(void **state)
     add_entry(&archive, "links/loop_a", S_IFLNK | 0777, "loop_b");
     add_entry(&archive, "links/loop_b", S_IFLNK | 0777, "loop_a");
     add_entry(&archive, "links/dangling", S_IFLNK | 0777, "nowhere");
-    /* chain1 -> chain2 -> ... -> chain9 -> target */
+    /* chain0 -> chain1 -> ... -> chain40 -> target */
     char name[32], target[32];
-    for (int i = 1; i <= 9; i++) {
+    for (int i = 0; i <= 40; i++) {
         snprintf(name, sizeof(name), "links/chain%d", i);
-        snprintf(target, sizeof(target), i == 9 ? "target" : "chain%d", i + 1);
+        snprintf(target, sizeof(target), i == 40 ? "target" : "chain%d", i + 1);
         add_entry(&archive, name, S_IFLNK | 0777, target);
     }
     assert_int_equal(unpack(&archive), 0);
@@ -327,8 +335,8 @@ static void follows_symlinks(void **state)
     assert_string_equal(read_file("/links/loop_a"), "error -40");
     assert_string_equal(read_file("/links/dangling"), "error -2");
     assert_int_equal(stat_mode("/links/dangling", false), S_IFLNK | 0777);
-    assert_string_equal(read_file("/links/chain2"), "end");       /* 8 links */
-    assert_string_equal(read_file("/links/chain1"), "error -40"); /* 9 links */
+    assert_string_equal(read_file("/links/chain1"), "end");       /* 40 links */
+    assert_string_equal(read_file("/links/chain0"), "error -40"); /* 41 links */
 
     assert_int_equal(sys_open("/links/absolute", O_RDONLY | O_NOFOLLOW, 0), -ELOOP);
     char buffer[32];
@@ -347,6 +355,75 @@ static void follows_symlinks(void **state)
     assert_int_equal(sys_close((int)fd), 0);
     assert_string_equal(read_file("/links/target"), "new");
     assert_int_equal(sys_open("/links/absolute", O_WRONLY | O_CREAT | O_EXCL, 0644), -EEXIST);
+}
+
+/* "dot/" n times, then tail: dot is a link to its own directory. */
+static char *through_dots(int count, const char *tail)
+{
+    static char path[512];
+    size_t used = (size_t)snprintf(path, sizeof(path), "/bounded/");
+    for (int i = 0; i < count; i++)
+        used += (size_t)snprintf(path + used, sizeof(path) - used, "dot/");
+    snprintf(path + used, sizeof(path) - used, "%s", tail);
+    return path;
+}
+
+/* name -> "part/part/.../part", 4095 bytes: 2048 links when part is one. */
+static void add_chain_link(struct archive *archive, const char *name, char part)
+{
+    char *target = malloc(PATH_MAX);
+    for (int i = 0; i < PATH_MAX - 1; i++)
+        target[i] = i % 2 ? '/' : part;
+    target[PATH_MAX - 1] = '\0';
+    add_entry(archive, name, S_IFLNK | 0777, target);
+    free(target);
+}
+
+/* One lookup follows at most 40 links (Linux's MAXSYMLINKS), counted over
+ * the whole walk: in a row, in different components, inside targets,
+ * after the directory part of an O_CREAT open. Bounding only the nesting
+ * let a link to "x/x/.../x" follow 2048 links, and one to "y/y/.../y" 2048
+ * times that. */
+static void bounds_the_links_of_a_lookup(void **state)
+{
+    (void)state;
+    struct archive archive = {0};
+    add_entry(&archive, "bounded/file", S_IFREG | 0644, "end");
+    add_entry(&archive, "bounded/dot", S_IFLNK | 0777, ".");
+    add_entry(&archive, "bounded/last", S_IFLNK | 0777, "file");
+    add_entry(&archive, "bounded/deep40", S_IFLNK | 0777, "deep39/.");
+    for (int i = 39; i >= 1; i--) {
+        char name[32], target[32];
+        snprintf(name, sizeof(name), "bounded/deep%d", i);
+        snprintf(target, sizeof(target), i == 1 ? "." : "deep%d/.", i - 1);
+        add_entry(&archive, name, S_IFLNK | 0777, target);
+    }
+    add_chain_link(&archive, "bounded/x", 'd');     /* 2048 times "d", a link to "." */
+    add_chain_link(&archive, "bounded/y", 'x');
+    add_entry(&archive, "bounded/d", S_IFLNK | 0777, ".");
+    assert_int_equal(unpack(&archive), 0);
+
+    assert_int_equal(stat_mode(through_dots(40, "file"), true), S_IFREG | 0644);
+    assert_int_equal(stat_mode(through_dots(41, "file"), true), -ELOOP);
+    assert_int_equal(stat_mode(through_dots(39, "last"), true), S_IFREG | 0644);
+    assert_int_equal(stat_mode(through_dots(40, "last"), true), -ELOOP);
+    assert_int_equal(stat_mode(through_dots(40, "last"), false), S_IFLNK | 0777);
+    assert_int_equal(stat_mode("/bounded/deep40", true), S_IFDIR | 0755);   /* nested 40 deep */
+    assert_int_equal(stat_mode("/bounded/dot/deep40", true), -ELOOP);
+    assert_int_equal(stat_mode("/bounded/x", true), -ELOOP);
+    assert_int_equal(stat_mode("/bounded/y", true), -ELOOP);
+    assert_int_equal(stat_mode("/bounded/y", false), S_IFLNK | 0777);
+    char buffer[8];
+    assert_int_equal(sys_readlink(through_dots(41, "last"), buffer, sizeof(buffer)), -ELOOP);
+    assert_int_equal(sys_readlink(through_dots(40, "last"), buffer, sizeof(buffer)), 4);
+
+    /* O_CREAT: the directory part's links and the last one, together. */
+    long fd = sys_open(through_dots(39, "last"), O_WRONLY | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(sys_close((int)fd), 0);
+    assert_int_equal(sys_open(through_dots(40, "last"), O_WRONLY | O_CREAT, 0644), -ELOOP);
+    assert_int_equal(sys_mkdir(through_dots(41, "new"), 0755), -ELOOP);
+    assert_int_equal(sys_mkdir(through_dots(40, "new"), 0755), 0);
 }
 
 /* ---- Files ---- */
@@ -446,8 +523,68 @@ static void reads_and_writes_vectors(void **state)
     assert_int_equal(sys_writev((int)fd, NULL, 1), -EFAULT);
     assert_int_equal(sys_writev(99, iov, 1), -EBADF);
     struct linux_iovec huge[2] = {{(uint64_t)(uintptr_t)first, INT64_MAX}, {(uint64_t)(uintptr_t)first, 2}};
-    assert_int_equal(sys_writev((int)fd, huge, 2), -EINVAL);
+    assert_int_equal(sys_writev((int)fd, huge, 2), -EFAULT); /* past the user half, as Linux */
+    huge[0].length = (uint64_t)INT64_MAX + 1;
+    assert_int_equal(sys_writev((int)fd, huge, 2), -EINVAL); /* negative as ssize_t */
     sys_close((int)fd);
+}
+
+/* A device that takes every write whole, counting the bytes. */
+static uint64_t swallowed;
+
+static long swallow(struct file *file, const void *buffer, size_t count)
+{
+    (void)file, (void)buffer;
+    swallowed += count;
+    return (long)count;
+}
+
+static const struct file_ops swallow_ops = {.write = swallow};
+
+/* One readv or writev moves at most MAX_RW_COUNT (0x7ffff000) bytes, as
+ * on Linux: the pieces are cut, and those past the cap are not looked at.
+ * 4 GiB asked: without the cap, the copy is twice as long, and 64 pieces
+ * of 1 GiB would be 64 GiB. */
+static void cuts_vectors_at_max_rw_count(void **state)
+{
+    (void)state;
+    size_t size = 64ul << 20;
+    char *data = calloc(1, size);
+    assert_int_equal(vfs_create_device("/dev/swallow", 0666, &swallow_ops, NULL), 0);
+    long fd = sys_open("/dev/swallow", O_WRONLY, 0);
+    assert_true(fd >= 0);
+    struct linux_iovec iov[65];
+    for (int i = 0; i < 64; i++)
+        iov[i] = (struct linux_iovec){(uint64_t)(uintptr_t)data, size};
+    iov[64] = (struct linux_iovec){(uint64_t)(uintptr_t)data, 1}; /* past the cap: cut to nothing */
+    swallowed = 0;
+    assert_int_equal(sys_writev((int)fd, iov, 65), 0x7ffff000);
+    assert_int_equal(swallowed, 0x7ffff000);
+    sys_close((int)fd);
+    free(data);
+}
+
+/* A process with a fatal signal pending stops copying after the piece in
+ * hand: it dies on the way out, and a read or write of a gigabyte must
+ * not make SIGKILL wait for it. */
+static void stops_copying_for_a_fatal_signal(void **state)
+{
+    (void)state;
+    size_t size = 65536; /* sixteen IO_CHUNKs */
+    char *data = calloc(1, size);
+    long fd = sys_open("/fatal", O_CREAT | O_RDWR, 0644);
+    assert_int_equal(sys_write((int)fd, data, size), size);
+    assert_int_equal(sys_lseek((int)fd, 0, SEEK_SET), 0);
+    fatal_signal = 9;
+    assert_int_equal(sys_read((int)fd, data, size), 4096);
+    assert_int_equal(sys_write((int)fd, data, size), 4096);
+    struct linux_iovec iov[2] = {{(uint64_t)(uintptr_t)data, 4096}, {(uint64_t)(uintptr_t)data, 4096}};
+    assert_int_equal(sys_writev((int)fd, iov, 2), 4096);
+    fatal_signal = 0;
+    assert_int_equal(sys_lseek((int)fd, 0, SEEK_CUR), 4096 * 3); /* one piece each */
+    sys_close((int)fd);
+    assert_int_equal(sys_unlink("/fatal"), 0);
+    free(data);
 }
 
 /* ---- Descriptors ---- */
@@ -827,9 +964,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(replaces_files_and_rejects_bad_archives, setup, teardown),
         cmocka_unit_test_setup_teardown(looks_up_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(follows_symlinks, setup, teardown),
+        cmocka_unit_test_setup_teardown(bounds_the_links_of_a_lookup, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_and_writes_files, setup, teardown),
         cmocka_unit_test_setup_teardown(moves_large_files_in_pieces, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_and_writes_vectors, setup, teardown),
+        cmocka_unit_test_setup_teardown(stops_copying_for_a_fatal_signal, setup, teardown),
+        cmocka_unit_test_setup_teardown(cuts_vectors_at_max_rw_count, setup, teardown),
         cmocka_unit_test_setup_teardown(duplicates_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(forks_and_execs_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(lists_directories, setup, teardown),

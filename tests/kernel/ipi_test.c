@@ -12,7 +12,7 @@
 
 /* A ping-pong between two CPUs driven entirely from interrupt handlers:
  * each side answers with an asynchronous call, made with interrupts off
- * (seed patch 08 allows that when not waiting). */
+ * (patch 08 allows that when not waiting). */
 struct rally {
     unsigned a, b;
     volatile unsigned pings_received;   /* on b */

@@ -1,5 +1,5 @@
 /* ktest=nohz_race: wakeups onto a nohz CPU from the other CPUs, the race
- * of issue 9 (docs/reliability.md, section 3a).
+ * aimed at its tick stop (docs/reliability.md, section 3a).
  *
  * A kernel thread is the nohz task of the last CPU (3 under -smp 4) and
  * spins there alone, its tick stopped. A sleeper thread pinned to that CPU
@@ -56,7 +56,7 @@
 #include "rcu/internal.h"
 #include "sched/task.h"
 
-/* The issue's 100,000. The tick stops again as soon as the sleeper has
+/* 100,000 wakeups. The tick stops again as soon as the sleeper has
  * left (tick_update() after the switch back to the nohz task), so a round
  * takes a fraction of a millisecond; an early round that lands before the
  * stop waits a time slice (docs/reliability.md, 3a). */

@@ -1,5 +1,5 @@
 /* ktest=nohz: the rules of the nohz task model that live inside the
- * kernel, one case per seed patch (DESIGN.md section 4), with a kernel
+ * kernel, one case per patch of the 2010 series (docs/design.md), with a kernel
  * thread as the nohz task on the last CPU. The user-space side (the
  * /proc/self/nohz rules, zero interrupts while a user task spins, grace
  * periods without IPIs) is in tests/user/nohz.c and the nohz-* scenarios.
@@ -83,7 +83,7 @@ static void run_action(struct worker *worker, void (*action)(struct worker *), v
     worker->action_requested = false;
 }
 
-/* Seed 14 too: the exit clears the attribute and the mask. */
+/* Patch 14 too: the exit clears the attribute and the mask. */
 static void stop_worker(struct ktest *test, struct worker *worker)
 {
     __atomic_store_n(&worker->stop, true, __ATOMIC_RELEASE);
@@ -104,7 +104,7 @@ static uint64_t local_timer_interrupts(unsigned cpu)
     return __atomic_load_n(&cpus[cpu]->irq_counts[IRQ_SOURCE_LOCAL_TIMER], __ATOMIC_RELAXED);
 }
 
-/* Seeds 01, 03-04: the mask follows the task; alone, its tick stops, and
+/* Patches 01, 03-04: the mask follows the task; alone, its tick stops, and
  * the CPU takes (almost) no timer interrupts; at exit the mask is clear
  * and the CPU ticks again or idles. */
 static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
@@ -126,7 +126,7 @@ static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
     KTEST_EXPECT(test, cpu->tick.running || cpu->rq.current->is_idle, "cpu %u neither ticks nor idles", worker.cpu);
 }
 
-/* Seed 02: an unpinned timer started on the nohz CPU goes elsewhere. */
+/* Patch 02: an unpinned timer started on the nohz CPU goes elsewhere. */
 struct placement {
     struct timer timers[16];
     unsigned placed_on[16];
@@ -161,7 +161,7 @@ static void unpinned_timers_avoid_the_nohz_cpu(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Seed 05: a second task on the CPU kicks the tick back (only because it
+/* Patch 05: a second task on the CPU kicks the tick back (only because it
  * was stopped), and the newcomer runs within one tick period. */
 struct newcomer {
     unsigned cpu;
@@ -195,12 +195,12 @@ static void a_second_task_kicks_the_tick_back(struct ktest *test)
               tick->kicks_while_ticking - wasted);
     KTEST_EXPECT(test, tick->kicks_received - kicks >= 1, "no nohz kick");
     KTEST_EXPECT(test, tick->kicks_while_ticking == wasted, "a kick found the tick already running");
-    KTEST_EXPECT(test, waited <= 1, "the newcomer waited %lu ticks (issue 7: back within one period)", waited);
+    KTEST_EXPECT(test, waited <= 1, "the newcomer waited %lu ticks (back within one period)", waited);
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "alone again, the tick did not stop");
     stop_worker(test, &worker);
 }
 
-/* Seed 06: queued callbacks keep the tick until they have run. */
+/* Patch 06: queued callbacks keep the tick until they have run. */
 struct callback_probe {
     struct rcu_head head;
     volatile bool invoked;
@@ -239,7 +239,7 @@ static void queued_callbacks_keep_the_tick(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Issue 7, rcu_nocbs=: the nohz CPU is offloaded, so the callbacks it
+/* rcu_nocbs=: the nohz CPU is offloaded, so the callbacks it
  * queues never need its tick. The worker queues them, then enters an
  * extended QS by hand with interrupts on (as a nohz task in user mode
  * would be: the GP kthread reports for it and never prods it), and sits
@@ -311,7 +311,7 @@ static void offloaded_callbacks_leave_the_tick_stopped(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Seed 07: a grace period needs the nohz CPU (it spins in the kernel, not
+/* Patch 07: a grace period needs the nohz CPU (it spins in the kernel, not
  * in an extended QS, with its tick stopped): RCU's prod is the nohz kick,
  * sent because RCU's tick dependency was set on a CPU with a stopped tick.
  * Outside a reader, the kick itself proves the quiescent state, so the
@@ -338,7 +338,7 @@ static void rcu_prod_kicks_a_stopped_tick(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Seed 07, the case where the tick must come back: the prod finds the nohz
+/* Patch 07, the case where the tick must come back: the prod finds the nohz
  * CPU inside a reader, so it cannot report. RCU's dependency then holds its
  * tick until the outermost rcu_read_unlock() reports, which clears it. */
 struct reader {
@@ -393,7 +393,7 @@ static void rcu_prod_of_a_reader_holds_the_tick(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Issue 7: dependency bits, global, per CPU and per task. Setting a bit
+/* Dependency bits, global, per CPU and per task. Setting a bit
  * kicks the CPU only when its mask goes from empty to non-empty while the
  * tick is stopped; a second bit sends nothing; clearing sends nothing and
  * the tick stops at its next check. (The reasons used here are only names:
@@ -438,7 +438,7 @@ static void dependency_bits_kick_once(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Seed 08: an asynchronous function call may be sent with interrupts off. */
+/* Patch 08: an asynchronous function call may be sent with interrupts off. */
 static void set_flag(void *arg)
 {
     __atomic_store_n((volatile bool *)arg, true, __ATOMIC_RELEASE);
@@ -458,7 +458,7 @@ static void async_call_with_interrupts_off(struct ktest *test)
     KTEST_EXPECT(test, wait_for(&called), "the call never ran");
 }
 
-/* Seed 12: the clocksource watchdog does its checks on other CPUs, never
+/* Patch 12: the clocksource watchdog does its checks on other CPUs, never
  * on the nohz CPU; and timekeeping moves off a CPU that gets a nohz task. */
 static void watchdog_and_timekeeping_leave_the_nohz_cpu(struct ktest *test)
 {
@@ -534,6 +534,57 @@ static void patient_policy_waits_before_stopping(struct ktest *test)
     KTEST_EXPECT(test, patient + 1 >= patience, "patient stopped after %lu ticks", patient);
 }
 
+/* Seed 13, raced: another CPU binds a task to a CPU it does not run on,
+ * and before it has moved (interrupts off: the reschedule IPI waits), the
+ * task asks for the attribute. nohz_task_set() moves it there first, and
+ * sets it: the CPU it runs on is its mask's one. */
+struct moved_setter {
+    unsigned from;
+    volatile bool ready, done;
+    volatile int result;
+    volatile unsigned set_on;
+};
+
+static void set_after_being_rebound(void *arg)
+{
+    struct moved_setter *setter = arg;
+    uint64_t limit = clock_now() + WAIT_LIMIT_NS;
+    irq_disable();
+    __atomic_store_n(&setter->ready, true, __ATOMIC_RELEASE);
+    while (cpumask_test_atomic(&current_task()->affinity, setter->from) && clock_now() < limit)
+        cpu_relax();
+    setter->result = nohz_task_set(current_task());
+    setter->set_on = this_cpu_id();
+    irq_enable();
+    __atomic_store_n(&setter->done, true, __ATOMIC_RELEASE);
+    nohz_task_clear(current_task());
+}
+
+static void set_while_another_cpu_rebinds_it(struct ktest *test)
+{
+    if (cpu_count < 3) {
+        ktest_skip(test, "needs 3 CPUs");
+        return;
+    }
+    struct moved_setter setter = { .from = cpu_count - 2 };
+    unsigned to = cpu_count - 1;
+    struct cpumask here = cpumask_of(0), from = cpumask_of(setter.from), target = cpumask_of(to);
+    struct cpumask before = current_task()->affinity;
+    KTEST_EXPECT(test, set_affinity(current_task(), &here) == 0, "cannot move to cpu 0");
+    struct task *task = kthread_create("nohz-rebound", set_after_being_rebound, &setter, &from);
+    KTEST_EXPECT(test, task, "no memory for the task");
+    if (!task)
+        return;
+    KTEST_EXPECT(test, wait_for(&setter.ready), "the task never ran");
+    KTEST_EXPECT(test, set_affinity(task, &target) == 0, "set_affinity refused");
+    KTEST_EXPECT(test, wait_for(&setter.done), "nohz_task_set never returned");
+    KTEST_EXPECT(test, setter.result == 0, "nohz_task_set gave %d", setter.result);
+    KTEST_EXPECT(test, setter.set_on == to, "set on cpu %u, bound to cpu %u", setter.set_on, to);
+    kthread_join(task);
+    KTEST_EXPECT(test, !cpu_has_nohz(to) && !cpus[to]->nohz_task, "cpu %u still has a nohz task", to);
+    set_affinity(current_task(), &before);
+}
+
 KTEST_SUITE(nohz,
             KTEST_CASE(alone_on_its_cpu_the_tick_stops),
             KTEST_CASE(unpinned_timers_avoid_the_nohz_cpu),
@@ -546,4 +597,5 @@ KTEST_SUITE(nohz,
             KTEST_CASE(async_call_with_interrupts_off),
             KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu),
             KTEST_CASE(switching_policy_rechecks_stopped_ticks),
-            KTEST_CASE(patient_policy_waits_before_stopping));
+            KTEST_CASE(patient_policy_waits_before_stopping),
+            KTEST_CASE(set_while_another_cpu_rebinds_it));

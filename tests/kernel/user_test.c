@@ -124,9 +124,35 @@ static void every_user_fault_kills_only_its_process(struct ktest *test)
     KTEST_EXPECT(test, free_after + 32 >= free_before, "leaked %zu pages", free_before - free_after);
 }
 
+/* The lifetime rule (kernel/process_table.c): a process pinned under
+ * process_tree_lock is out of the table once reaped, but it and its task
+ * stay (freed memory would read as heap poison) until the last put. */
+static void a_pinned_process_outlives_its_reaping(struct ktest *test)
+{
+    struct process *process =
+        process_spawn_flat("hello", user_program_hello, (size_t)(user_program_hello_end - user_program_hello), -1);
+    KTEST_EXPECT(test, process, "cannot spawn");
+    if (!process)
+        return;
+    spin_lock(&process_tree_lock);
+    int pid = process->pid;
+    process_get_locked(process);
+    spin_unlock(&process_tree_lock);
+    int status = process_reap(process);
+    spin_lock(&process_tree_lock);
+    bool found = process_find_locked(pid) != 0;
+    spin_unlock(&process_tree_lock);
+    KTEST_EXPECT(test, status == WAIT_STATUS_EXITED(7), "wait status %#x", status);
+    KTEST_EXPECT(test, !found, "pid %d is still in the table after it was reaped", pid);
+    KTEST_EXPECT(test, process->pid == pid && process->task->state == TASK_DEAD && process->task->process == process,
+                 "freed while pinned: pid %d, task state %d", process->pid, (int)process->task->state);
+    process_put(process);
+}
+
 KTEST_SUITE(user,
             KTEST_CASE(hello_runs_in_ring_3_and_exits_with_its_code),
             KTEST_CASE(bad_system_call_arguments_return_errors),
             KTEST_CASE(every_system_call_passes_the_context_hooks),
             KTEST_CASE(user_task_is_preempted_by_the_tick),
-            KTEST_CASE(every_user_fault_kills_only_its_process));
+            KTEST_CASE(every_user_fault_kills_only_its_process),
+            KTEST_CASE(a_pinned_process_outlives_its_reaping));

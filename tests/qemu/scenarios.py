@@ -137,7 +137,7 @@ SCENARIOS = [
      "add": ["build/tests-user/nohz.musl:/bin/nohz-test"], "command": "nohz-test"},
     {"name": "nohz-rules-smp2", "smp": 2, "timeout": 90,
      "add": ["build/tests-user/nohz.musl:/bin/nohz-test"], "command": "nohz-test"},
-    # Issue 9's race: 100,000 wakeups onto CPU 3 while its nohz task spins
+    # The wakeup race: 100,000 wakeups onto CPU 3 while its nohz task spins
     # there alone, from CPUs 0-2 in turn, each aimed at the moment the tick
     # stops: no lost kick, no lost wakeup, every count as the model says
     # (tests/kernel/nohz_race_test.c; docs/reliability.md, section 3a).
@@ -162,7 +162,7 @@ SCENARIOS = [
      "command": "taskset -c 3 spin 3 --nohz",
      "must_contain": [r"^spin: cpu 3 after the first second: LOC [1-9]\d\d+,"]},
     # Grace periods complete while CPU 3's nohz task is in user space, and
-    # CPU 3 receives nothing for them (seeds 10-11).
+    # CPU 3 receives nothing for them (patches 10-11).
     {"name": "nohz-rcu-load", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
      "command": "taskset -c 3 spin 4 --nohz & sleep 1.2; g1=$(grep gps_completed /proc/rcu); rcustress 2; "
                 "g2=$(grep gps_completed /proc/rcu); wait; echo \"$g1 -> $g2\"",
@@ -177,14 +177,14 @@ SCENARIOS = [
                       r"^spin: 4 s, [1-9]\d* iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+$",
                       r"^spin: cpu 3 after the first second: LOC [1-9]\d*, RES \d+, CAL 0, NHZ [1-9]",
                       r"^3 +(ticking|stopped) +\S+ +- "]},
-    # tick=full (issue 7): any task alone on a nohz_full= CPU stops the
+    # tick=full: any task alone on a nohz_full= CPU stops the
     # tick, with no marking; the policy switches at run time.
     {"name": "full-spin", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=full nohz_full=1-3",
      "command": "taskset -c 3 spin 3; taskset -c 3 spin 3 --syscall-every 100000; "
                 "taskset -c 3 spin 3 --fault-every 100000; "
                 "taskset -c 3 spin 4 & sleep 1.2; rcustress 2 >/dev/null; wait; "
                 "cat /proc/sys/kernel/tick_policy; grep -c . /proc/sys/kernel/tick_policies",
-     # Zero interrupts of any kind over the whole loop (issue 7's target):
+     # Zero interrupts of any kind over the whole loop (tick=full's target):
      # the tick stops as the task is switched in, before its first period.
      "must_contain": [r"^nohz_full: cpus 1-3$",
                       r"^spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, cpus 3:\d+\n"
@@ -200,7 +200,7 @@ SCENARIOS = [
                       r"spin: cpu 3 after the first second: LOC 0, RES 0, CAL 0, NHZ 0, all 0\n"
                       r"spin: cpu 3 over the whole loop: LOC 0, RES 0, CAL 0, NHZ 0, all 0$",
                       r"^full$", r"^5$"]},
-    # The same target measured by osnoise (issue 7), and over the task's
+    # The same target measured by osnoise, and over the task's
     # whole run on CPU 3, from its arrival (right after pinning itself)
     # to its end, warm-up included: zero interrupts alone, with a system
     # call or a page-touching mmap every millisecond, and while rcustress
@@ -464,7 +464,7 @@ SCENARIOS = [
      "command": "/opt/probe-glibc; abi_probe.musl",
      "same_as_host": ["build/tests-user/abi_probe.glibc", "build/tests-user/abi_probe.musl"],
      "must_contain": [r"(?s)abi_probe: done.*abi_probe: done"]},
-    # Every syscall added for issue 4, given bad arguments: an error, and
+    # Every syscall badargs knows, given bad arguments: an error, and
     # nothing changed (KTAP from the program itself).
     {"name": "badargs", "smp": 2, "timeout": 90, "add": ["build/tests-user/badargs.musl:/bin/badargs"],
      "command": "badargs"},
@@ -500,6 +500,49 @@ SCENARIOS = [
     # An empty command line powers off with status 0.
     {"name": "nothing-to-run", "smp": 4, "command": "", "ktap": False,
      "must_contain": [r"nohzk: power-off status=0"]},
+    # sched_setaffinity() on children busy in getsid, kill, wait4, fork and
+    # /proc opens, and /proc/self/nohz against another process's affinity
+    # change (docs/reliability.md, 2026-12-04): no hang, no panic; passes
+    # on the Linux host too ("host-affinity_race" in tests/run).
+    dict(_program("affinity-race", "affinity_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
+    dict(_program("affinity-race-glibc", "affinity_race", "glibc"), smp=4,
+         must_not_contain=[r"PANIC", r"assertion failed"]),
+    # /proc/PID files, getsid, kill and sched_getaffinity of processes that
+    # are reaped while they are read; passes on the Linux host too.
+    dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
+    dict(_program("proc-reap-race-glibc", "proc_reap_race", "glibc"), smp=4,
+         must_not_contain=[r"PANIC", r"assertion failed"]),
+    # RFLAGS bits set with popf before system calls (TF, NT, AC, DF, IOPL,
+    # ID): every call works and the flags after it are Linux's.
+    _program("entry-flags", "entry_flags"),
+    _program("entry-flags-glibc", "entry_flags", "glibc"),
+    # Returns to user mode aimed where they cannot go: the last page below
+    # 2^47 is never mapped; bad handler addresses and sigreturn frames
+    # kill only the program, with SIGSEGV.
+    _program("canonical", "canonical"),
+    _program("canonical-glibc", "canonical", "glibc"),
+    # The bad iret fixup's frame: a fault of the iretq to ring 3 becomes the
+    # program's fault at the address it was returning to.
+    {"name": "entry", "smp": 1, "append": "ktest=entry"},
+    # Symbolic links: 40 followed in one lookup, the 41st ELOOP, however
+    # they chain or nest; readlink, lstat and O_NOFOLLOW; targets that are
+    # chains of links nested three deep answer ELOOP (they froze the
+    # machine: 2,048^3 links under the file-system lock). Both libcs;
+    # passes on the Linux host too ("host-symlinks" in tests/run).
+    _program("symlinks", "symlinks"),
+    _program("symlinks-glibc", "symlinks", "glibc"),
+    # munmap, mprotect and mmap(MAP_FIXED) over ranges of every size, with
+    # Linux's errors; a range costs what is mapped in it, not its length
+    # (munmap of 2^46 bytes walked every page: about 1,000 s). Both libcs;
+    # passes on the Linux host too ("host-mm_ranges" in tests/run).
+    _program("mm-ranges", "mm_ranges"),
+    _program("mm-ranges-glibc", "mm_ranges", "glibc"),
+    # SIGKILL ends a process in any system call: blocked on a full pipe,
+    # in a readv of gigabytes from /dev/urandom, getrandom, munmap of 2^46
+    # bytes. Both libcs; passes on the Linux host too ("host-killable" in
+    # tests/run).
+    _program("killable", "killable"),
+    _program("killable-glibc", "killable", "glibc"),
     # The measuring tools at a CPU count whose /proc/interrupts rows are
     # long (64 CPUs: 700 characters): the last CPU's ticks are seen, not
     # a false 0 (docs/reliability.md, 2026-12-04).

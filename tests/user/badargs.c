@@ -1,4 +1,4 @@
-/* badargs: every system call added for issue 4 given out-of-range or bad
+/* badargs: many system calls given out-of-range or bad
  * arguments must return an error, and the state it would have changed
  * must be the same afterwards. Prints one KTAP line per check and a plan,
  * so the scenario can judge it like the in-kernel suites; exit status is

@@ -159,7 +159,12 @@ static int virtual_counts_user_time(void)
     nanosleep(&step, 0);
     CHECK(fired[SIGVTALRM] == 0);
     CHECK(spin_until(SIGVTALRM, 1));
-    CHECK(cpu_ns_at_signal - start >= 20000000);
+    /* Linux fires ITIMER_VIRTUAL on tick-sampled user time, while
+     * getrusage() reports the precise run time, so on a loaded Linux host
+     * the signal can come with less than 20 ms measured. nohzk accounts
+     * exactly, and there the timer never fires early. */
+    if (access("/proc/self/nohz", F_OK) == 0)
+        CHECK(cpu_ns_at_signal - start >= 20000000);
     CHECK(disarmed(ITIMER_VIRTUAL));
     return 1;
 }

@@ -1,4 +1,4 @@
-/* The rules of /proc/PID/nohz (seed patches 01, 13, 14, 15): every error
+/* The rules of /proc/PID/nohz (patches 01, 13, 14, 15): every error
  * path, and what exec, fork, exit and a fatal fault do to the attribute
  * and to the nohz task's CPU.
  * Prints KTAP; scenario "nohz-rules" runs it at -smp 4 and -smp 2.
@@ -301,7 +301,7 @@ static int exec_keeps_it(void)
     return 1;
 }
 
-/* Exit, and a kill by a fault, clear the attribute and the mask (seed 14):
+/* Exit, and a kill by a fault, clear the attribute and the mask (patch 14):
  * the CPU is free for another nohz task at once. */
 static int exit_and_fault_clear_the_mask(void)
 {
@@ -327,7 +327,7 @@ static int exit_and_fault_clear_the_mask(void)
     return 1;
 }
 
-/* Issue 9: a nohz task killed by a fault while its tick is stopped, on
+/* A nohz task killed by a fault while its tick is stopped, on
  * the last CPU, leaves that CPU clean: no owner, a housekeeping CPU again,
  * a tick whose state and counters agree; and the next task can be its
  * nohz task, whose tick stops again. */

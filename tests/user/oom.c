@@ -1,5 +1,5 @@
 /* Memory exhaustion from user space: whatever a program takes, the kernel
- * answers ENOMEM and goes on (issue 9: it never panics because of what a
+ * answers ENOMEM and goes on (it never panics because of what a
  * user program does). One process takes every free page, then gives them
  * back one at a time while another forks at each step, so that each of
  * fork's allocations (page tables, the copy, the kernel stack, the task)

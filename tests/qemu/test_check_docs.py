@@ -1,0 +1,307 @@
+"""tools/check-docs (run by tests/run as a self-test): for each class of
+problem, a doc line that names something missing fails, and a line that
+names what exists passes. The lines are checked against a small tree made
+here, so that the cases do not change with the kernel; one case checks
+that the real tree's facts are found at all."""
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import tempfile
+import textwrap
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_loader = importlib.machinery.SourceFileLoader("check_docs", os.path.join(TOP, "tools", "check-docs"))
+_spec = importlib.util.spec_from_loader("check_docs", _loader)
+check_docs = importlib.util.module_from_spec(_spec)
+_loader.exec_module(check_docs)
+
+TREE = {
+    "Makefile": ".PHONY: all run test docs\nall:\n",
+    "README.md": "# nohzk\n",
+    "kernel/params.c": textwrap.dedent("""\
+        static const char *const tick_policy_names[] = { "periodic", "task", 0 };
+        static struct kernel_param params[] = {
+            PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
+            PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
+            PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
+        };
+        """),
+    "kernel/procfs.c": textwrap.dedent("""\
+        static const struct procfs_entry entries[] = {
+            { "/proc/tick", generate_tick, NULL },
+            { "/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy },
+        };
+        static const struct procfs_pid_entry pid_entries[] = {
+            { "nohz", 0644, generate_pid_nohz, nohz_task_proc_write },
+        };
+        """),
+    "kernel/tick.c": textwrap.dedent("""\
+        /* tick_imaginary() is only mentioned here */
+        #define TICK_MACRO(x) (x)
+        struct tick_state { int running; bool (*busy_may_stop)(int cpu); };
+        unsigned tick_hz = 1000;
+        static void try_stop(struct cpu *cpu,
+                             uint64_t now)
+        {
+            tick_called_not_defined();
+        }
+        void tick_recheck(void) { try_stop(0, 0); }
+        void printk("output: status=%d\\n");
+        """),
+    "kernel/tick.h": "void tick_declared(void);\n",
+    "kernel/trace.c": 'static void show(void) { printk("reason=%s", why); }\n',
+    "arch/x86/entry.asm": "global trap_return\ntrap_return:\n        iretq\n",
+    "tests/kernel/tick_test.c": textwrap.dedent("""\
+        static void every_cpu_ticks(struct ktest *test) { }
+        KTEST_SUITE(tick, KTEST_CASE(every_cpu_ticks));
+        """),
+    "tests/user/nohz.c": "static const struct ktap_case cases[] = { KTAP_CASE(exec_keeps_it) };\n",
+    "tests/qemu/scenarios.py": 'SCENARIOS = [{"name": "nohz-spin"}, {"name": "tick"}]\n',
+    "tools/boot": "#!/usr/bin/env python3\ndef grub_cfg(append):\n    pass\n",
+    "docs/README.md": "# Book\n\n1. [The tick](tick.md)\n",
+    "docs/tick.md": "# The tick\n\n## Stopping it\n",
+    "docs/design.md": "# Design\n",
+    "docs/syscalls.md": "| 39 | `getpid` | implemented | |\n",
+}
+
+
+class Tree(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.top = tempfile.mkdtemp(prefix="check-docs-")
+        for rel, text in TREE.items():
+            path = os.path.join(cls.top, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+        cls.checker = check_docs.Checker(check_docs.Repo(cls.top))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.top)
+
+    def classes(self, text, name="docs/tick.md"):
+        return [p.cls for p in self.checker.check(name, text)]
+
+    def fails(self, cls, text, name="docs/tick.md"):
+        found = self.classes(text, name)
+        self.assertIn(cls, found, "%r should fail as %s" % (text, cls))
+
+    def passes(self, text, name="docs/tick.md"):
+        problems = self.checker.check(name, text)
+        self.assertEqual([], [repr(p) for p in problems], "%r should pass" % text)
+
+
+class Paths(Tree):
+    def test_missing_path(self):
+        self.fails("path", "The tick lives in `kernel/tock.c`.")
+        self.fails("path", "See kernel/tock.c for the tick.")
+        self.passes("The tick lives in `kernel/tick.c` and kernel/tick.h.")
+
+    def test_placeholders_globs_and_products(self):
+        self.fails("path", "Each `tests/quux/NAME.c` is a suite.")
+        self.passes("Each `tests/kernel/NAME_test.c`, `kernel/*.c`, `kernel/tick.[ch]`; "
+                    "the trace goes to `build/trace.json`; the shell is /bin/sh.")
+
+    def test_linux_paths_are_not_ours(self):
+        self.passes("As Linux's `kernel/time/tick-sched.c` does.")
+
+    def test_links_and_anchors(self):
+        self.fails("path", "[the rest](rest.md)")
+        self.fails("path", "[stopping](tick.md#starting-it)")
+        self.passes("[stopping](tick.md#stopping-it), [index](README.md), [web](https://example.org/x.md)")
+
+    def test_missing_tool(self):
+        self.fails("tool", "Run `tools/bootme --smp 4`.")
+        self.passes("Run `tools/boot --smp 4`.")
+
+
+class Functions(Tree):
+    def test_path_colon_function(self):
+        self.fails("function", "`kernel/tick.c: tick_restart()` restarts it.")
+        self.passes("`kernel/tick.c: try_stop()` stops it; `kernel/tick.c: tick_recheck(), try_stop()`.")
+
+    def test_variants(self):
+        self.fails("function", "`kernel/tick.c: try_stop()/start()`")
+        self.fails("function", "`kernel/tick.c` (`try_stop()`, `try_start()`)")
+        self.fails("function", "`kernel/tick.c` `try_start()`, `try_stop()`")
+        self.fails("function", "`tick.c: try_start()`")
+        self.fails("function", "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `try_start()`")
+        self.passes("`kernel/tick.c` (`RES`, `CAL`) are IPI names, not definitions; "
+                    "`kernel/tick.c` (`try_stop()`, `TICK_MACRO()`), `tick.c: tick_recheck()`, "
+                    "`kernel/tick.c` `tick_hz`, `kernel/tick.c: tick_state`, "
+                    "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `TICK_MACRO()`")
+
+    def test_a_mention_in_a_comment_or_call_is_not_a_definition(self):
+        self.fails("function", "`kernel/tick.c: tick_imaginary()`")
+        self.fails("function", "`kernel/tick.c: tick_called_not_defined()`")
+
+    def test_headers_declare_asm_labels_and_scripts(self):
+        self.fails("function", "`kernel/tick.c: tick_declared()`")
+        self.passes("`kernel/tick.h: tick_declared()`, `arch/x86/entry.asm: trap_return`, "
+                    "`tools/boot: grub_cfg()`")
+
+    def test_bare_names(self):
+        self.fails("name", "Then `tick_restart()` runs.")
+        self.passes("Then `try_stop()` runs, or `busy_may_stop()`, `getpid()`; Linux calls "
+                    "`tick_nohz_stop_tick()`.")
+
+
+class Parameters(Tree):
+    def test_unknown_parameter(self):
+        self.fails("param", "Boot with `nohz=on`.")
+        self.fails("param", "tools/boot --append 'hz=100 nohz=on'")
+        self.passes("Boot with `hz=100` or tick=task; tools/boot --append 'hz=100 tick=periodic'.")
+
+    def test_enum_value(self):
+        self.fails("param", "Boot with `tick=sometimes`.")
+
+    def test_output_fields_are_not_parameters(self):
+        self.passes("The console says `status=0` and the trace `reason=timer`.")
+        self.fails("param", "tools/boot --append 'status=0'")
+
+    def test_linux_parameters_in_a_sentence_about_linux(self):
+        self.passes("Linux leaves this to `isolcpus=`.")
+
+
+class Proc(Tree):
+    def test_unknown_proc_file(self):
+        self.fails("proc", "Read `/proc/tock`.")
+        self.fails("proc", "Read /proc/self/tock.")
+        self.passes("Read `/proc/tick`, /proc/self/nohz, `/proc/PID/nohz`, `/proc/sys/kernel/tick_policy` "
+                    "and /proc/sys/kernel; `cat /proc/$!/nohz`.")
+
+
+class Suites(Tree):
+    def test_unknown_suite(self):
+        self.fails("suite", "Run `ktest=tock`.")
+        self.fails("suite", "tools/boot --append 'ktest=tick,tock'")
+        self.passes("Run `ktest=tick` or `ktest=all`.")
+
+
+class Scenarios(Tree):
+    def test_unknown_scenario(self):
+        self.fails("scenario", "The tick stops (scenario `nohz-sprint`).")
+        self.fails("scenario", "Scenarios `nohz-spin`, `nohz-sprint` show it.")
+        self.fails("scenario", "The `nohz-sprint` scenario shows it.")
+        self.fails("scenario", "The tick stops (scenario: nohz-sprint).")
+        self.passes("The tick stops (scenario `nohz-spin`); scenarios `nohz-spin` and `tick`; "
+                    "(scenario: nohz-spin), (scenarios: nohz-spin, tick).")
+
+
+class Make(Tree):
+    def test_unknown_target(self):
+        self.fails("make", "Run `make everything`.")
+        self.fails("make", "```\nmake -j2 everything\n```")
+        self.passes("Run `make test`, `make docs CPUS=2`, `make -j2 all`, `make -C tests/kernel x`.")
+
+
+class Tests(Tree):
+    def test_named_test_case(self):
+        self.fails("test", "It is kept (test: `tests/user/nohz.c: exec_drops_it`).")
+        self.fails("test", "It is kept (test: tests/user/nohz.c: exec_drops_it).")
+        self.fails("test", "Kept (test: tests/kernel/tick_test.c: every_cpu_ticks, and\n"
+                           "tests/user/nohz.c: exec_keeps_it, exec_drops_it).")
+        self.fails("test", "It is kept (case `exec_drops_it`).")
+        self.passes("It is kept (test: `tests/user/nohz.c: exec_keeps_it`), "
+                    "(test: `tests/kernel/tick_test.c: every_cpu_ticks()`), (case `exec_keeps_it`), "
+                    "(test: tests/kernel/tick_test.c: every_cpu_ticks, and\ntests/user/nohz.c: exec_keeps_it).")
+
+
+class OutsideAndDiary(Tree):
+    def test_outside_documents(self):
+        self.fails("outside", "Read `DESIGN.md` first.")
+        self.fails("outside", "The patches (`../shared/seeds/`).")
+        self.fails("outside", "[the plan](../../plan.md)")
+        self.passes("[the README](../README.md) says so, and [the design](design.md); the seed series has 15 "
+                    "patches.")
+
+    def test_diary(self):
+        for line in ["This session, 26 runs.", "the previous session's run", "an earlier session measured",
+                     "as quoted in issue 7", "A second run, a session later"]:
+            self.fails("diary", line)
+        self.passes("Its session has no controlling terminal.")
+
+
+class Allow(Tree):
+    def test_allow_comment(self):
+        self.passes("<!-- check-docs: allow /proc/poll (an exercise) -->\nCount in `/proc/poll`.")
+        self.fails("allow", "<!-- check-docs: allow /proc/tick -->\nRead `/proc/tick`.")
+
+
+class Tables(Tree):
+    def table(self, rows):
+        return ("<!-- check-docs: ktap-suites -->\n| suite | checks |\n| --- | --- |\n%s\n"
+                "<!-- /check-docs -->\n" % "\n".join(rows))
+
+    def test_ktap_suite_table(self):
+        self.passes(self.table(["| `tick` | it ticks |"]))
+        self.fails("table", self.table([]))
+        self.fails("table", self.table(["| `tick` | it ticks |", "| `tock` | gone |"]))
+
+    def test_other_kinds(self):
+        self.passes("<!-- check-docs: kernel-params -->\n| p | m |\n| --- | --- |\n| `hz=` | a |\n"
+                    "| `ktest=` | b |\n| `tick=` | c |\n<!-- /check-docs -->\n")
+        self.fails("table", "<!-- check-docs: proc-files -->\n| f | m |\n| --- | --- |\n| `/proc/tick` | a |\n"
+                   "<!-- /check-docs -->\n")
+        self.passes("<!-- check-docs: proc-files -->\n| f | m |\n| --- | --- |\n| `/proc/tick` | a |\n"
+                    "| `/proc/sys/kernel/tick_policy` | b |\n| `/proc/PID/nohz` | c |\n<!-- /check-docs -->\n")
+        self.passes("<!-- check-docs: make-targets -->\n| c | d |\n| --- | --- |\n| `make all`, `make run` | a |"
+                    "\n| `make test` | b |\n| `make docs` | c |\n<!-- /check-docs -->\n")
+
+    def test_unclosed_or_unknown_table(self):
+        self.fails("table", "<!-- check-docs: ktap-suites -->\n| s |\n| --- |\n| `tick` |\n")
+        self.fails("table", "<!-- check-docs: colours -->\n<!-- /check-docs -->\n")
+
+
+class Diagrams(unittest.TestCase):
+    SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d"><g id="node1" class="node"><title>a</title>'
+           '<ellipse cx="%d" cy="1" rx="2" ry="3"/><text x="%d" y="4">%s</text></g></svg>')
+
+    def test_shape_ignores_layout_only(self):
+        shape = check_docs.svg_shape
+        self.assertEqual(shape(self.SVG % (10, 1, 2, "ticking")), shape(self.SVG % (12, 5, 7, "ticking")))
+        self.assertNotEqual(shape(self.SVG % (10, 1, 2, "ticking")), shape(self.SVG % (10, 1, 2, "stopped")))
+
+    @unittest.skipUnless(shutil.which("dot"), "graphviz not installed (tools/check-deps)")
+    def test_out_of_date_svg(self):
+        top = tempfile.mkdtemp(prefix="check-docs-dot-")
+        try:
+            os.makedirs(os.path.join(top, "docs", "diagrams"))
+            os.makedirs(os.path.join(top, "docs", "img"))
+            source = os.path.join(top, "docs", "diagrams", "x.dot")
+            with open(source, "w") as f:
+                f.write('digraph x { a -> b [label="kick"]; }\n')
+            self.assertEqual(["diagram"], [p.cls for _, p in check_docs.check_diagrams(top)])   # missing
+            check_docs.render_dot(source, os.path.join(top, "docs", "img", "x.svg"))
+            self.assertEqual([], check_docs.check_diagrams(top))
+            with open(source, "w") as f:
+                f.write('digraph x { a -> b [label="no kick"]; }\n')
+            self.assertEqual(["diagram"], [p.cls for _, p in check_docs.check_diagrams(top)])
+        finally:
+            shutil.rmtree(top)
+
+
+class RealTree(unittest.TestCase):
+    """The extraction finds the real tree's items, and nothing made up."""
+
+    def test_facts(self):
+        repo = check_docs.Repo(TOP)
+        self.assertTrue({"hz", "tick", "ktest", "nohz_full"} <= set(repo.params()))
+        self.assertIn("task", repo.params()["tick"])
+        self.assertTrue({"tick", "nohz", "nohz_race"} <= repo.suites())
+        self.assertTrue({"/proc/tick", "/proc/PID/nohz"} <= repo.proc_files())
+        self.assertTrue({"nohz-spin", "nohz-race"} <= repo.scenarios())
+        self.assertTrue({"run", "test", "docs"} <= repo.make_targets())
+        self.assertIn("a_second_task_kicks_the_tick_back", repo.test_cases())
+        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/tick.c"))
+        self.assertNotIn("tick_do_periodic_work", repo.definitions("kernel/tick_dep.c"))
+        for made_up in ("nohz_sprint", "tock"):
+            self.assertNotIn(made_up, repo.params())
+            self.assertNotIn(made_up, repo.suites())
+
+
+if __name__ == "__main__":
+    unittest.main()
