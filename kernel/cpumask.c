@@ -168,3 +168,39 @@ int cpulist_format(const struct cpumask *mask, char *buf, size_t size)
     buf[writer.length] = '\0';
     return (int)writer.length;
 }
+
+/* The 32 bits of mask from bit `first`, bits past `bits` cleared. */
+static uint32_t chunk_of(const struct cpumask *mask, unsigned int first, unsigned int bits)
+{
+    uint32_t chunk = 0;
+    for (unsigned int bit = 0; bit < 32 && first + bit < bits; bit++)
+        if (cpumask_test(mask, first + bit))
+            chunk |= (uint32_t)1 << bit;
+    return chunk;
+}
+
+int cpumask_format_bitmap(const struct cpumask *mask, unsigned int bits, char *buf, size_t size)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t length = 0;
+
+    if (bits == 0 || bits > MAX_CPUS)
+        return -EINVAL;
+    unsigned int first_width = (bits % 32 ? bits % 32 : 32) + 3;   /* bits of the top chunk, in hex digits */
+    for (unsigned int start = (bits - 1) / 32 * 32, width = first_width / 4;; start -= 32, width = 8) {
+        uint32_t chunk = chunk_of(mask, start, bits);
+        if (length + width + (length ? 1 : 0) + 1 > size) {
+            if (size)
+                buf[0] = '\0';
+            return -ENOSPC;
+        }
+        if (length)
+            buf[length++] = ',';
+        for (unsigned int digit = width; digit-- > 0;)
+            buf[length++] = digits[(chunk >> (4 * digit)) & 0xf];
+        if (start == 0)
+            break;
+    }
+    buf[length] = '\0';
+    return (int)length;
+}

@@ -18,7 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MAX_CPUS      64
+/* The most CPUs an xAPIC machine can have: 8-bit APIC IDs 0..254, 255
+ * being the broadcast destination (QEMU's pc machine refuses -smp 256
+ * without x2APIC, which this kernel does not drive). docs/smp.md. */
+#define MAX_CPUS      255
 #define CPUMASK_WORDS ((MAX_CPUS + 63) / 64)
 
 /* Enough room for cpulist_format() of any mask: at worst every CPU costs a
@@ -155,5 +158,17 @@ int cpulist_parse(const char *text, size_t len, struct cpumask *out);
  * NUL-terminated when size > 0. Returns the length without the NUL, or
  * -ENOSPC if it does not fit (buf then holds ""). */
 int cpulist_format(const struct cpumask *mask, char *buf, size_t size);
+
+/* Enough room for cpumask_format_bitmap() of MAX_CPUS bits: 8 hex digits
+ * and a comma per 32 bits, then the NUL. */
+#define CPUMASK_BITMAP_FORMAT_SIZE (9 * ((MAX_CPUS + 31) / 32) + 1)
+
+/* Writes the first bits bits of the mask as Linux's "%*pb" does (the
+ * Cpus_allowed line of /proc/PID/status): hex in 32-bit chunks, most
+ * significant first, separated by commas, the first chunk as wide as its
+ * bits need ("f" for 4 CPUs, "7fffffff,ffffffff,..." for 255). Returns
+ * the length without the NUL; -EINVAL if bits is 0 or above MAX_CPUS,
+ * -ENOSPC if it does not fit (buf then holds "" when size > 0). */
+int cpumask_format_bitmap(const struct cpumask *mask, unsigned int bits, char *buf, size_t size);
 
 #endif

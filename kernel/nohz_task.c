@@ -85,7 +85,7 @@ void nohz_full_init(const char *list)
     }
     if (timekeeper_cpu != TIMEKEEPER_NONE && cpu_is_isolated(timekeeper_cpu))
         timekeeper_cpu = 0;
-    char text[64];
+    char text[CPULIST_FORMAT_SIZE];
     cpulist_format(&nohz_full_mask, text, sizeof(text));
     printk("nohz_full: cpus %s\n", text[0] ? text : "none");
 }

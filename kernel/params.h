@@ -6,12 +6,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/cpumask.h"
+
 #define KTEST_NAMES_SIZE 256
 
 struct kernel_params {
     char ktest[KTEST_NAMES_SIZE];   /* ktest=: suites to run, "" for none */
     char bench[KTEST_NAMES_SIZE];   /* bench=: benchmarks to run, "" for none */
-    char nohz_full[64];             /* nohz_full=: a CPU list, checked once CPUs are up */
+    char nohz_full[CPULIST_FORMAT_SIZE];    /* nohz_full=: a CPU list, checked once CPUs are up */
     bool force_pit;                 /* clocksource=pit */
     bool require_hpet;              /* clocksource=hpet: say so if there is none */
 };

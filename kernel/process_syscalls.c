@@ -457,28 +457,36 @@ static struct process *affinity_target(int64_t pid)
     return process;
 }
 
+/* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
+ * answer is the kernel's mask (MAX_CPUS bits in longs) or the buffer,
+ * whichever is smaller, and its length is returned. */
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
 {
-    if (size < sizeof(uint64_t) || size % sizeof(uint64_t))
+    if (size * 8 < cpu_count || size % sizeof(uint64_t))
         return -EINVAL;
     struct process *process = affinity_target(pid);
     if (!process)
         return -ESRCH;
-    uint64_t mask = __atomic_load_n(&process->task->affinity.bits[0], __ATOMIC_RELAXED);
+    struct cpumask mask;       /* word by word: no lock is held */
+    for (size_t i = 0; i < CPUMASK_WORDS; i++)
+        mask.bits[i] = __atomic_load_n(&process->task->affinity.bits[i], __ATOMIC_RELAXED);
     process_put(process);
-    if (copy_to_user(user_mask, &mask, sizeof(mask)) < 0)
+    size_t length = size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits);
+    if (copy_to_user(user_mask, mask.bits, length) < 0)
         return -EFAULT;
-    return sizeof(uint64_t);
+    return (long)length;
 }
 
 /* set_affinity() may wait for the task to leave its CPU: with no lock
- * held, the process pinned (it may exit meanwhile; it is not freed). */
+ * held, the process pinned (it may exit meanwhile; it is not freed). A
+ * shorter buffer than the kernel's mask leaves the CPUs past it out; a
+ * longer one's extra bytes are not read (Linux's get_user_cpu_mask). */
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
 {
     struct cpumask mask = { 0 };
     if (size < sizeof(uint64_t))
         return -EINVAL;
-    if (copy_from_user(&mask.bits[0], user_mask, sizeof(uint64_t)) < 0)
+    if (copy_from_user(mask.bits, user_mask, size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
     struct process *process = affinity_target(pid);

@@ -444,8 +444,10 @@ static void generate_pid_stat(struct text *text, struct process *process)
 
 static void generate_pid_status(struct text *text, struct process *process)
 {
-    char cpus_allowed[128];
-    cpulist_format(&process->task->affinity, cpus_allowed, sizeof(cpus_allowed));
+    struct cpumask affinity = process->task->affinity;
+    char cpus_allowed[CPULIST_FORMAT_SIZE], bitmap[CPUMASK_BITMAP_FORMAT_SIZE];
+    cpulist_format(&affinity, cpus_allowed, sizeof(cpus_allowed));
+    cpumask_format_bitmap(&affinity, cpu_count, bitmap, sizeof(bitmap));     /* Linux: nr_cpu_ids bits */
     text_printf(text, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n", process->name,
                 process->umask, process_state_name(process_state(process)), process->pid, process->pid,
                 parent_pid(process));
@@ -456,8 +458,7 @@ static void generate_pid_status(struct text *text, struct process *process)
                 (unsigned long long)__atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED),
                 (unsigned long long)process->signals.blocked, (unsigned long long)ignored,
                 (unsigned long long)caught);
-    text_printf(text, "Cpus_allowed:\t%llx\nCpus_allowed_list:\t%s\n",
-                (unsigned long long)process->task->affinity.bits[0], cpus_allowed);
+    text_printf(text, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s\n", bitmap, cpus_allowed);
     text_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)process->task->slices);
     /* ours: whether it is a nohz task (kernel/nohz_task.c) */
     text_printf(text, "Nohz:\t%d\n", process_is_nohz(process) ? 1 : 0);

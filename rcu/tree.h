@@ -20,8 +20,10 @@
 
 #define RCU_FANOUT_MIN 2
 #define RCU_FANOUT_MAX 64                   /* qsmask has 64 bits */
-#define RCU_MAX_LEVELS 7                    /* 2^6 = 64 = MAX_CPUS, plus the root */
+#define RCU_MAX_LEVELS 8                    /* fanout 2: 2^8 = 256 > MAX_CPUS leaves */
 #define RCU_MAX_NODES (2 * MAX_CPUS)        /* sum of ceil(n/2^k) < 2n */
+
+_Static_assert((1u << RCU_MAX_LEVELS) >= MAX_CPUS, "a fanout-2 tree of MAX_CPUS fits");
 
 struct rcu_node {
     struct spinlock lock;

@@ -30,8 +30,11 @@
  * Injected work is the task's own: its time is neither runtime nor noise.
  * Interrupt counts are the deltas of this CPU's column of /proc/interrupts
  * over the measured window, every row; and, as "life", from its arrival on
- * the CPU (right after pinning) to the end, warm-up included. Exit status 0; 1 on a refused
- * --nohz or a failed pinning; 2 on bad arguments.
+ * the CPU (right after pinning) to the end, warm-up included. A
+ * /proc/interrupts it cannot read whole, or without a column for its CPU
+ * or a LOC row, is an error: no counts are printed. Exit status 0; 1 on a
+ * refused --nohz or a failed pinning; 2 on bad arguments; 3 when the
+ * interrupts cannot be counted.
  *
  * Left out: rtla's per-period sleep (runtime < period), its tracer-based
  * classification of each noise event (HW, NMI, IRQ, softirq, thread):
@@ -49,11 +52,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/pin.h"
+#include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
 
 #define CALIBRATION_NS 100000000ull     /* 100 ms */
 #define HIST_BUCKETS 64
-#define SOURCES_MAX 128
 
 struct options {
     double duration_s;
@@ -146,16 +150,13 @@ static int current_cpu(void)
 /* Pin to one CPU (nohz tasks must be), and check that we run there. */
 static int pin(int cpu)
 {
-    cpu_set_t set;
     if (cpu < 0)
         cpu = current_cpu();
-    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+    if (cpu < 0) {
         fprintf(stderr, "osnoise: cannot tell which CPU this is\n");
         exit(1);
     }
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    if (pin_to_cpu(0, cpu) != 0) {
         fprintf(stderr, "osnoise: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
         exit(1);
     }
@@ -276,71 +277,52 @@ static void measure(uint64_t cycles, uint64_t threshold, uint64_t period, struct
     n->runtime = prev - start - n->injected;
 }
 
-/* This CPU's column of /proc/interrupts: every row that has one number per
- * CPU (Linux's ERR and MIS have one number in all, and are left out). A
- * small copy of spin's parser: our programs are single files. */
+/* This CPU's column of /proc/interrupts, every per-CPU row, parsed by
+ * lib/proc_interrupts.h. A text it cannot read, or no column for this
+ * CPU, is fatal (status 3): a count we could not read is not a 0. */
 struct source {
-    char name[16];
+    char name[INTERRUPT_NAME_SIZE];
     unsigned long long count;
 };
 
 struct interrupts {
-    struct source rows[SOURCES_MAX];
-    int count, valid;
+    struct source *rows;
+    int count;
 };
 
-/* Which column of the "CPU0 CPU1 ..." header is this CPU, and how many. */
-static int header_column(char *header, int cpu, int *columns)
+static void cannot_count(const char *why)
 {
-    char name[16];
-    int column = -1, n = 0;
-    snprintf(name, sizeof(name), "CPU%d", cpu);
-    for (char *word = strtok(header, " \t\n"); word; word = strtok(NULL, " \t\n"), n++) {
-        if (!strcmp(word, name))
-            column = n;
-    }
-    *columns = n;
-    return column;
-}
-
-static void read_row(struct interrupts *irqs, char *line, int column, int columns)
-{
-    char *colon = strchr(line, ':'), *cursor;
-    unsigned long long value = 0;
-    if (!colon || irqs->count == SOURCES_MAX)
-        return;
-    cursor = colon + 1;
-    for (int i = 0; i < columns; i++) {
-        char *end;
-        unsigned long long number = strtoull(cursor, &end, 10);
-        if (end == cursor)
-            return;                     /* not one number per CPU */
-        if (i == column)
-            value = number;
-        cursor = end;
-    }
-    *colon = 0;
-    struct source *row = &irqs->rows[irqs->count++];
-    snprintf(row->name, sizeof(row->name), "%s", line + strspn(line, " "));
-    row->count = value;
+    fprintf(stderr, "osnoise: cannot count interrupts: %s\n", why);
+    exit(3);
 }
 
 static struct interrupts read_interrupts(int cpu)
 {
-    static struct interrupts irqs;
-    char line[4096];
-    int columns, column;
-    FILE *file = fopen("/proc/interrupts", "r");
-    memset(&irqs, 0, sizeof(irqs));
-    if (!file)
-        return irqs;
-    if (fgets(line, sizeof(line), file) && (column = header_column(line, cpu, &columns)) >= 0) {
-        while (fgets(line, sizeof(line), file))
-            read_row(&irqs, line, column, columns);
-        irqs.valid = 1;
+    struct interrupts irqs = { NULL, 0 };
+    struct interrupt_table table;
+    int column;
+    if (interrupt_table_read(&table) != 0 || (column = interrupt_table_column(&table, cpu)) < 0 ||
+        interrupt_table_row(&table, "LOC") < 0)
+        cannot_count(table.why);
+    irqs.rows = calloc((size_t)table.rows, sizeof(*irqs.rows));
+    if (!irqs.rows)
+        cannot_count("out of memory");
+    for (int i = 0; i < table.rows; i++) {
+        memcpy(irqs.rows[i].name, table.row[i].name, sizeof(irqs.rows[i].name));
+        irqs.rows[i].count = table.row[i].counts[column];
     }
-    fclose(file);
+    irqs.count = table.rows;
+    interrupt_table_free(&table);
     return irqs;
+}
+
+static struct interrupts copy_of(const struct interrupts *irqs)
+{
+    struct interrupts copy = { calloc((size_t)irqs->count + 1, sizeof(*irqs->rows)), irqs->count };
+    if (!copy.rows)
+        cannot_count("out of memory");
+    memcpy(copy.rows, irqs->rows, sizeof(*irqs->rows) * (size_t)irqs->count);
+    return copy;
 }
 
 /* after -= before, row by row (by name: a row may appear meanwhile). */
@@ -492,9 +474,7 @@ int main(int argc, char **argv)
      * window, which is better than the first 100 ms. */
     r.tsc_hz = (double)(end_tsc - start_tsc) * 1e9 / (double)(end_ns - start_ns);
     r.runtime_ns = to_ns(n.runtime, r.tsc_hz);
-    if (!before.valid || !r.irqs.valid)
-        fprintf(stderr, "osnoise: no /proc/interrupts column for CPU %d: no interrupt counts\n", r.cpu);
-    r.life = r.irqs;
+    r.life = copy_of(&r.irqs);
     r.life_total = subtract(&r.life, &at_arrival);
     r.irq_total = subtract(&r.irqs, &before);
     if (o.json)

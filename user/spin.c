@@ -1,4 +1,4 @@
-/* spin SECONDS [--nohz] [--syscall-every N] [--fault-every N]
+/* spin SECONDS [--nohz] [--syscall-every N] [--fault-every N] [--mark]
  *
  * A pure user-space loop for SECONDS seconds: the task the nohz model is
  * about. It reads the clock (clock_gettime, a real system call here: there
@@ -10,6 +10,15 @@
  *   --syscall-every N   make a getcpu() system call every N iterations
  *   --fault-every N     touch a new page every N iterations (a page fault
  *                       on Linux; on nohzk, which maps eagerly, a syscall)
+ *   --mark              (2 s or more) print a line when the window after
+ *                       the first second opens and one when it closes,
+ *                       each with its CPU's tick count from /proc/tick
+ *                       ("-" without one):
+ *                         spin: witness open: cpu 3, ticks 1204
+ *                         spin: witness close: cpu 3, ticks 1204
+ *                       The lines are written from spin's CPU: QEMU's
+ *                       per-vCPU logs find the window by them (tools/boot
+ *                       --witness, docs/noise.md)
  *
  * At the end it prints one line, e.g.
  *   spin: 1 s, 123456789 iterations, 10 syscalls, 0 faults, cpus 2:11
@@ -17,11 +26,15 @@
  * taskset -c 2 every sample is 2. For runs of 2 s or more, a second line
  * gives the interrupts its CPU took from the end of the first second to
  * the end (from /proc/interrupts; read with system calls, which are not
- * interrupts), and a third line the same from the start of the loop, e.g.
+ * interrupts); a third line gives the same from the start of the loop:
  *   spin: cpu 3 after the first second: LOC 0, RES 0, CAL 0, NHZ 0, all 0
  *   spin: cpu 3 over the whole loop: LOC 1, RES 0, CAL 0, NHZ 0, all 1
- * (The CPU is assumed not to change: pin spin with taskset.)
- * Exit status 0, 1 on --nohz refusal, 2 on bad arguments. */
+ * The counts are of one CPU's column: pin spin with taskset. If a sample
+ * saw another CPU, or /proc/interrupts cannot be read whole (no column
+ * for the CPU, a row cut short, no LOC row...), spin says why on stderr
+ * and exits 3 instead of printing counts it does not have.
+ * Exit status 0; 1 on --nohz refusal; 2 on bad arguments; 3 when the
+ * interrupts cannot be counted. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -33,16 +46,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
 
 #define CLOCK_CHECK_EVERY (1ul << 16)
-#define CPU_MAX 64
+#define CPU_SAMPLES 1024          /* glibc's CPU_SETSIZE; more than MAX_CPUS */
 
-static unsigned long cpu_samples[CPU_MAX];
+static unsigned long cpu_samples[CPU_SAMPLES], cpu_samples_beyond;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: spin SECONDS [--nohz] [--syscall-every N] [--fault-every N]\n");
+    fprintf(stderr, "usage: spin SECONDS [--nohz] [--syscall-every N] [--fault-every N] [--mark]\n");
     exit(2);
 }
 
@@ -65,58 +79,111 @@ static unsigned long long now_ns(void)
 static void sample_cpu(void)
 {
     unsigned cpu = 0;
-    if (syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 && cpu < CPU_MAX)
+    if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0 || cpu >= CPU_SAMPLES)
+        cpu_samples_beyond++;
+    else
         cpu_samples[cpu]++;
 }
 
-/* This CPU's counts of the /proc/interrupts rows we name, and of all rows. */
+/* This CPU's counts of the /proc/interrupts rows we name, and of all
+ * rows. A text that cannot be read, no column for the CPU or no LOC row
+ * is fatal (status 3): a count we could not read is not a 0. A kernel
+ * without one of the other rows (Linux has no NHZ) gets "-" for it. */
 #define SOURCES 4
 static const char *const source_names[SOURCES] = { "LOC", "RES", "CAL", "NHZ" };
 
 struct interrupt_counts {
     unsigned long long by_source[SOURCES], all;
-    int valid;
+    int has_source[SOURCES];
 };
+
+static void cannot_count(const char *why)
+{
+    fprintf(stderr, "spin: cannot count interrupts: %s\n", why);
+    exit(3);
+}
 
 static struct interrupt_counts read_interrupts(unsigned cpu)
 {
-    struct interrupt_counts counts = { { 0 }, 0, 0 };
-    char line[512];
-    FILE *file = fopen("/proc/interrupts", "r");
-    if (!file)
-        return counts;
-    if (fgets(line, sizeof(line), file)) {      /* the CPU0 CPU1 ... header */
-        while (fgets(line, sizeof(line), file)) {
-            char *colon = strchr(line, ':'), *cursor;
-            if (!colon)
-                continue;
-            cursor = colon + 1;
-            unsigned long long value = 0;
-            for (unsigned column = 0; column <= cpu; column++)
-                value = strtoull(cursor, &cursor, 10);
-            counts.all += value;
-            for (int i = 0; i < SOURCES; i++) {
-                const char *name = source_names[i];
-                char *label = line + strspn(line, " ");
-                if (!strncmp(label, name, strlen(name)) && label[strlen(name)] == ':')
-                    counts.by_source[i] = value;
-            }
-        }
-        counts.valid = 1;
+    struct interrupt_counts counts = { { 0 }, 0, { 0 } };
+    struct interrupt_table table;
+    int column;
+    if (interrupt_table_read(&table) != 0 || (column = interrupt_table_column(&table, (int)cpu)) < 0 ||
+        interrupt_table_row(&table, "LOC") < 0)
+        cannot_count(table.why);
+    for (int row = 0; row < table.rows; row++)
+        counts.all += table.row[row].counts[column];
+    for (int i = 0; i < SOURCES; i++) {
+        int row = interrupt_table_row(&table, source_names[i]);
+        counts.has_source[i] = row >= 0;
+        counts.by_source[i] = row >= 0 ? table.row[row].counts[column] : 0;
     }
-    fclose(file);
+    interrupt_table_free(&table);
     return counts;
 }
 
 static void report_interrupts(const char *when, unsigned cpu, const struct interrupt_counts *before,
                               const struct interrupt_counts *after)
 {
-    if (!before->valid || !after->valid)
-        return;
     printf("spin: cpu %u %s:", cpu, when);
-    for (int i = 0; i < SOURCES; i++)
-        printf("%s %s %llu", i ? "," : "", source_names[i], after->by_source[i] - before->by_source[i]);
+    for (int i = 0; i < SOURCES; i++) {
+        if (before->has_source[i] && after->has_source[i])
+            printf("%s %s %llu", i ? "," : "", source_names[i], after->by_source[i] - before->by_source[i]);
+        else
+            printf("%s %s -", i ? "," : "", source_names[i]);
+    }
     printf(", all %llu\n", after->all - before->all);
+}
+
+/* The counts are of one CPU's column: every getcpu() sample must have
+ * been that CPU. */
+static void check_stayed_on(unsigned cpu)
+{
+    for (unsigned other = 0; other < CPU_SAMPLES; other++) {
+        if (other != cpu && cpu_samples[other]) {
+            char why[96];
+            snprintf(why, sizeof(why), "it ran on cpu %u and %u (pin it with taskset)", cpu, other);
+            cannot_count(why);
+        }
+    }
+    if (cpu >= CPU_SAMPLES || cpu_samples_beyond)
+        cannot_count("a CPU number beyond what it records");
+}
+
+/* cpu's tick count, the "ticks" column of its row of /proc/tick; -1 if
+ * there is no /proc/tick (Linux). A row not found is fatal. */
+static long long ticks_of(unsigned cpu)
+{
+    char *line = NULL;
+    size_t size = 0;
+    long long ticks = -1;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file && errno == ENOENT)
+        return -1;
+    if (!file)
+        cannot_count("cannot open /proc/tick");
+    while (ticks < 0 && getline(&line, &size, file) > 0) {
+        unsigned row;
+        char state[16];
+        if (sscanf(line, "%u %15s %*s %*s %lld", &row, state, &ticks) != 3 || row != cpu ||
+            (strcmp(state, "ticking") && strcmp(state, "stopped")))
+            ticks = -1;
+    }
+    free(line);
+    fclose(file);
+    if (ticks < 0)
+        cannot_count("no row for its CPU in /proc/tick");
+    return ticks;
+}
+
+static void print_mark(const char *which, unsigned cpu)
+{
+    long long ticks = ticks_of(cpu);
+    if (ticks < 0)
+        printf("spin: witness %s: cpu %u, ticks -\n", which, cpu);
+    else
+        printf("spin: witness %s: cpu %u, ticks %lld\n", which, cpu, ticks);
+    fflush(stdout);
 }
 
 static void become_nohz(void)
@@ -134,14 +201,16 @@ int main(int argc, char **argv)
 {
     unsigned long syscall_every = 0, fault_every = 0;
     unsigned long long iterations = 0, syscalls = 0, faults = 0;
-    int nohz = 0;
+    int nohz = 0, mark = 0;
 
     if (argc < 2)
         usage();
-    unsigned long seconds = strtoul(argv[1], NULL, 10);
+    unsigned long seconds = parse_count(argv[1]);
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--nohz"))
             nohz = 1;
+        else if (!strcmp(argv[i], "--mark") && seconds >= 2)
+            mark = 1;
         else if (!strcmp(argv[i], "--syscall-every") && i + 1 < argc)
             syscall_every = parse_count(argv[++i]);
         else if (!strcmp(argv[i], "--fault-every") && i + 1 < argc)
@@ -153,11 +222,12 @@ int main(int argc, char **argv)
         become_nohz();
     sample_cpu();
     unsigned cpu = 0;
-    syscall(SYS_getcpu, &cpu, NULL, NULL);
+    if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
+        cannot_count("getcpu failed");
     struct interrupt_counts at_start = read_interrupts(cpu);
     unsigned long long start = now_ns(), end = start + seconds * 1000000000ull;
     unsigned long long first_second = seconds >= 2 ? start + 1000000000ull : ~0ull;
-    struct interrupt_counts after_first_second = { { 0 }, 0, 0 };
+    struct interrupt_counts after_first_second = { { 0 }, 0, { 0 } };
     for (;;) {
         iterations++;
         if (syscall_every && iterations % syscall_every == 0) {
@@ -175,21 +245,30 @@ int main(int argc, char **argv)
             if (now >= first_second) {
                 after_first_second = read_interrupts(cpu);
                 first_second = ~0ull;
+                if (mark)
+                    print_mark("open", cpu);
             }
             sample_cpu();
         }
         __asm__ volatile("" ::: "memory");     /* keep the loop a loop */
     }
     struct interrupt_counts at_end = read_interrupts(cpu);
+    if (mark)
+        print_mark("close", cpu);
     sample_cpu();
     printf("spin: %lu s, %llu iterations, %llu syscalls, %llu faults%s, cpus", seconds, iterations, syscalls,
            faults, nohz ? ", nohz" : "");
-    for (int cpu = 0; cpu < CPU_MAX; cpu++) {
+    for (int cpu = 0; cpu < CPU_SAMPLES; cpu++) {
         if (cpu_samples[cpu])
             printf(" %d:%lu", cpu, cpu_samples[cpu]);
     }
+    if (cpu_samples_beyond)
+        printf(" ?:%lu", cpu_samples_beyond);
     printf("\n");
-    report_interrupts("after the first second", cpu, &after_first_second, &at_end);
+    fflush(stdout);
+    check_stayed_on(cpu);
+    if (seconds >= 2)
+        report_interrupts("after the first second", cpu, &after_first_second, &at_end);
     report_interrupts("over the whole loop", cpu, &at_start, &at_end);
     return 0;
 }

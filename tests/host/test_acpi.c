@@ -864,7 +864,26 @@ static void test_madt_too_many_cpus(void **state)
     assert_int_equal(madt.cpus_skipped, 6);
     assert_int_equal(madt.cpus[ACPI_MAX_CPUS - 1].apic_id, ACPI_MAX_CPUS - 1);
     assert_int_equal(madt.cpus[ACPI_MAX_CPUS - 1].processor_uid,
-                     200 - (ACPI_MAX_CPUS - 1));
+                     (uint8_t)(200 - (ACPI_MAX_CPUS - 1)));
+}
+
+/* QEMU's pc machine at -smp 255: APIC IDs 0..254, every one recorded;
+ * ID 255 is the xAPIC broadcast and never a CPU. */
+static void test_madt_255_cpus(void **state)
+{
+    (void)state;
+    struct table t;
+    static struct acpi_madt_info madt;
+
+    madt_begin(&t, 0xfee00000, 0);
+    for (unsigned int i = 0; i <= 255; i++)
+        madt_lapic(&t, (uint8_t)i, (uint8_t)i, ACPI_CPU_ENABLED);
+    table_end(&t);
+    assert_int_equal(parse_madt(&t, &madt), 0);
+    assert_int_equal(madt.cpu_count, 255);
+    assert_int_equal(madt.cpus_skipped, 1);
+    for (unsigned int i = 0; i < 255; i++)
+        assert_int_equal(madt.cpus[i].apic_id, i);
 }
 
 static void test_madt_caps_other_arrays(void **state)
@@ -1146,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_madt_cpu_flags),
         cmocka_unit_test(test_madt_x2apic),
         cmocka_unit_test(test_madt_too_many_cpus),
+        cmocka_unit_test(test_madt_255_cpus),
         cmocka_unit_test(test_madt_caps_other_arrays),
         cmocka_unit_test(test_madt_lapic_address_override_and_nmis),
         cmocka_unit_test(test_irq_to_gsi),

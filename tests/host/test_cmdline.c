@@ -176,7 +176,7 @@ static void test_messages(void **state)
     expect_one_problem("tick=Full", "tick=Full: must be one of periodic, idle, task, full");
     expect_one_problem("nohz_full=3-1", "nohz_full=3-1: not a CPU list");
     expect_one_problem("nohz_full=", "nohz_full=: not a CPU list");
-    expect_one_problem("nohz_full=0-99", "nohz_full=0-99: CPU numbers must be below 64");
+    expect_one_problem("nohz_full=0-255", "nohz_full=0-255: CPU numbers must be below 255");
     expect_one_problem("rcu_fanout=1", "rcu_fanout=1: must be a number from 2 to 64");
     expect_one_problem("rcu_fanout=65", "rcu_fanout=65: must be a number from 2 to 64");
     expect_one_problem("count=-1", "count=-1: must be a number");

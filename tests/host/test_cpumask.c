@@ -157,6 +157,17 @@ static void test_parse_good_lists(void **state)
     mask = mask_of_list("0-63");
     assert_int_equal(cpumask_weight(&mask), 64);
 
+    mask = mask_of_list("0-254");       /* every CPU an xAPIC machine can have */
+    assert_int_equal(cpumask_weight(&mask), 255);
+    assert_int_equal(cpumask_first(&mask), 0);
+    assert_int_equal(cpumask_next(&mask, 253), 254);
+    assert_int_equal(cpumask_next(&mask, 254), MAX_CPUS);
+
+    mask = mask_of_list("63-64,127-128,191-192,254");   /* across every word */
+    assert_int_equal(cpumask_weight(&mask), 7);
+    assert_int_equal(cpumask_next(&mask, 64), 127);
+    assert_int_equal(cpumask_next(&mask, 192), 254);
+
     mask = mask_of_list("5-5,3,3"); /* single-CPU range, repeats */
     assert_int_equal(cpumask_weight(&mask), 2);
 
@@ -206,13 +217,13 @@ static void test_parse_errors_leave_mask_unchanged(void **state)
     expect_parse_error("0x1", -EINVAL);
     expect_parse_error("+1", -EINVAL);
     expect_parse_error("1-3,5:2", -EINVAL);
-    expect_parse_error("64", -ERANGE);
-    expect_parse_error("0-64", -ERANGE);
+    expect_parse_error("255", -ERANGE);       /* xAPIC: IDs 0..254, 255 is broadcast */
+    expect_parse_error("0-255", -ERANGE);
     expect_parse_error("1,99999999999999999999999", -ERANGE);
-    expect_parse_error("70-65", -ERANGE);
+    expect_parse_error("300-265", -ERANGE);
     /* a good prefix is not applied either */
     expect_parse_error("0-3,bad", -EINVAL);
-    expect_parse_error("0-3,100", -ERANGE);
+    expect_parse_error("0-3,1000", -ERANGE);
 }
 
 static void expect_format(const char *list, const char *expected)
@@ -238,6 +249,8 @@ static void test_format(void **state)
     expect_format("63", "63");
     expect_format("0-63", "0-63");
     expect_format("1,3,5,62-63", "1,3,5,62-63");
+    expect_format("0-254", "0-254");
+    expect_format("64,128-130,254", "64,128-130,254");
 }
 
 static void test_format_worst_case_fits(void **state)
@@ -287,6 +300,43 @@ static void test_format_no_space(void **state)
     assert_string_equal(buf, "");
 }
 
+static void expect_bitmap(const char *list, unsigned int bits, const char *expected)
+{
+    struct cpumask mask;
+    char buf[CPUMASK_BITMAP_FORMAT_SIZE];
+
+    cpumask_clear_all(&mask);
+    if (list[0] != '\0')
+        mask = mask_of_list(list);
+    assert_int_equal(cpumask_format_bitmap(&mask, bits, buf, sizeof(buf)), strlen(expected));
+    assert_string_equal(buf, expected);
+}
+
+/* Linux's "%*pb" of /proc/PID/status Cpus_allowed: hex in 32-bit chunks,
+ * most significant first, the first as wide as its bits need. */
+static void test_format_bitmap(void **state)
+{
+    char small[8];
+    struct cpumask mask = mask_of_list("0-254");
+
+    (void)state;
+    expect_bitmap("0-3", 4, "f");
+    expect_bitmap("0-1", 2, "3");
+    expect_bitmap("1", 4, "2");
+    expect_bitmap("", 4, "0");
+    expect_bitmap("0-31", 32, "ffffffff");
+    expect_bitmap("0", 33, "0,00000001");
+    expect_bitmap("0-63", 64, "ffffffff,ffffffff");
+    expect_bitmap("63", 64, "80000000,00000000");
+    expect_bitmap("0-254", 255, "7fffffff,ffffffff,ffffffff,ffffffff,ffffffff,ffffffff,ffffffff,ffffffff");
+    expect_bitmap("254", 255, "40000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000");
+    expect_bitmap("0-63,128", 130, "1,00000000,00000000,ffffffff,ffffffff");
+    assert_int_equal(cpumask_format_bitmap(&mask, 255, small, sizeof(small)), -ENOSPC);
+    assert_string_equal(small, "");
+    assert_int_equal(cpumask_format_bitmap(&mask, 0, small, sizeof(small)), -EINVAL);
+    assert_int_equal(cpumask_format_bitmap(&mask, MAX_CPUS + 1, small, sizeof(small)), -EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_format_worst_case_fits),
         cmocka_unit_test(test_format_no_space),
+        cmocka_unit_test(test_format_bitmap),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,6 +59,9 @@ static void levels_follow_cpus_and_fanout(void **state)
     assert_int_equal(rcu_tree_levels_for(64, 2), 6);
     assert_int_equal(rcu_tree_levels_for(64, 64), 1);
     assert_int_equal(rcu_tree_levels_for(5, 2), 3);
+    assert_int_equal(rcu_tree_levels_for(255, 2), 8);
+    assert_int_equal(rcu_tree_levels_for(255, 16), 2);
+    assert_int_equal(rcu_tree_levels_for(255, 64), 2);
 }
 
 static void bad_arguments_are_refused(void **state)
@@ -104,6 +107,12 @@ static void shapes_are_consistent(void **state)
     }
     check_shape(64, 64);
     check_shape(64, 2);
+    check_shape(255, 2);        /* the most CPUs: 8 levels */
+    assert_int_equal(tree.levels, 8);
+    assert_int_equal(tree.node_count, 255);
+    check_shape(255, 16);
+    check_shape(255, 64);
+    assert_int_equal(rcu_tree_root(&tree)->qsmask_init, 0xf);
     check_shape(8, 2);
     assert_int_equal(tree.levels, 3);
     assert_int_equal(tree.node_count, 7);

@@ -65,7 +65,7 @@ static uint64_t ipis_taken(unsigned cpu)
 
 static void idle_cpus_are_never_interrupted(struct ktest *test)
 {
-    uint64_t ipis[MAX_CPUS], kicks[MAX_CPUS], eqs_reports[MAX_CPUS];
+    static uint64_t ipis[MAX_CPUS], kicks[MAX_CPUS], eqs_reports[MAX_CPUS];     /* 6 KiB: not on the stack */
     unsigned me = this_cpu_id(), cpu;
 
     synchronize_rcu();          /* let what earlier cases left settle */
@@ -190,7 +190,7 @@ static void queue_callbacks_here(void *unused)
 /* A pinned kthread on every CPU queues callbacks, then rcu_barrier(). */
 static unsigned long queue_everywhere_then_barrier(void)
 {
-    struct task *tasks[MAX_CPUS];
+    static struct task *tasks[MAX_CPUS];
     unsigned cpu;
 
     __atomic_store_n(&callbacks_ran, 0, __ATOMIC_RELEASE);

@@ -27,7 +27,7 @@ static bool within_tolerance(uint64_t count, uint64_t expected)
 
 static void every_cpu_ticks_at_hz(struct ktest *test)
 {
-    uint64_t before[MAX_CPUS], ticks_before[MAX_CPUS], missed_before[MAX_CPUS];
+    static uint64_t before[MAX_CPUS], ticks_before[MAX_CPUS], missed_before[MAX_CPUS];  /* 6 KiB: not on the stack */
     unsigned cpu;
 
     if (tick_policy->stop_when_idle) {
@@ -81,7 +81,7 @@ static void timekeeper_advances_jiffies(struct ktest *test)
  * most (for timers), against hz with tick=periodic. */
 static void idle_cpus_stop_their_tick(struct ktest *test)
 {
-    uint64_t before[MAX_CPUS];
+    static uint64_t before[MAX_CPUS];
     unsigned cpu;
 
     if (!tick_policy->stop_when_idle || cpu_count < 2) {

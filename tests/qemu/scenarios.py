@@ -10,6 +10,8 @@ Keys (defaults in DEFAULTS):
                    KTAP suites; they power off with 0 if all passed, else 1)
   qemu             extra QEMU arguments ("-machine ..." replaces the default)
   add              list of tools/boot --add specs (HOSTFILE[:/GUEST/PATH])
+  witness          tools/boot --witness: QEMU's per-vCPU logs count the
+                   interrupts between "witness open"/"witness close" lines
   command          shell command line run with sh -c; None = none
   script           a file in tests/qemu/scripts/ that drives the
                    interactive shell through the serial port (tools/boot
@@ -41,6 +43,7 @@ DEFAULTS = {
     "append": "",
     "qemu": "",
     "add": [],
+    "witness": False,
     "command": None,
     "script": None,
     "timeout": 60,
@@ -584,6 +587,47 @@ SCENARIOS = [
     # in step with the HPET (skewed readings are skipped, not reported).
     {"name": "tsc-watchdog", "smp": 16, "timeout": 180, "append": "tick=periodic ktest=tsc_watchdog",
      "must_not_contain": [r"tsc marked unstable"]},
+    # The measuring tools at a CPU count whose /proc/interrupts rows are
+    # long (64 CPUs: 700 characters): the last CPU's ticks are seen, not
+    # a false 0 (docs/reliability.md, 2026-12-04).
+    {"name": "tools-smp64", "smp": 64, "ktap": False, "timeout": 300, "append": "hz=1000",
+     "command": "taskset -c 63 spin 2; osnoise --cpu 63 --duration 1 --warmup-ms 200 --json",
+     "must_contain": [r"^spin: 2 s, \d+ iterations, 0 syscalls, 0 faults, cpus 63:\d+\n"
+                      r"spin: cpu 63 after the first second: LOC [1-9]\d\d+, RES \d+, CAL \d+, NHZ \d+, all [1-9]\d\d+$",
+                      r'^\{"tool": "osnoise", "cpu": 63, .*"interrupts_total": [1-9]\d\d+, "interrupts": \{"LOC": [1-9]\d\d+, ']},
+    # A nohz_full= list longer than 63 characters is read whole (at 255
+    # CPUs a list of every other CPU has 440).
+    {"name": "nohz-full-long-list", "smp": 2, "append": "tick=full nohz_full=" + ",".join(["1"] * 40) + " ktest=boot",
+     "must_contain": [r"^nohz_full: cpus 1$"], "must_not_contain": [r"nohz_full=.*longer than"]},
+    # The largest machine (255 CPUs, the xAPIC limit; docs/smp.md), booted
+    # once: the last CPU's nohz task takes no interrupt after its first
+    # second, counted by the kernel (spin's /proc/interrupts figures, the
+    # /proc/tick count at both ends of the window) and by QEMU itself
+    # (tools/boot --witness: the interrupts QEMU's vCPU 254 took between
+    # the two lines spin --mark wrote from it); the same run without
+    # --nohz first shows every one of those counts non-zero. Then
+    # osnoise, both ways, on the same CPU.
+    {"name": "nohz-smp255", "smp": 255, "ktap": False, "timeout": 600, "witness": True,
+     "command": "nproc; head -1 /proc/interrupts; taskset -c 255 true || echo cpu 255 refused; "
+                "taskset -c $(seq -s, 0 2 254) grep Cpus_allowed /proc/self/status; "
+                "taskset -c 254 spin 2 --mark; taskset -c 254 spin 3 --nohz --mark; "
+                "osnoise --cpu 254 --duration 1 --warmup-ms 200 --json; osnoise --cpu 254 --nohz --duration 2 --json",
+     "must_contain": [r"^smp: 255 CPUs online$", r"^cpu 254: online, APIC ID 254$",
+                      r"^rcu: tree of 2 levels \(17 nodes\) for 255 CPUs, fanout 16",
+                      r"^255$", r"^ +CPU0 +CPU1 .* CPU253 +CPU254 *$", r"^cpu 255 refused$",
+                      r"^Cpus_allowed:\t(55555555,){7}55555555\nCpus_allowed_list:\t0,2,4,6,.*,252,254$",
+                      r"^spin: witness open: cpu 254, ticks (\d+)\nspin: witness close: cpu 254, ticks (?!\1\n)\d+\n"
+                      r"spin: 2 s, \d+ iterations, 0 syscalls, 0 faults, cpus 254:\d+\n"
+                      r"spin: cpu 254 after the first second: LOC [1-9]\d*, RES \d+, CAL \d+, NHZ \d+, all [1-9]\d*$",
+                      r"^spin: witness open: cpu 254, ticks (\d+)\nspin: witness close: cpu 254, ticks \1\n"
+                      r"spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, nohz, cpus 254:\d+\n"
+                      r"spin: cpu 254 after the first second: LOC 0, RES 0, CAL 0, NHZ 0, all 0$",
+                      r"^witness: cpu 254 window 1: timer [1-9]\d*, all [1-9]\d*, exceptions 0 ",
+                      r"^witness: cpu 254 window 2: timer 0, all 0, exceptions 0$",
+                      r'^\{"tool": "osnoise", "cpu": 254, "nohz": false, .*"interrupts_total": [1-9]\d*, '
+                      r'"interrupts": \{.*"LOC": [1-9]\d*, ',
+                      r'^\{"tool": "osnoise", "cpu": 254, "nohz": true, ' + _osnoise_nothing],
+     "must_not_contain": [r"^witness: cpu (?!254 window [12]:)", r"PANIC", r"rcu: stall"]},
     # Conformance, call by call: each system call at the edges of its
     # arguments, result and errno as Linux gives them (the same programs
     # pass on the Linux host first: host-conform_*); a difference nohzk

@@ -17,22 +17,16 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "../../user/lib/pin.h"
 
 static int pin(pid_t pid, int cpu)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return sched_setaffinity(pid, sizeof(set), &set);
+    return pin_to_cpu(pid, cpu);
 }
 
 static int unpin(void)
 {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN); cpu++)
-        CPU_SET(cpu, &set);
-    return sched_setaffinity(0, sizeof(set), &set);
+    return set_affinity_range(0, 0, (int)sysconf(_SC_NPROCESSORS_ONLN) - 1);
 }
 
 /* write(2) of text to /proc/PID/nohz: 0, or the errno. */
@@ -63,12 +57,13 @@ static int read_nohz(pid_t pid)
 /* The "nohz" column of cpu's row in /proc/tick: a pid, or -1 for none. */
 static int nohz_owner_in_proc_tick(int cpu)
 {
-    char line[256];
+    char *line = NULL;
+    size_t size = 0;
     int owner = -2;
     FILE *file = fopen("/proc/tick", "r");
     if (!file)
         return -3;
-    while (fgets(line, sizeof(line), file)) {
+    while (getline(&line, &size, file) > 0) {
         int row_cpu;
         char state[16], reason[16], nohz[16];
         if (sscanf(line, "%d %15s %15s %15s", &row_cpu, state, reason, nohz) == 4 && row_cpu == cpu &&
@@ -77,6 +72,7 @@ static int nohz_owner_in_proc_tick(int cpu)
             break;
         }
     }
+    free(line);
     fclose(file);
     return owner;
 }
@@ -89,17 +85,19 @@ struct tick_row {
 
 static int read_tick_row(int cpu, struct tick_row *row)
 {
-    char line[256];
+    char *line = NULL;
+    size_t size = 0;
     int found = 0;
     FILE *file = fopen("/proc/tick", "r");
     if (!file)
         return 0;
-    while (!found && fgets(line, sizeof(line), file)) {
+    while (!found && getline(&line, &size, file) > 0) {
         int row_cpu;
         found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, row->state, row->reason, row->nohz,
                        &row->ticks, &row->missed, &row->stops, &row->restarts) == 8 &&
                 row_cpu == cpu && (!strcmp(row->state, "ticking") || !strcmp(row->state, "stopped"));
     }
+    free(line);
     fclose(file);
     return found;
 }
@@ -115,19 +113,21 @@ static int tick_row_consistent(const struct tick_row *row)
 }
 
 /* Is cpu in the "housekeeping LIST" line of /proc/tick? 1, 0, or -1 if
- * there is no such line. */
+ * there is no such line or its list cannot be read to its end. */
 static int housekeeping_has(int cpu)
 {
-    char line[256];
+    char *line = NULL;
+    size_t size = 0;
     int result = -1;
     FILE *file = fopen("/proc/tick", "r");
     if (!file)
         return -1;
-    while (result < 0 && fgets(line, sizeof(line), file)) {
+    while (result < 0 && getline(&line, &size, file) > 0) {
         if (strncmp(line, "housekeeping ", 13) != 0)
             continue;
         result = 0;
-        for (char *p = line + 13; *p >= '0' && *p <= '9';) {
+        char *p = line + 13;
+        while (*p >= '0' && *p <= '9') {
             long first = strtol(p, &p, 10), last = first;
             if (*p == '-')
                 last = strtol(p + 1, &p, 10);
@@ -135,7 +135,10 @@ static int housekeeping_has(int cpu)
             if (*p == ',')
                 p++;
         }
+        if (*p != '\n')
+            result = -1;
     }
+    free(line);
     fclose(file);
     return result;
 }
