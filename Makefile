@@ -58,12 +58,12 @@ $(BUILD)/user/%: user/%.c $(wildcard user/lib/*.h)
 TEST_PROGRAMS := $(foreach p,$(patsubst tests/user/%.c,%,$(wildcard tests/user/*.c)),\
                    $(BUILD)/tests-user/$(p).musl $(BUILD)/tests-user/$(p).glibc)
 
-$(BUILD)/tests-user/%.musl: tests/user/%.c tests/user/ktap.h $(wildcard user/lib/*.h)
+$(BUILD)/tests-user/%.musl: tests/user/%.c $(wildcard tests/user/*.h) $(wildcard user/lib/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  MUSLCC  $<"
 	@$(USER_CC) $(USER_CFLAGS) -o $@ $<
 
-$(BUILD)/tests-user/%.glibc: tests/user/%.c tests/user/ktap.h $(wildcard user/lib/*.h)
+$(BUILD)/tests-user/%.glibc: tests/user/%.c $(wildcard tests/user/*.h) $(wildcard user/lib/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $< (static glibc)"
 	@gcc $(USER_CFLAGS) -o $@ $<

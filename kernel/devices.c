@@ -79,6 +79,13 @@ long sys_getrandom(void *user_buffer, size_t count, unsigned flags)
         return -EINVAL;
     if (count > GETRANDOM_MAX)
         count = GETRANDOM_MAX;
+    if (!user_range_ok(user_buffer, count))
+        return -EFAULT;
+    /* As Linux: the bytes before the first page that cannot take them. */
+    size_t room = user_accessible_prefix(user_buffer, count, true);
+    if (count > 0 && room == 0)
+        return -EFAULT;
+    count = room;
     for (size_t done = 0; done < count; done += sizeof(chunk)) {
         if (done && signal_fatal_pending())
             return (long)done;      /* 32 MiB take seconds under QEMU; we die on the way out */

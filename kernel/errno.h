@@ -8,6 +8,7 @@
 #define ESRCH    3
 #define EINTR    4
 #define EIO      5
+#define ENXIO    6
 #define E2BIG    7
 #define ENOEXEC  8
 #define EBADF    9
@@ -36,5 +37,9 @@
 #define EXDEV   18
 #define EMLINK  31
 #define EOPNOTSUPP 95
+
+/* Kernel-internal, never returned to user space: an ioctl request this
+ * layer does not know, for the file's own ioctl to answer. */
+#define ENOIOCTLCMD 515
 
 #endif

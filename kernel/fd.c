@@ -5,7 +5,8 @@
  * and fork and /proc may look at it from elsewhere. Files are closed after
  * the lock is dropped, since a device's release may sleep.
  *
- * Left out: RLIMIT_NOFILE (the limit is FD_MAX), and tables shared between
+ * RLIMIT_NOFILE is applied by the system calls (descriptor_limit in
+ * kernel/fs_syscalls.c), up to FD_MAX. Left out: tables shared between
  * threads (CLONE_FILES): nohzk has one task per process. */
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,10 +8,13 @@
  * what is there now does not block a second time. A process with a fatal
  * signal pending stops after the piece in hand (it dies on the way out):
  * a gigabyte from /dev/urandom takes minutes under QEMU, and SIGKILL must
- * not wait for it.
+ * not wait for it. As on Linux, the whole user range is checked first
+ * (EFAULT past the user half), and a read or write moves only the bytes
+ * before the first page that cannot take them (user_accessible_prefix),
+ * so the file position never runs ahead of what was copied.
  *
- * Left out: O_PATH, O_TMPFILE, faccessat2's flags, fchdir, rename, link,
- * symlink, chmod/chown, utimes, and truncate (open with O_TRUNC works). */
+ * Left out: O_PATH, O_TMPFILE, faccessat2's flags, fchdir, chown, utimes,
+ * pread/pwrite, truncate (open with O_TRUNC works), hard links. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +33,7 @@
 #define IOV_MAX          1024
 #define AT_REMOVEDIR     0x200
 #define ACCESS_MODE_BITS 7 /* R_OK | W_OK | X_OK */
+#define MODE_STICKY      01000
 
 static struct fd_table *current_files(void)
 {
@@ -46,6 +50,29 @@ static struct inode *current_cwd(void)
 static struct file *file_of(int fd)
 {
     return fd_get(current_files(), fd);
+}
+
+#define RLIMIT_NOFILE 7
+
+/* The first fd number a process may not use: its RLIMIT_NOFILE, at most
+ * the table's size. */
+static int descriptor_limit(void)
+{
+    struct process *process = current_process();
+    uint64_t limit = process ? process->rlimits[RLIMIT_NOFILE].current : FD_MAX;
+    return limit < FD_MAX ? (int)limit : FD_MAX;
+}
+
+/* The lowest free fd >= lowest, below the limit, or -EMFILE (the caller
+ * keeps its reference to file then). */
+static int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec)
+{
+    int fd = fd_install_from(table, lowest, file, close_on_exec);
+    if (fd >= descriptor_limit()) {
+        fd_detach(table, fd);
+        return -EMFILE;
+    }
+    return fd;
 }
 
 /* A path from user memory, in a kmalloc'd PATH_MAX buffer (kernel stacks
@@ -113,10 +140,44 @@ static long at_path_get(int dirfd, const char *user_path, struct at_path *at)
 
 /* ---- Reading and writing ---- */
 
+/* Access mode 3 (Linux's "ioctl only") allows neither. */
+static bool can_read(const struct file *file)
+{
+    unsigned access = file->flags & O_ACCMODE;
+    return access == O_RDONLY || access == O_RDWR;
+}
+
+static bool can_write(const struct file *file)
+{
+    unsigned access = file->flags & O_ACCMODE;
+    return access == O_WRONLY || access == O_RDWR;
+}
+
+/* A read into memory that cannot take a single byte: as on Linux, 0 at the
+ * end of a regular file (nothing to copy), else EFAULT with nothing
+ * consumed. */
+static long read_nothing_fits(struct file *file)
+{
+    long size = vfs_file_size(file);
+    return size >= 0 && file->position >= (uint64_t)size ? 0 : -EFAULT;
+}
+
+/* Linux's order: the fd's mode, then the whole range (access_ok), then
+ * the count shortened to MAX_RW_COUNT and to the bytes that can be
+ * written before the first bad page (a short read ends there, and the
+ * file position says how far it got). */
 static long read_to_user(struct file *file, char *user_buffer, size_t count)
 {
+    if (!can_read(file))
+        return -EBADF;
+    if (!user_range_ok(user_buffer, count))
+        return -EFAULT;
     if (count > IO_COUNT_MAX)
         count = IO_COUNT_MAX;
+    size_t room = user_accessible_prefix(user_buffer, count, true);
+    if (count > 0 && room == 0)
+        return read_nothing_fits(file);
+    count = room;
     char *buffer = kmalloc(count < IO_CHUNK ? (count ? count : 1) : IO_CHUNK);
     if (!buffer)
         return -ENOMEM;
@@ -138,15 +199,24 @@ static long read_to_user(struct file *file, char *user_buffer, size_t count)
             break;
     }
     if (count == 0)
-        result = vfs_read(file, buffer, 0); /* still checks the fd's mode */
+        result = vfs_read(file, buffer, 0); /* a directory is still EISDIR */
     kfree(buffer);
     return done > 0 ? (long)done : result;
 }
 
+/* As read_to_user: the bytes before the first unreadable page are written. */
 static long write_from_user(struct file *file, const char *user_buffer, size_t count)
 {
+    if (!can_write(file))
+        return -EBADF;
+    if (!user_range_ok(user_buffer, count))
+        return -EFAULT;
     if (count > IO_COUNT_MAX)
         count = IO_COUNT_MAX;
+    size_t room = user_accessible_prefix(user_buffer, count, false);
+    if (count > 0 && room == 0)
+        return -EFAULT;
+    count = room;
     char *buffer = kmalloc(count < IO_CHUNK ? (count ? count : 1) : IO_CHUNK);
     if (!buffer)
         return -ENOMEM;
@@ -191,9 +261,10 @@ long sys_write(int fd, const void *user_buffer, size_t count)
     return result;
 }
 
-/* Linux's checks of an iovec array: a length negative as ssize_t is
- * EINVAL, a piece that runs past the user half EFAULT; the pieces are
- * cut so that they add up to IO_COUNT_MAX at most. */
+/* Linux's checks of an iovec array (import_iovec), before any I/O: a
+ * length negative as ssize_t is EINVAL, a piece that runs past the user
+ * half EFAULT; the pieces are cut so that they add up to IO_COUNT_MAX at
+ * most. */
 static long check_iovecs(struct linux_iovec *iov, int count)
 {
     for (int i = 0; i < count; i++)
@@ -201,8 +272,7 @@ static long check_iovecs(struct linux_iovec *iov, int count)
             return -EINVAL;
     uint64_t total = 0;
     for (int i = 0; i < count; i++) {
-        uint64_t end;
-        if (__builtin_add_overflow(iov[i].base, iov[i].length, &end) || end > USER_SPACE_END)
+        if (!user_range_ok((const void *)(uintptr_t)iov[i].base, iov[i].length))
             return -EFAULT;
         if (iov[i].length > IO_COUNT_MAX - total)
             iov[i].length = IO_COUNT_MAX - total;
@@ -214,13 +284,15 @@ static long check_iovecs(struct linux_iovec *iov, int count)
 /* readv and writev: each piece in turn, stopping at the first short one. */
 static long vector_io(int fd, const struct linux_iovec *user_iov, int count, bool write)
 {
-    if (count < 0 || count > IOV_MAX)
-        return -EINVAL;
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    struct linux_iovec *iov = kmalloc(sizeof(*iov) * (count ? (size_t)count : 1));
-    long result = iov ? 0 : -ENOMEM;
+    long result = (write ? can_write(file) : can_read(file)) ? 0 : -EBADF;
+    if (!result && (count < 0 || count > IOV_MAX))
+        result = -EINVAL;
+    struct linux_iovec *iov = result ? NULL : kmalloc(sizeof(*iov) * (count ? (size_t)count : 1));
+    if (!result && !iov)
+        result = -ENOMEM;
     if (!result && copy_from_user(iov, user_iov, sizeof(*iov) * (size_t)count) < 0)
         result = -EFAULT;
     if (!result)
@@ -253,14 +325,62 @@ long sys_writev(int fd, const struct linux_iovec *user_iov, int count)
     return vector_io(fd, user_iov, count, true);
 }
 
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+
+/* SEEK_DATA and SEEK_HOLE: a ramfs file has no holes, so its data is
+ * everything before its end and its only hole is the end. */
+static long seek_data_or_hole(struct file *file, int64_t offset, int whence)
+{
+    long size = vfs_file_size(file);
+    if (size < 0)
+        return vfs_seek(file, offset, whence);  /* not a regular file: its own answer */
+    if (offset < 0 || offset >= size)
+        return -ENXIO;
+    return vfs_seek(file, whence == SEEK_DATA ? offset : size, SEEK_SET);
+}
+
 long sys_lseek(int fd, int64_t offset, int whence)
 {
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    long result = vfs_seek(file, offset, whence);
+    long result = whence == SEEK_DATA || whence == SEEK_HOLE ? seek_data_or_hole(file, offset, whence)
+                                                             : vfs_seek(file, offset, whence);
     vfs_close(file);
     return result;
+}
+
+#define FIONREAD 0x541b
+#define FIONBIO  0x5421
+#define FIONCLEX 0x5450
+#define FIOCLEX  0x5451
+
+/* The requests Linux answers for every file before its driver sees them
+ * (do_vfs_ioctl): close-on-exec, O_NONBLOCK, and a regular file's bytes
+ * left. -ENOIOCTLCMD: the file's own ioctl decides. */
+static long generic_ioctl(int fd, struct file *file, unsigned long request, unsigned long argument)
+{
+    int value;
+    long size;
+    switch (request) {
+    case FIOCLEX:
+    case FIONCLEX:
+        return fd_set_close_on_exec(current_files(), fd, request == FIOCLEX);
+    case FIONBIO:
+        if (copy_from_user(&value, (const void *)argument, sizeof(value)) < 0)
+            return -EFAULT;
+        file->flags = value ? file->flags | O_NONBLOCK : file->flags & ~(unsigned)O_NONBLOCK;
+        return 0;
+    case FIONREAD:
+        size = vfs_file_size(file);
+        if (size < 0)
+            return -ENOIOCTLCMD;
+        value = (int)(size - (long)file->position);
+        return copy_to_user((void *)argument, &value, sizeof(value)) < 0 ? -EFAULT : 0;
+    default:
+        return -ENOIOCTLCMD;
+    }
 }
 
 long sys_ioctl(int fd, unsigned long request, unsigned long argument)
@@ -268,7 +388,9 @@ long sys_ioctl(int fd, unsigned long request, unsigned long argument)
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    long result = file->ops->ioctl ? file->ops->ioctl(file, request, argument) : -ENOTTY;
+    long result = generic_ioctl(fd, file, request, argument);
+    if (result == -ENOIOCTLCMD)
+        result = file->ops->ioctl ? file->ops->ioctl(file, request, argument) : -ENOTTY;
     vfs_close(file);
     return result;
 }
@@ -288,7 +410,7 @@ long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
     at_path_put(&at);
     if (!file)
         return error;
-    int fd = fd_install(table, file, flags & O_CLOEXEC);
+    int fd = install_below_limit(table, 0, file, flags & O_CLOEXEC);
     if (fd < 0)
         vfs_close(file);
     return fd;
@@ -314,7 +436,7 @@ long sys_dup(int fd)
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
-    int new_fd = fd_install(current_files(), file, false);
+    int new_fd = install_below_limit(current_files(), 0, file, false);
     if (new_fd < 0)
         vfs_close(file);
     return new_fd;
@@ -324,7 +446,7 @@ long sys_dup3(int old_fd, int new_fd, int flags)
 {
     if ((flags & ~O_CLOEXEC) || old_fd == new_fd)
         return -EINVAL;
-    if (new_fd < 0 || new_fd >= FD_MAX)
+    if (new_fd < 0 || new_fd >= descriptor_limit())
         return -EBADF;
     struct file *file = file_of(old_fd);
     if (!file)
@@ -357,11 +479,11 @@ long sys_fcntl(int fd, int command, unsigned long argument)
     switch (command) {
     case F_DUPFD:
     case F_DUPFD_CLOEXEC:
-        if (argument >= FD_MAX) {
+        if (argument >= (unsigned long)descriptor_limit()) {
             result = -EINVAL;
             break;
         }
-        result = fd_install_from(table, (int)argument, vfs_file_get(file), command == F_DUPFD_CLOEXEC);
+        result = install_below_limit(table, (int)argument, vfs_file_get(file), command == F_DUPFD_CLOEXEC);
         if (result < 0)
             vfs_close(file);
         break;
@@ -405,12 +527,15 @@ long sys_fstat(int fd, struct linux_stat *user_stat)
     return copy_stat_to_user(user_stat, &stat);
 }
 
+#define AT_NO_AUTOMOUNT 0x800      /* nothing here mounts: accepted, changes nothing */
+
 long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_stat, int flags)
 {
-    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+    if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
         return -EINVAL;
-    long error;
-    char *path = path_from_user(user_path, &error);
+    long error = -ENOMEM;
+    bool null_is_empty = !user_path && (flags & AT_EMPTY_PATH);     /* Linux 6.11 on */
+    char *path = null_is_empty ? kzalloc(PATH_MAX) : path_from_user(user_path, &error);
     if (!path)
         return error;
     if (path[0] == '\0' && (flags & AT_EMPTY_PATH)) {
@@ -442,14 +567,24 @@ long sys_lstat(const char *user_path, struct linux_stat *user_stat)
     return sys_newfstatat(AT_FDCWD, user_path, user_stat, AT_SYMLINK_NOFOLLOW);
 }
 
+/* Only as many records as the user buffer can take before its first bad
+ * page are listed, so that a bad buffer does not move the listing on (a
+ * buffer that cannot take one is EFAULT, as on Linux). */
 long sys_getdents64(int fd, void *user_buffer, size_t size)
 {
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
+    if (!user_range_ok(user_buffer, size)) {
+        vfs_close(file);
+        return -EFAULT;
+    }
     size_t room = size < IO_CHUNK ? size : IO_CHUNK;
+    size_t writable = user_accessible_prefix(user_buffer, room, true);
     char *buffer = kmalloc(room ? room : 1);
-    long result = buffer ? vfs_getdents(file, buffer, room) : -ENOMEM;
+    long result = buffer ? vfs_getdents(file, buffer, writable) : -ENOMEM;
+    if (result == -EINVAL && writable < room)
+        result = -EFAULT;
     if (result > 0 && copy_to_user(user_buffer, buffer, (size_t)result) < 0)
         result = -EFAULT;
     kfree(buffer);
@@ -548,7 +683,7 @@ long sys_mkdirat(int dirfd, const char *user_path, uint32_t mode)
         return error;
     struct process *process = current_process();
     uint32_t umask = process ? process->umask : 0;
-    error = vfs_mkdir_at(at.start, at.path, mode & ~umask & 07777);
+    error = vfs_mkdir_at(at.start, at.path, mode & ~umask & (0777 | MODE_STICKY));   /* no set-id bits, as Linux */
     at_path_put(&at);
     return error;
 }
@@ -595,9 +730,9 @@ long sys_pipe2(int *user_fds, int flags)
     if (error)
         return error;
     bool close_on_exec = flags & O_CLOEXEC;
-    int fds[2] = { fd_install(table, read_end, close_on_exec), -1 };
+    int fds[2] = { install_below_limit(table, 0, read_end, close_on_exec), -1 };
     if (fds[0] >= 0)
-        fds[1] = fd_install(table, write_end, close_on_exec);
+        fds[1] = install_below_limit(table, 0, write_end, close_on_exec);
     long result = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
     if (!result && copy_to_user(user_fds, fds, sizeof(fds)) < 0)
         result = -EFAULT;
@@ -651,6 +786,30 @@ long sys_rename(const char *user_old, const char *user_new)
     return sys_renameat2(AT_FDCWD, user_old, AT_FDCWD, user_new, 0);
 }
 
+/* Could a name be made at path: is its directory there? 0, or the error
+ * Linux gives for a new name (ENOENT, ENOTDIR, ENAMETOOLONG). */
+static long new_name_possible(struct inode *start, const char *path)
+{
+    size_t length = strlen(path);
+    if (length == 0)
+        return -ENOENT;
+    while (length > 1 && path[length - 1] == '/')
+        length--;
+    while (length > 0 && path[length - 1] != '/')
+        length--;   /* the directory part, with its slash */
+    char *directory = kmalloc(length + 2);
+    if (!directory)
+        return -ENOMEM;
+    memcpy(directory, length ? path : ".", length ? length : 1);
+    directory[length ? length : 1] = '\0';
+    struct inode *inode;
+    long error = vfs_lookup_directory(start, directory, &inode);
+    if (!error)
+        inode_put(inode);
+    kfree(directory);
+    return error;
+}
+
 /* The file tree has no hard links (an inode lives in one directory), so
  * link() checks its arguments as Linux does and then answers EPERM, the
  * error of a file system that does not support them. */
@@ -674,6 +833,8 @@ long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *
     else if (!error && vfs_stat_at(to.start, to.path, false, &new_stat) == 0)
         error = -EEXIST;
     else if (!error)
+        error = new_name_possible(to.start, to.path);
+    if (!error)
         error = -EPERM;
     at_path_put(&to);
     at_path_put(&from);

@@ -28,6 +28,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/poll.h"
+#include "kernel/uaccess.h"
 #include "kernel/vfs.h"
 #include "sched/task.h"
 #include "sched/wait.h"
@@ -176,8 +177,21 @@ static unsigned pipe_poll(struct file *file)
     return mask;
 }
 
+#define FIONREAD 0x541b
+
+/* FIONREAD: the bytes a read would get now (at either end, as on Linux). */
+static long pipe_ioctl(struct file *file, unsigned long request, unsigned long argument)
+{
+    struct pipe *pipe = file->private;
+    if (request != FIONREAD)
+        return -ENOTTY;
+    int count = (int)__atomic_load_n(&pipe->count, __ATOMIC_ACQUIRE);
+    return copy_to_user((void *)argument, &count, sizeof(count)) < 0 ? -EFAULT : 0;
+}
+
 static const struct file_ops pipe_ops = {
     .read = pipe_read,
+    .ioctl = pipe_ioctl,
     .write = pipe_write,
     .release = pipe_release,
     .poll = pipe_poll,

@@ -124,8 +124,12 @@ long poll_wait(struct linux_pollfd *fds, uint64_t count, unsigned always_reporte
 /* poll and ppoll: the user's array in and out, around poll_wait(). */
 static long poll_user_array(void *user_fds, uint64_t count, uint64_t timeout_ns)
 {
-    if (count == 0)
-        return poll_wait(0, 0, 0, timeout_ns);      /* a sleep */
+    if (count == 0) {
+        long slept = poll_wait(0, 0, 0, timeout_ns);      /* a sleep */
+        /* The empty array is still written back: outside the user half it
+         * is EFAULT, as on Linux (NULL is fine). */
+        return slept >= 0 && !user_range_ok(user_fds, 0) ? -EFAULT : slept;
+    }
     if (count > POLL_MAX)
         return -EINVAL;
     uint64_t size = count * sizeof(struct linux_pollfd);

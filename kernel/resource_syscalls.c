@@ -4,9 +4,9 @@
  * free, uptime and time, and musl's start-up, ask.
  *
  * CPU times come from the context tracking hooks (task_times_ns), never
- * from tick samples. Resource limits are recorded and reported, not
- * enforced: nohzk has no per-process quotas yet (RLIMIT_NOFILE's default
- * is the real FD_MAX). */
+ * from tick samples. Resource limits are recorded and reported; only
+ * RLIMIT_NOFILE is enforced (kernel/fs_syscalls.c: descriptor_limit, up to
+ * the real FD_MAX, its default). */
 #include "kernel/resource_syscalls.h"
 
 #include "arch/x86/clock.h"
@@ -147,10 +147,8 @@ long sys_prlimit64(int64_t pid, uint64_t resource, const void *user_new, void *u
         return -EFAULT;
     if (user_new && new_limit.current > new_limit.maximum)
         return -EINVAL;
-    if (pid < 0)
-        return -EINVAL;
     spin_lock(&process_tree_lock);
-    struct process *target = pid == 0 ? current_process() : process_find_locked((int)pid);
+    struct process *target = pid == 0 ? current_process() : pid > 0 ? process_find_locked((int)pid) : 0;
     struct linux_rlimit old = { 0, 0 };
     if (target) {
         old = (struct linux_rlimit){ target->rlimits[resource].current, target->rlimits[resource].maximum };
@@ -205,11 +203,12 @@ long sys_gettimeofday(void *user_time, void *user_zone)
 }
 
 #define CLOCK_ID_MAX 11     /* CLOCK_REALTIME .. CLOCK_TAI */
+#define CLOCK_SGI_CYCLE 10  /* a number Linux keeps unused */
 
 long sys_clock_getres(uint64_t clock, void *user_resolution)
 {
     struct linux_timespec resolution = { 0, 1 };
-    if (clock > CLOCK_ID_MAX)
+    if (clock > CLOCK_ID_MAX || clock == CLOCK_SGI_CYCLE)
         return -EINVAL;
     if (user_resolution && copy_to_user(user_resolution, &resolution, sizeof(resolution)) < 0)
         return -EFAULT;

@@ -115,6 +115,9 @@ static long sys_set_tid_address(uint64_t address, uint64_t a1, uint64_t a2, uint
 
 /* Adapters from the six raw registers to each handler's own types. */
 #define A(n) ((uint64_t)a##n)
+/* A clockid_t is an int: the upper half of the register is dropped, and a
+ * negative id (a CPU clock of a pid, left out) stays out of range. */
+#define CLOCK_ID(a) ((uint64_t)(int64_t)(int)(a))
 #define WRAP(name, call)                                                                          \
     static long wrap_##name(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5) \
     {                                                                                             \
@@ -142,9 +145,9 @@ WRAP(rt_sigsuspend, sys_rt_sigsuspend((const uint64_t *)a0, a1))
 WRAP(rt_sigreturn, sys_rt_sigreturn())
 WRAP(pause, sys_pause())
 WRAP(getrandom, sys_getrandom((void *)a0, a1, (unsigned)a2))
-WRAP(clock_nanosleep, sys_clock_nanosleep(a0, a1, (const void *)a2, (void *)a3))
+WRAP(clock_nanosleep, sys_clock_nanosleep(CLOCK_ID(a0), a1, (const void *)a2, (void *)a3))
 WRAP(tkill, sys_tkill((int)a0, (int)a1))
-WRAP(tgkill, sys_tgkill((int)a0, (int)a1, (int)a2))
+WRAP(tgkill, (int)a0 <= 0 ? -EINVAL : sys_tgkill((int)a0, (int)a1, (int)a2))     /* -1 is tkill's, inside */
 WRAP(ioctl, sys_ioctl((int)a0, a1, a2))
 WRAP(readv, sys_readv((int)a0, (const struct linux_iovec *)a1, (int)a2))
 WRAP(writev, sys_writev((int)a0, (const struct linux_iovec *)a1, (int)a2))
@@ -167,7 +170,7 @@ WRAP(unlink, sys_unlink((const char *)a0))
 WRAP(readlink, sys_readlink((const char *)a0, (char *)a1, (int)a2))
 WRAP(umask, sys_umask((uint32_t)a0))
 WRAP(getuid, sys_get_id_root())
-WRAP(setuid, sys_set_id_ignored())
+WRAP(setuid, (uint32_t)a0 == (uint32_t)-1 ? -EINVAL : sys_set_id_ignored())     /* -1 is no uid */
 WRAP(getppid, sys_getppid())
 WRAP(getpgrp, current_process()->process_group)
 WRAP(setpgid, sys_setpgid((int)a0, (int)a1))     /* pid_t: 32 bits (user/fuzz.c found a negative group) */
@@ -176,8 +179,8 @@ WRAP(getpgid, sys_getpgid((int64_t)(int)a0))
 WRAP(getsid, sys_getsid((int64_t)(int)a0))
 WRAP(sched_setaffinity, sys_sched_setaffinity((int64_t)a0, a1, (const void *)a2))
 WRAP(sched_getaffinity, sys_sched_getaffinity((int64_t)a0, a1, (void *)a2))
-WRAP(getdents64, sys_getdents64((int)a0, (void *)a1, a2))
-WRAP(clock_gettime, sys_clock_gettime(a0, (void *)a1))
+WRAP(getdents64, sys_getdents64((int)a0, (void *)a1, (uint32_t)a2))     /* unsigned int count */
+WRAP(clock_gettime, sys_clock_gettime(CLOCK_ID(a0), (void *)a1))
 WRAP(openat, sys_openat((int)a0, (const char *)a1, (int)a2, (uint32_t)a3))
 WRAP(mkdirat, sys_mkdirat((int)a0, (const char *)a1, (uint32_t)a2))
 WRAP(newfstatat, sys_newfstatat((int)a0, (const char *)a1, (struct linux_stat *)a2, (int)a3))
@@ -192,19 +195,19 @@ WRAP(ppoll, sys_ppoll((void *)a0, a1, (struct linux_timespec *)a2, (const uint64
 WRAP(select, sys_select((int)a0, (uint64_t *)a1, (uint64_t *)a2, (uint64_t *)a3, (void *)a4))     /* int nfds */
 WRAP(pselect6, sys_pselect6((int)a0, (uint64_t *)a1, (uint64_t *)a2, (uint64_t *)a3, (struct linux_timespec *)a4,
                             (const void *)a5))
-WRAP(getrusage, sys_getrusage((int64_t)a0, (void *)a1))
+WRAP(getrusage, sys_getrusage((int)a0, (void *)a1))     /* int who */
 WRAP(setitimer, sys_setitimer((int)a0, (const void *)a1, (void *)a2))     /* int which: 32 bits */
 WRAP(getitimer, sys_getitimer((int)a0, (void *)a1))
 WRAP(alarm, sys_alarm((unsigned)a0))     /* unsigned int seconds */
 WRAP(times, sys_times((void *)a0))
 WRAP(sysinfo, sys_sysinfo((void *)a0))
-WRAP(prlimit64, sys_prlimit64((int64_t)a0, a1, (const void *)a2, (void *)a3))
-WRAP(getrlimit, sys_getrlimit(a0, (void *)a1))
-WRAP(setrlimit, sys_setrlimit(a0, (const void *)a1))
+WRAP(prlimit64, sys_prlimit64((int)a0, (uint32_t)a1, (const void *)a2, (void *)a3))     /* pid_t, unsigned int */
+WRAP(getrlimit, sys_getrlimit((uint32_t)a0, (void *)a1))
+WRAP(setrlimit, sys_setrlimit((uint32_t)a0, (const void *)a1))
 WRAP(getcpu, sys_getcpu((unsigned *)a0, (unsigned *)a1, (void *)a2))
 WRAP(restart_syscall, sys_restart_syscall())
 WRAP(gettimeofday, sys_gettimeofday((void *)a0, (void *)a1))
-WRAP(clock_getres, sys_clock_getres(a0, (void *)a1))
+WRAP(clock_getres, sys_clock_getres(CLOCK_ID(a0), (void *)a1))
 WRAP(rename, sys_rename((const char *)a0, (const char *)a1))
 WRAP(renameat, sys_renameat2((int)a0, (const char *)a1, (int)a2, (const char *)a3, 0))
 WRAP(renameat2, sys_renameat2((int)a0, (const char *)a1, (int)a2, (const char *)a3, (unsigned)a4))
@@ -217,6 +220,10 @@ WRAP(fchmod, sys_fchmod((int)a0, (uint32_t)a1))
 WRAP(fchmodat, sys_fchmodat((int)a0, (const char *)a1, (uint32_t)a2, 0))
 
 #define REBOOT_MAGIC1 0xfee1deadu
+#define REBOOT_MAGIC2  0x28121969u
+#define REBOOT_MAGIC2A 0x05121996u
+#define REBOOT_MAGIC2B 0x16041998u
+#define REBOOT_MAGIC2C 0x20112000u
 #define REBOOT_CMD_RESTART 0x01234567u
 #define REBOOT_CMD_HALT 0xcdef0123u
 #define REBOOT_CMD_POWER_OFF 0x4321fedcu
@@ -227,8 +234,10 @@ WRAP(kill, sys_kill((int)a0, (int)a1))           /* pid_t and int: 32 bits */
  * no difference worth keeping, and tools/boot sees status 0. */
 static long sys_reboot(uint64_t magic, uint64_t magic2, uint64_t command, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    (void)magic2, (void)a3, (void)a4, (void)a5;
-    if ((uint32_t)magic != REBOOT_MAGIC1)
+    (void)a3, (void)a4, (void)a5;
+    uint32_t second = (uint32_t)magic2;
+    if ((uint32_t)magic != REBOOT_MAGIC1 || (second != REBOOT_MAGIC2 && second != REBOOT_MAGIC2A &&
+                                             second != REBOOT_MAGIC2B && second != REBOOT_MAGIC2C))
         return -EINVAL;
     if (command != REBOOT_CMD_POWER_OFF && command != REBOOT_CMD_HALT && command != REBOOT_CMD_RESTART)
         return -EINVAL;

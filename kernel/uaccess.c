@@ -58,3 +58,27 @@ long strncpy_from_user(char *dst, const char *user_src, size_t max)
         dst[max - 1] = '\0';
     return -ENAMETOOLONG;
 }
+
+bool user_range_ok(const void *user_start, size_t length)
+{
+    uint64_t start = (uint64_t)user_start;
+    return start < USER_SPACE_END && length <= USER_SPACE_END - start;
+}
+
+size_t user_accessible_prefix(const void *user_start, size_t length, bool for_write)
+{
+    struct process *process = current_process();
+    uint64_t start = (uint64_t)user_start;
+    if (!process || start >= USER_SPACE_END)
+        return 0;
+    if (length > USER_SPACE_END - start)
+        length = USER_SPACE_END - start;
+    size_t done = 0;
+    while (done < length) {
+        uint64_t page = (start + done) & ~(PAGE_SIZE - 1);
+        if (!address_space_lookup(process->memory, page, for_write))
+            break;
+        done = page + PAGE_SIZE - start;
+    }
+    return done < length ? done : length;
+}

@@ -16,5 +16,12 @@ int copy_to_user(void *user_dst, const void *src, size_t length);      /* 0 or -
 /* Copy a NUL-terminated string of at most max-1 bytes (NUL added); returns
  * its length, -EFAULT, or -ENAMETOOLONG if no NUL came within max-1 bytes. */
 long strncpy_from_user(char *dst, const char *user_src, size_t max);
+/* Does [user_start, user_start + length) lie in the user half? Linux's
+ * access_ok(): nothing about what is mapped there. */
+bool user_range_ok(const void *user_start, size_t length);
+/* How many of the length bytes at user_start can be read (or, for_write,
+ * written) before the first page that cannot: a short read or write stops
+ * there, as on Linux. */
+size_t user_accessible_prefix(const void *user_start, size_t length, bool for_write);
 
 #endif

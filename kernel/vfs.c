@@ -640,7 +640,8 @@ static int open_locked(struct inode *start, const char *path, int flags, uint32_
         return -ENOTDIR;
     if (is_directory(inode) && (access != O_RDONLY || (flags & O_CREAT)))
         return -EISDIR;
-    if ((flags & O_TRUNC) && access != O_RDONLY && is_type(inode, S_IFREG) && !inode->ops)
+    /* Even with O_RDONLY, as Linux (POSIX leaves it unspecified). */
+    if ((flags & O_TRUNC) && is_type(inode, S_IFREG) && !inode->ops)
         inode->size = 0;
     inode->references++;
     *out = inode;

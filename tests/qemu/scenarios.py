@@ -628,4 +628,18 @@ SCENARIOS = [
                       r'"interrupts": \{.*"LOC": [1-9]\d*, ',
                       r'^\{"tool": "osnoise", "cpu": 254, "nohz": true, ' + _osnoise_nothing],
      "must_not_contain": [r"^witness: cpu (?!254 window [12]:)", r"PANIC", r"rcu: stall"]},
+    # Conformance, call by call: each system call at the edges of its
+    # arguments, result and errno as Linux gives them (the same programs
+    # pass on the Linux host first: host-conform_*); a difference nohzk
+    # keeps is a SKIP that says why (tests/user/conform.h); both libcs.
+    _program("conform-io", "conform_io"),
+    _program("conform-io-glibc", "conform_io", "glibc"),
+    _program("conform-fs", "conform_fs"),
+    _program("conform-fs-glibc", "conform_fs", "glibc"),
+    _program("conform-mm", "conform_mm"),
+    _program("conform-mm-glibc", "conform_mm", "glibc"),
+    _program("conform-proc", "conform_proc"),
+    _program("conform-proc-glibc", "conform_proc", "glibc"),
+    _program("conform-exec", "conform_exec"),
+    _program("conform-exec-glibc", "conform_exec", "glibc"),
 ]

@@ -1,9 +1,11 @@
 """docs/syscalls.md matches the table in kernel/syscall.c (run by
-tests/run as a self-test): regenerated text identical, and every name in
-the kernel's table is Linux's name for that number."""
+tests/run as a self-test): regenerated text identical, every name in
+the kernel's table is Linux's name for that number, and every test case
+the "edge cases tested" column names is a KTAP_CASE of tests/user/*.c."""
 import importlib.machinery
 import importlib.util
 import os
+import re
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -26,6 +28,33 @@ class SyscallTable(unittest.TestCase):
     def test_partial_notes_name_real_calls(self):
         known = set(table.linux_names().values())
         self.assertEqual(set(table.PARTIAL) - known, set())
+
+    def test_documented_edge_cases_exist(self):
+        cases = table.test_cases()
+        with open(table.DOC) as doc:
+            rows = [line for line in doc if re.match(r"^\| \d+ \| `\w+` \|", line)]
+        self.assertGreater(len(rows), 300)
+        documented = set()
+        for row in rows:
+            cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip().strip("|"))]     # \| is text
+            self.assertEqual(len(cells), 5, row)
+            documented |= set(re.findall(r"`(\w+)`", cells[4]))
+        self.assertGreater(len(documented), 100)
+        self.assertEqual(documented - set(cases), set(), "cases named in docs/syscalls.md but in no tests/user/*.c")
+
+    def test_explicit_edge_cases_exist(self):
+        cases, known = table.test_cases(), set(table.linux_names().values())
+        self.assertEqual(set(table.EDGE_CASES) - known, set())
+        for call, names in table.EDGE_CASES.items():
+            self.assertEqual(set(names) - set(cases), set(), call)
+        self.assertEqual(table.NOT_EDGE_CASES - set(cases), set())
+
+    def test_prefix_picks_the_longest_call_name(self):
+        names = {22: "pipe", 293: "pipe2", 0: "read", 89: "readlink"}
+        edges = table.edge_cases(names)
+        self.assertNotIn("pipe2_unknown_flags", edges.get("pipe", []))
+        self.assertIn("pipe2_unknown_flags", edges["pipe2"])
+        self.assertNotIn("readlink_truncates", edges.get("read", []))
 
 
 if __name__ == "__main__":
