@@ -159,7 +159,7 @@ SCENARIOS = [
     # stops: no lost kick, no lost wakeup, every count as the model says
     # (tests/kernel/nohz_race_test.c; docs/reliability.md, section 3a).
     # About 25-40 s under TCG; the timeout is a safety net for a busy host.
-    {"name": "nohz-race", "smp": 4, "timeout": 150, "append": "hz=1000 ktest=nohz_race",
+    {"name": "nohz-race", "smp": 4, "timeout": 300, "append": "hz=1000 ktest=nohz_race",
      "must_contain": [r"^ +# wakeups 100000 onto cpu 3 from 3 other CPUs",
                       r"^ +# kicks sent (\d+), received \1, wasted \d+; tick restarts \1, stops \1; rcu prods 0$",
                       r"^ +# max wait in cpu 3 ticks behind the nohz task: kicked \d+ \(model 0, bound 11\)"],
@@ -365,7 +365,7 @@ SCENARIOS = [
      "must_contain": [r"ktest: cpu 0 runs on its boot stack: overflowing it",
                       r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
     # Every suite in one boot (ktest=all leaves out the panic suites).
-    {"name": "all-suites", "smp": 4, "timeout": 300, "append": "ktest=all",
+    {"name": "all-suites", "smp": 4, "timeout": 450, "append": "ktest=all",
      "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$"] + _LOCKCHECK_KTEST_REPORT,
      "must_not_contain": [r"Subtest: panic"]},
     {"name": "clocksource-pit", "smp": 2, "append": "clocksource=pit ktest=timers",
