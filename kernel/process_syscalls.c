@@ -108,8 +108,8 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
         return -EINVAL;
     if (length > MMAP_LENGTH_MAX)
         return -ENOMEM;     /* more than memory could hold: pages are taken at once */
-    if (flags & MAP_SHARED && !(flags & MAP_ANONYMOUS))
-        return -ENOSYS;     /* shared file mappings were left out */
+    if (flags & MAP_SHARED)
+        return -ENOSYS;     /* shared mappings were left out: fork copies every page */
     length = page_up(length);
     if (flags & MAP_FIXED) {
         if (address > TASK_SIZE - length)
