@@ -803,6 +803,8 @@ static long read_proc_file(enum class_id class, pid_t pid, const char *name)
 
 static void calls_burst(void)
 {
+    if (below(6) == 0)
+        nohz_race();
     for (int i = 0; i < 16; i++)
         one_syscall(0);
 }
@@ -817,12 +819,15 @@ static void proc_burst(void)
 /* ---- nohz: set and clear while siblings move us ----
  * Workers in even slots are flippers, in odd slots movers (alone, a
  * worker flips). A flipper writes 1 and 0 to its nohz file many times,
- * the file open all along. A mover pins flippers to one random CPU each:
- * a move from another process that a nohz write must never see half done
- * (the mask changed, the task still on its old CPU). Movers never move
- * each other, and flippers seldom take the process table's lock (an open,
- * a pin): a move holds it, and a task that waits for it while being moved
- * is the affinity class's business. */
+ * through one descriptor it keeps. A mover pins flippers to one random
+ * CPU each: a move from another process that a nohz write must never see
+ * half done (the mask changed, the task still on its old CPU). Movers
+ * never move each other, and a flipper takes the process table's lock
+ * only for its first open: a move holds that lock, and a task that waits
+ * for it while being moved is the affinity class's business (so a worker
+ * is not pinned back before a nohz burst, see worker()). */
+static int nohz_fd = -1;
+
 static int is_mover(void)
 {
     return worker_count >= 2 && worker_slot % 2 == 1;
@@ -835,18 +840,18 @@ static pid_t flipper_pid(void)
 
 static void nohz_flips(void)
 {
-    int fd = open("/proc/self/nohz", O_WRONLY);
-    if (fd < 0) {
+    if (nohz_fd < 0)
+        nohz_fd = open("/proc/self/nohz", O_WRONLY);
+    if (nohz_fd < 0) {
         count_class(CLASS_NOHZ, -errno);
         return;
     }
     for (unsigned i = 0, n = 16 + (unsigned)below(64); i < n; i++) {
-        count_class(CLASS_NOHZ, raw_syscall(NR_write, fd, (long)"1", 1, 0, 0, 0));
+        count_class(CLASS_NOHZ, raw_syscall(NR_write, nohz_fd, (long)"1", 1, 0, 0, 0));
         if (below(4) == 0)
             count_class(CLASS_NOHZ, raw_syscall(NR_sched_yield, 0, 0, 0, 0, 0, 0));
-        count_class(CLASS_NOHZ, raw_syscall(NR_write, fd, (long)"0", 1, 0, 0, 0));
+        count_class(CLASS_NOHZ, raw_syscall(NR_write, nohz_fd, (long)"0", 1, 0, 0, 0));
     }
-    close(fd);
 }
 
 static void nohz_moves(void)
@@ -861,13 +866,10 @@ static void nohz_moves(void)
 
 static void nohz_burst(void)
 {
-    if (is_mover()) {
+    if (is_mover())
         nohz_moves();
-        return;
-    }
-    if (below(2))
-        nohz_race();
-    nohz_flips();
+    else
+        nohz_flips();
 }
 
 /* ---- affinity: moving siblings while they take the process table's lock ----
@@ -1010,8 +1012,9 @@ static void reap_burst(void)
 }
 
 /* ---- flags: odd RFLAGS bits at the syscall instruction ----
- * SYSCALL clears only the bits of MSR_SFMASK: any other bit user code
- * sets with popf enters the kernel with it. */
+ * SYSCALL clears only the bits the kernel put in MSR_SFMASK: the kernel
+ * runs with any other bit user code set, and must return to user mode
+ * with what the user may have. */
 #define RFLAGS_TF (1ul << 8)
 #define RFLAGS_DF (1ul << 10)
 #define RFLAGS_NT (1ul << 14)
@@ -1446,8 +1449,9 @@ static void sigreturn_burst(void)
 }
 
 /* ---- symlink: chains of links, nested and looped ----
- * In s/ of the worker's directory. Nested: l0 names a directory or file,
- * and each l(k) names l(k-1) up to 40 times over (l(k-1)/l(k-1)/...), so
+ * In s/ of the worker's directory. Nested: l0 names s (or a directory, a
+ * file, nothing), and each l(k) names l(k-1) up to 40 times over
+ * (l(k-1)/l(k-1)/...), so
  * that resolving l(k) follows the product of the widths (40^7 links at a
  * nesting of 7): bounding the depth of nesting is not enough, the total
  * must be bounded too (Linux: 40 links in all). Also a
@@ -1477,14 +1481,16 @@ static void make_link(const char *target, const char *name)
 static void build_links(char *final, size_t size)
 {
     static const char *const bases[] = {".", "..", "../d", "../f", "nonexistent", "/tmp/fuzz", "l0"};
-    static char target[PATH_SIZE];
+    static char target[PATH_SIZE], s_itself[80];
     char name[16];
     empty_directory("s");
     mkdir("s", 0755);
     switch (below(4)) {
-    case 0: {   /* nested */
+    case 0: {   /* nested: l0 mostly names s itself, so that l0/l0/... goes on */
         unsigned depth = 1 + (unsigned)below(SYMLINK_NESTING + 1);
-        make_link(below(8) ? bases[below(sizeof(bases) / sizeof(bases[0]))] : home, "s/l0");
+        snprintf(s_itself, sizeof(s_itself), "%s/s", below(2) ? ".." : home);
+        make_link(below(4) == 0 ? bases[below(sizeof(bases) / sizeof(bases[0]))] : below(2) ? "." : s_itself,
+                  "s/l0");
         for (unsigned k = 1; k <= depth; k++) {
             size_t used = 0;
             for (unsigned i = 0, width = 1 + (unsigned)below(40); i < width; i++)
@@ -1585,17 +1591,19 @@ static void set_up_world(void)
     safe_fds[safe_fd_count++] = open("/proc/self/status", O_RDONLY);
     safe_fds[safe_fd_count++] = open("/dev/null", O_RDWR);
     safe_fds[safe_fd_count++] = open("/bin/busybox", O_RDONLY);
+    nohz_fd = open("/proc/self/nohz", O_WRONLY);     /* the nohz class's, kept */
     for (int i = 0; i < safe_fd_count; i++)
         if (safe_fds[i] < 0 || safe_fds[i] >= FIRST_TAME_FD)
             _exit(97);
 }
 
 /* Every so often: close what random calls opened (they would run out of
- * descriptors), restore the victim area and our CPU, shrink our file. */
+ * descriptors), restore the victim area and our directory, shrink our
+ * file. */
 static void tidy_up(void)
 {
     for (int fd = 3; fd < 256; fd++) {
-        int ours = fd == stats_fd || fd == board_fd;
+        int ours = fd == stats_fd || fd == board_fd || fd == nohz_fd;
         for (int i = 0; i < safe_fd_count; i++)
             ours |= fd == safe_fds[i];
         if (!ours)
@@ -1605,7 +1613,6 @@ static void tidy_up(void)
     for (int i = 0; i < mapping_count; i++)
         munmap((void *)mappings[i].address, (size_t)mappings[i].length);
     mapping_count = 0;
-    pin_to(worker_cpu);
     chdir(home);
     int fd = open("f", O_WRONLY | O_TRUNC);
     if (fd >= 0)
@@ -1654,11 +1661,14 @@ static void worker(unsigned cpu, unsigned generation, uint64_t seed, time_t dead
 
     for (unsigned long burst = 1; now_ns() < deadline_ns; burst++) {
         enum class_id class = pick_class();
+        if (burst % TIDY_EVERY == 0) {
+            tidy_up();
+            if (class != CLASS_NOHZ)    /* back to our CPU, which others change */
+                pin_to(worker_cpu);
+        }
         counts.bursts[class]++;
         classes[class].burst();
         save_counts();
-        if (burst % TIDY_EVERY == 0)
-            tidy_up();
     }
     save_counts();
     _exit(0);
