@@ -83,6 +83,7 @@
 #define CHILD_RESULTS   16     /* calls a memory child reports (fit in a pipe) */
 #define LANDED          77     /* exit status of a child that reached fuzz_landing */
 #define CAME_BACK       78     /* ... of one whose rt_sigreturn or kill returned */
+#define LANDED_BADLY    79     /* ... of one that reached it with a selector iretq refuses */
 #define NON_CANONICAL   0x0000800000000000ul   /* the first non-canonical address */
 #define USER_END        NON_CANONICAL
 #define PATH_SIZE       4096
@@ -167,7 +168,7 @@ static unsigned selected = (1u << CLASS_COUNT) - 1;    /* --only */
 
 /* How the sacrificial children of a class ended. */
 struct child_counts {
-    uint64_t started, exited, landed, came_back, other_exit, fork_failed;
+    uint64_t started, exited, landed, landed_badly, came_back, other_exit, fork_failed;
     uint64_t timed_out;     /* alive after CHILD_SECONDS (or the deadline): killed */
     uint64_t stuck;         /* SIGKILL did not end it in KILL_WAIT_SECONDS */
     uint64_t signal[65];
@@ -1138,6 +1139,8 @@ static void count_ending(struct child_counts *c, int status)
         c->exited++;
     else if (WEXITSTATUS(status) == LANDED)
         c->landed++;
+    else if (WEXITSTATUS(status) == LANDED_BADLY)
+        c->landed_badly++;
     else if (WEXITSTATUS(status) == CAME_BACK)
         c->came_back++;
     else
@@ -1263,16 +1266,24 @@ static void memory_burst(void)
 
 /* ---- sigreturn: crafted signal frames and handlers at bad addresses ----
  * In a child that must die of a signal, or reach fuzz_landing (exit
- * LANDED) where a frame was fine once the kernel had sanitized it. */
+ * LANDED) where a frame was fine once the kernel had sanitized it. A frame
+ * whose CS, or SS where its uc_flags ask for it as saved
+ * (UC_STRICT_RESTORE_SS), is a selector no iretq to user mode takes must
+ * not get there: fuzz_bad_frame says so, and the exit is LANDED_BADLY. */
+#define UC_SIGCONTEXT_SS 0x2
+#define UC_STRICT_RESTORE_SS 0x4
+
+uint8_t fuzz_bad_frame;
 __asm__(".text\n"
         ".globl fuzz_landing\n"
         "fuzz_landing:\n\t"
-        "mov $231, %eax\n\t"    /* exit_group(LANDED): no stack needed */
-        "mov $77, %edi\n\t"
+        "mov $231, %eax\n\t"    /* exit_group(LANDED + 2 * fuzz_bad_frame): no stack needed */
+        "movzbl fuzz_bad_frame(%rip), %edi\n\t"
+        "lea 77(%rdi,%rdi), %edi\n\t"
         "syscall\n\t"
         "ud2\n");
 extern char fuzz_landing[];
-_Static_assert(LANDED == 77, "fuzz_landing exits with LANDED");
+_Static_assert(LANDED == 77 && LANDED_BADLY == LANDED + 2, "fuzz_landing's exit statuses");
 
 struct kernel_sigaction {
     uint64_t handler, flags, restorer, mask;
@@ -1330,6 +1341,25 @@ static void spoil(ucontext_t *context)
     }
 }
 
+/* A selector no iretq to ring 3 takes as CS (other: SS) or as SS (other:
+ * CS), whatever the GDT: null, the LDT (there is none), a ring 0 one, past
+ * any GDT, or the other kind of segment. */
+static int refused_selector(uint16_t selector, uint16_t other)
+{
+    selector |= 3;      /* the kernel returns to ring 3: the RPL is 3 */
+    return selector == 3 || selector == (0x4 | 3) || selector == (0x8 | 3) || selector == 0xffff ||
+           selector == (other | 3);
+}
+
+static void judge_frame(const ucontext_t *context)
+{
+    uint16_t cs, ss;
+    __asm__("mov %%cs, %0\n\tmov %%ss, %1" : "=r"(cs), "=r"(ss));
+    const uint16_t *cs_gs_fs_ss = (const uint16_t *)&context->uc_mcontext.gregs[REG_CSGSFS];
+    fuzz_bad_frame = refused_selector(cs_gs_fs_ss[0], ss) ||
+                     ((context->uc_flags & UC_STRICT_RESTORE_SS) && refused_selector(cs_gs_fs_ss[3], cs));
+}
+
 static void spoil_on_return(int signal, siginfo_t *info, void *context)
 {
     (void)signal, (void)info;
@@ -1337,6 +1367,7 @@ static void spoil_on_return(int signal, siginfo_t *info, void *context)
     saved->uc_mcontext.gregs[REG_RIP] = (greg_t)fuzz_landing;
     for (unsigned i = 0, n = 1 + (unsigned)below(3); i < n; i++)
         spoil(saved);
+    judge_frame(saved);
 }
 
 static void __attribute__((noreturn)) sigreturn_with_stack(uint64_t stack)
@@ -1368,8 +1399,10 @@ static void __attribute__((noreturn)) made_frame(void)
         regs[REG_EFL] = 0x202;
         ((uint16_t *)&regs[REG_CSGSFS])[0] = cs;
         ((uint16_t *)&regs[REG_CSGSFS])[3] = ss;
+        context->uc_flags = below(2) ? UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS : 0;
         for (unsigned i = 0, n = (unsigned)below(4); i < n; i++)
             spoil(context);
+        judge_frame(context);
     }
     sigreturn_with_stack(below(4) ? (uint64_t)(frame + 8) : bad_stack_address());
 }
@@ -1805,9 +1838,10 @@ static void print_classes(const char *prefix, unsigned set)
 /* How a class's sacrificial children ended; returns how many are stuck. */
 static uint64_t print_children(enum class_id class, const struct child_counts *c)
 {
-    printf("fuzz: class %s: children %llu: exited %llu, landed %llu, came back %llu, other exits %llu, "
-           "fork failed %llu, killed by signals:", classes[class].name, (unsigned long long)c->started,
-           (unsigned long long)c->exited, (unsigned long long)c->landed, (unsigned long long)c->came_back,
+    printf("fuzz: class %s: children %llu: exited %llu, landed %llu, landed badly %llu, came back %llu, "
+           "other exits %llu, fork failed %llu, killed by signals:", classes[class].name,
+           (unsigned long long)c->started, (unsigned long long)c->exited, (unsigned long long)c->landed,
+           (unsigned long long)c->landed_badly, (unsigned long long)c->came_back,
            (unsigned long long)c->other_exit, (unsigned long long)c->fork_failed);
     uint64_t signalled = 0;
     for (int s = 0; s < 65; s++)
@@ -1980,7 +2014,7 @@ int main(int argc, char **argv)
     /* A crafted frame or a bad handler must end in a signal, or at the
      * landing pad where the kernel sanitized the frame. */
     const struct child_counts *sr = &total.children[CLASS_SIGRETURN];
-    uint64_t sigreturn_odd = sr->exited + sr->came_back + sr->other_exit;
+    uint64_t sigreturn_odd = sr->exited + sr->landed_badly + sr->came_back + sr->other_exit;
     printf("fuzz: workers %u started, %u finished, %u lost, killed by signals:", started, finished, lost);
     unsigned killed = 0;
     for (int s = 1; s < 65; s++)

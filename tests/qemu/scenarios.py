@@ -520,7 +520,8 @@ SCENARIOS = [
                       r"^fuzz: class memory: children [1-9]\d*: .*; killed at the time limit \d+, stuck 0 "]),
           # crafted frames: children die of a signal, or land where a
           # sanitized frame sends them; none comes back
-          ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, came back 0, "
-                         r"other exits 0, .*Segmentation fault [1-9].*; killed at the time limit \d+, stuck 0 "]),
+          ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, landed badly 0, "
+                         r"came back 0, other exits 0, .*Segmentation fault [1-9].*; killed at the time limit \d+, "
+                         r"stuck 0 "]),
       ]],
 ]
