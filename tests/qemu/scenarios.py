@@ -642,4 +642,31 @@ SCENARIOS = [
     _program("conform-proc-glibc", "conform_proc", "glibc"),
     _program("conform-exec", "conform_exec"),
     _program("conform-exec-glibc", "conform_exec", "glibc"),
+
+    # Each class of fuzz attack alone (fuzz --only CLASS, docs/reliability.md
+    # section 2) for 15 s, seed 1: the kernel survives, no worker is lost and
+    # no child stuck, nothing leaks, and the class did what it is for.
+    *[{"name": "fuzz-" + cls, "smp": 4, "ktap": False, "timeout": 100, "command": "fuzz 15 1 --only " + cls,
+       "must_contain": [r"^fuzz: classes %s$" % cls, r"^fuzz: workers \d+ started, [1-9]\d* finished, 0 lost",
+                        r"^fuzz: root directory unchanged$", r"^fuzz: PASS$"] + checks,
+       "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]}
+      for cls, checks in [
+          # nohz set while siblings move us: some moves refused (EBUSY)
+          ("nohz", [r"^fuzz: class nohz: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EBUSY [1-9]"]),
+          ("affinity", [r"^fuzz: class affinity: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]"]),
+          # /proc/PID read of children being reaped: some found gone
+          ("reap", [r"^fuzz: class reap: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ENOENT [1-9]"]),
+          # popf set TF, among others: its traps were caught
+          ("flags", [r"^fuzz: class flags: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                     r"^fuzz: class flags: traps stepped over [1-9]"]),
+          # links nested and looped: some lookups refused (ELOOP)
+          ("symlink", [r"^fuzz: class symlink: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ELOOP [1-9]"]),
+          ("memory", [r"^fuzz: class memory: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                      r"^fuzz: class memory: children [1-9]\d*: .*; killed at the time limit \d+, stuck 0 "]),
+          # crafted frames: children die of a signal, or land where a
+          # sanitized frame sends them; none comes back
+          ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, landed badly 0, "
+                         r"came back 0, other exits 0, .*Segmentation fault [1-9].*; killed at the time limit \d+, "
+                         r"stuck 0 "]),
+      ]],
 ]

@@ -5,7 +5,8 @@
 #   spinners      spin pinned to CPUs 2 and 3 (one of them making syscalls)
 #   sleepers      short sleeps in a loop: timers, wakeups, idle entry/exit
 #   rcustress     the kernel's RCU torture test, 10 s at a time
-#   fuzz          random syscalls from a worker per CPU, 30 s at a time
+#   fuzz          a worker per CPU, 30 s at a time: every class of attack
+#                 at once, then one class alone (--only), in turn
 #   pipelines     fork, exec, pipes and /proc reads in a loop
 #   tick policies a hook: switched every few seconds once
 #                 /proc/sys/kernel/tick_policy exists
@@ -42,8 +43,14 @@ taskset -c 2 spin "$S" --syscall-every 1000 > /tmp/soak/spin2 || fail "spin on c
       n=$((n + 1))
   done; echo "soak: rcustress: $n runs" ) &
 ( n=0; while [ "$(now)" -lt $((end - 30)) ]; do
-      fuzz 30 "$n" --shared > /tmp/soak/fuzz || { fail "fuzz failed:"; cat /tmp/soak/fuzz; }
-      grep -e 'syscalls tried' -e 'workers' /tmp/soak/fuzz | cut -c1-100
+      only=    # even runs: every class; odd runs: the next class alone
+      if [ $((n % 2)) -eq 1 ]; then
+          set -- calls proc nohz affinity reap flags symlink memory sigreturn
+          shift $(( (n / 2) % $# ))
+          only="--only $1"
+      fi
+      fuzz 30 "$n" --shared $only > /tmp/soak/fuzz || { fail "fuzz 30 $n $only failed:"; cat /tmp/soak/fuzz; }
+      grep -e '^fuzz: classes' -e 'syscalls tried' -e 'workers' -e 'stuck [1-9]' /tmp/soak/fuzz | cut -c1-100
       n=$((n + 1))
   done; echo "soak: fuzz: $n runs" ) &
 ( n=0; while [ "$(now)" -lt "$end" ]; do
