@@ -2,7 +2,7 @@
  * kernel mode goes through (system calls, exceptions and interrupts from
  * ring 3). They count crossings and remember which side each CPU is
  * on; the nohz model hooks RCU's extended quiescent state and tick-less
- * time accounting here (docs/design.md, section 3). */
+ * time accounting here (docs/architecture.md, section 3). */
 #ifndef KERNEL_CONTEXT_TRACKING_H
 #define KERNEL_CONTEXT_TRACKING_H
 

@@ -1,5 +1,5 @@
 /* ktest=nohz: the rules of the nohz task model that live inside the
- * kernel, one case per patch of the 2010 series (docs/design.md), with a kernel
+ * kernel, one case per patch of the 2010 series (docs/architecture.md), with a kernel
  * thread as the nohz task on the last CPU. The user-space side (the
  * /proc/self/nohz rules, zero interrupts while a user task spins, grace
  * periods without IPIs) is in tests/user/nohz.c and the nohz-* scenarios.

