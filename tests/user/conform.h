@@ -22,6 +22,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+/* The kernel's struct sigaction (not libc's), for raw rt_sigaction calls. */
+struct kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+};
+
 #include "ktap.h"
 
 #define KERNEL_ADDRESS     0xffff800000000000ul     /* the first kernel-half address */

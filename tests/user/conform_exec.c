@@ -26,14 +26,6 @@
 #define INHERITED_FD 10
 #define CLOSED_ON_EXEC_FD 11
 
-/* The kernel's struct sigaction. */
-struct kernel_sigaction {
-    void (*handler)(int);
-    unsigned long flags;
-    void (*restorer)(void);
-    uint64_t mask;
-};
-
 static char self[PATH_MAX], directory[64];
 static int new_argc;
 static char **new_argv, **new_envp;

@@ -28,14 +28,6 @@
 #define CLOCK_TAI_ID 11
 #define SGI_CYCLE_ID 10
 
-/* The kernel's struct sigaction (not libc's). */
-struct kernel_sigaction {
-    void (*handler)(int);
-    unsigned long flags;
-    void (*restorer)(void);
-    uint64_t mask;
-};
-
 static char directory[64];
 
 /* A child that exits at once with status; returns its pid. */
