@@ -27,7 +27,7 @@ KERNEL_LDFLAGS := -nostdlib -static -n -T linker.ld -z max-page-size=0x1000 -z n
 
 # Every C file of these folders is part of the kernel; tests/kernel holds
 # the in-kernel KTAP suites.
-KERNEL_C_SOURCES := $(wildcard arch/x86/*.c kernel/*.c sched/*.c rcu/*.c tests/kernel/*.c)
+KERNEL_C_SOURCES := $(wildcard arch/x86/*.c kernel/*/*.c sched/*.c rcu/*.c tests/kernel/*.c)
 KERNEL_ASM_SOURCES := boot/multiboot2.asm boot/trampoline_image.asm $(wildcard arch/x86/*.asm tests/kernel/*.asm)
 KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
                   $(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM_SOURCES))

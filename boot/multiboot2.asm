@@ -1,7 +1,7 @@
 ; The first code that runs: GRUB jumps here in 32-bit protected mode with
 ; paging off (multiboot2 machine state: EAX = magic, EBX = physical address
 ; of the boot information). We build just enough page tables to enter long
-; mode and jump to the higher-half kernel; kernel/main.c builds the real ones.
+; mode and jump to the higher-half kernel; kernel/init/main.c builds the real ones.
 ;
 ; Early tables (all in .bss, found by physical address = virtual - KERNEL_VMA):
 ;   identity map     0 .. 4 GiB  (needed while we switch modes, and by APs)

@@ -8,11 +8,11 @@
  *
  * Times under TCG depend on the host: reported, never asserted. */
 #include "arch/x86/clock.h"
-#include "kernel/bench.h"
-#include "kernel/heap.h"
-#include "kernel/percpu.h"
-#include "kernel/printk.h"
-#include "kernel/tick.h"
+#include "kernel/debug/bench.h"
+#include "kernel/mm/heap.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/console/printk.h"
+#include "kernel/time/tick.h"
 #include "rcu/bench.h"
 #include "rcu/internal.h"
 #include "sched/task.h"

@@ -1,4 +1,4 @@
-/* RCU benchmarks, run by kernel/bench.c: see rcu/bench.c. */
+/* RCU benchmarks, run by kernel/debug/bench.c: see rcu/bench.c. */
 #ifndef RCU_BENCH_H
 #define RCU_BENCH_H
 

@@ -17,10 +17,10 @@
  * advances, rcu_barrier() queues on every CPU, and rcuo/N advances and
  * takes the done callbacks of an offloaded CPU from another CPU. */
 #include "arch/x86/cpu.h"
-#include "kernel/format.h"
-#include "kernel/irq.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
+#include "kernel/lib/format.h"
+#include "kernel/irq/irq.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 

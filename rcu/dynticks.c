@@ -21,9 +21,9 @@
  * All of these run on their own CPU with interrupts off. Left out: NMIs
  * (only the panic path uses them) and CPU hotplug. */
 #include "arch/x86/cpu.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/trace.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 
 static struct rcu_data *this_rcu_data(void)

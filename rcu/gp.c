@@ -18,13 +18,13 @@
  * whether the previous GP's callbacks already need the next one (here the
  * next request simply arrives through call_rcu or the tick). */
 #include "arch/x86/clock.h"
-#include "kernel/housekeeping.h"
-#include "kernel/panic.h"
-#include "kernel/nohz_task.h"
-#include "kernel/percpu.h"
-#include "kernel/printk.h"
-#include "kernel/timers.h"
-#include "kernel/trace.h"
+#include "kernel/time/housekeeping.h"
+#include "kernel/debug/panic.h"
+#include "kernel/time/nohz_task.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/console/printk.h"
+#include "kernel/time/timers.h"
+#include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/cpumask.h"
-#include "kernel/spinlock.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/locking/spinlock.h"
 #include "rcu/cblist.h"
 #include "rcu/gp_seq.h"
 #include "rcu/rcu.h"

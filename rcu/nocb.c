@@ -27,15 +27,15 @@
  * all (our scheduler would place a kthread allowed on several CPUs on a
  * nohz_full= CPU as readily as anywhere). Also left out: switching a CPU
  * between offloaded and not at run time (Linux's rcu_nocb_cpu_offload). */
-#include "kernel/format.h"
-#include "kernel/housekeeping.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/printk.h"
+#include "kernel/lib/format.h"
+#include "kernel/time/housekeeping.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/console/printk.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 
-struct cpumask rcu_nocbs_param;                 /* rcu_nocbs= (kernel/params.c) */
+struct cpumask rcu_nocbs_param;                 /* rcu_nocbs= (kernel/init/params.c) */
 static struct cpumask nocbs_added;              /* rcu_nocbs_add(): nohz_full= and others */
 static struct cpumask nocbs_offloaded;          /* the final set, fixed by rcu_init */
 static unsigned kthread_cpu;

@@ -1,12 +1,12 @@
 /* /proc/rcu (the state of RCU) and /proc/rcustress (the torture test,
- * driven from user space). kernel/procfs.c lists them and calls these to
+ * driven from user space). kernel/fs/procfs.c lists them and calls these to
  * fill its buffers; both work like snprintf: they return the length the
  * whole text needs. Numbers are read without locks: a moment old at most. */
-#include "kernel/errno.h"
-#include "kernel/format.h"
-#include "kernel/percpu.h"
-#include "kernel/proc_parse.h"
-#include "kernel/string.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/format.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/fs/proc_parse.h"
+#include "kernel/lib/string.h"
 #include "rcu/internal.h"
 #include "rcu/proc.h"
 #include "rcu/torture.h"
@@ -83,7 +83,7 @@ size_t rcu_stress_show(char *buffer, size_t size)
  * it in the status of `echo N > /proc/rcustress`. */
 long rcu_stress_write(const char *data, size_t count)
 {
-    long seconds = proc_parse_seconds(data, count, STRESS_MAX_SECONDS);    /* kernel/proc_parse.c */
+    long seconds = proc_parse_seconds(data, count, STRESS_MAX_SECONDS);    /* kernel/fs/proc_parse.c */
     if (seconds < 0)
         return seconds;
     static struct rcu_torture_result result;

@@ -1,4 +1,4 @@
-/* /proc/rcu and /proc/rcustress, for kernel/procfs.c (see rcu/proc.c). */
+/* /proc/rcu and /proc/rcustress, for kernel/fs/procfs.c (see rcu/proc.c). */
 #ifndef RCU_PROC_H
 #define RCU_PROC_H
 

@@ -13,10 +13,10 @@
  * Idle CPUs do not report for themselves: the GP kthread reports for them
  * from their dynticks counter (rcu/gp.c, rcu/dynticks.c). */
 #include "arch/x86/cpu.h"
-#include "kernel/ipi.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/trace.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 
@@ -170,7 +170,7 @@ static void kicked(void *unused)
 
 /* The holdout's tick must run until it reports (patch 07): RCU's tick
  * dependency. If its tick was stopped, setting the bit kicks it, and the
- * kick reports (kernel/tick.c nohz_kick_interrupt); a ticking CPU gets a
+ * kick reports (kernel/time/tick.c nohz_kick_interrupt); a ticking CPU gets a
  * function call instead. The bit is cleared by the report, or when the
  * grace period ends without one (rcu_tick_dep_clear_all). */
 void rcu_kick_holdout_cpu(unsigned cpu)

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/cpumask.h"
+#include "kernel/lib/cpumask.h"
 #include "rcu/cblist.h"
 
 #define rcu_dereference(pointer) __atomic_load_n(&(pointer), __ATOMIC_ACQUIRE)
@@ -55,13 +55,13 @@ bool rcu_cpu_offloaded(unsigned cpu);
  *
  * rcu_note_context_switch: sched/sched.c schedule_common(), interrupts off.
  *   A context switch is a quiescent state.
- * rcu_sched_clock_irq: kernel/tick.c, from each tick; interrupted_user says
+ * rcu_sched_clock_irq: kernel/time/tick.c, from each tick; interrupted_user says
  *   whether the tick interrupted ring 3. A tick that interrupted user mode
  *   or an extended QS (idle) is a quiescent state.
  * rcu_idle_enter/exit: sched/sched.c idle_loop(), around the halt, with
  *   interrupts off (and preemption off, so that no task runs in between).
- * rcu_irq_enter/exit: kernel/irq.c irq_enter()/irq_exit().
- * rcu_user_enter/exit: kernel/context_tracking.c, with interrupts off, on
+ * rcu_irq_enter/exit: kernel/irq/irq.c irq_enter()/irq_exit().
+ * rcu_user_enter/exit: kernel/time/context_tracking.c, with interrupts off, on
  *   the way to and from user mode of a nohz task or a nohz_full CPU.
  *   Everything in between is an extended QS. */
 void rcu_note_context_switch(void);
@@ -94,7 +94,7 @@ void rcu_tick_dep_clear_all(void);
  * rcu_read_unlock). Called by the call-function IPI or the nohz kick. */
 void rcu_holdout_kicked(void);
 
-/* Kernel parameters (kernel/params.c): rcu_fanout= (2..64, default 16),
+/* Kernel parameters (kernel/init/params.c): rcu_fanout= (2..64, default 16),
  * rcu_stall_timeout= (seconds, 1..300, default 21), rcu_nocbs= (a CPU
  * list, checked against the online CPUs by rcu_init). */
 #define RCU_FANOUT_DEFAULT 16

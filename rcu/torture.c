@@ -25,12 +25,12 @@
 
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
-#include "kernel/errno.h"
-#include "kernel/format.h"
-#include "kernel/nohz_task.h"
-#include "kernel/percpu.h"
-#include "kernel/string.h"
-#include "kernel/timers.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/format.h"
+#include "kernel/time/nohz_task.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/lib/string.h"
+#include "kernel/time/timers.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/cpumask.h"
+#include "kernel/lib/cpumask.h"
 
 #define RCU_TORTURE_PIPE_LEN 10     /* GPs an object lives through after removal, as in Linux */
 

@@ -1,8 +1,8 @@
 /* The rcu_node tree: see rcu/tree.h. */
 #include "rcu/tree.h"
 
-#include "kernel/panic.h"
-#include "kernel/string.h"
+#include "kernel/debug/panic.h"
+#include "kernel/lib/string.h"
 #include "rcu/gp_seq.h"
 
 static unsigned divide_round_up(unsigned a, unsigned b)

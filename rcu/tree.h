@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/cpumask.h"
-#include "kernel/spinlock.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/locking/spinlock.h"
 
 #define RCU_FANOUT_MIN 2
 #define RCU_FANOUT_MAX 64                   /* qsmask has 64 bits */

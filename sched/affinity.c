@@ -15,13 +15,13 @@
  *
  * A nohz task's affinity cannot change (-EBUSY): it owns its CPU until it
  * clears the attribute or exits (patch 13). The attribute is read
- * under the task's lock, which try_set() in kernel/nohz_task.c holds while it checks the
+ * under the task's lock, which try_set() in kernel/time/nohz_task.c holds while it checks the
  * mask and sets the attribute: one happens wholly before the other. */
 #include "arch/x86/cpu.h"
-#include "kernel/errno.h"
-#include "kernel/ipi.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
+#include "kernel/lib/errno.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
 #include "sched/task.h"
 
 /* Running outside its mask as it is now, not as we set it: if another

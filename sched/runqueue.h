@@ -1,10 +1,10 @@
-/* One runqueue per CPU (embedded in struct cpu, kernel/percpu.h). */
+/* One runqueue per CPU (embedded in struct cpu, kernel/cpu/percpu.h). */
 #ifndef SCHED_RUNQUEUE_H
 #define SCHED_RUNQUEUE_H
 
 #include <stdint.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/locking/spinlock.h"
 
 struct task;
 

@@ -20,12 +20,12 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
-#include "kernel/ipi.h"
-#include "kernel/nohz_task.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/process.h"
-#include "kernel/trace.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/time/nohz_task.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/process/process.h"
+#include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
@@ -86,7 +86,7 @@ bool queue_remove_task(struct runqueue *rq, struct task *task)
  * Returns the IPI the caller must send after unlocking: a reschedule if the
  * CPU is idle; the nohz kick if a task runs there with its tick stopped
  * (patch 05: the tick must come back for time slices). A second runnable
- * task sets the CPU's `tasks` tick dependency (kernel/tick_dep.c), which
+ * task sets the CPU's `tasks` tick dependency (kernel/time/tick_dep.c), which
  * reads the tick's state under the lock its owner changes it under, so the
  * kick goes exactly to CPUs whose tick is stopped, and is never missed. */
 enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "arch/x86/fpu.h"
-#include "kernel/cpumask.h"
-#include "kernel/spinlock.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/locking/spinlock.h"
 #include "sched/wait.h"
 
 enum task_state {
@@ -33,8 +33,8 @@ struct task {
     volatile bool on_cpu;           /* its registers are live on a CPU (switching out included) */
     bool on_runqueue;               /* counted in its runqueue's nr_running */
     bool is_idle;
-    bool nohz;                      /* the nohz task attribute (kernel/nohz_task.c) */
-    uint32_t tick_dep_mask;         /* tick dependencies it carries to any CPU it runs on (kernel/tick_dep.c) */
+    bool nohz;                      /* the nohz task attribute (kernel/time/nohz_task.c) */
+    uint32_t tick_dep_mask;         /* tick dependencies it carries to any CPU it runs on (kernel/time/tick_dep.c) */
     struct cpumask affinity;
     struct task *run_next;          /* in the runqueue's FIFO */
     struct spinlock lock;           /* serializes wakeups, affinity changes, migration */
@@ -53,7 +53,7 @@ struct task {
     uint64_t switched_in_at;
     uint64_t slices;                /* times it was switched in */
     /* user/system split, from the clocksource at the context tracking hooks
-     * and at every switch (kernel/context_tracking.c): tick-less by design */
+     * and at every switch (kernel/time/context_tracking.c): tick-less by design */
     uint64_t user_ns, system_ns;
     uint64_t mode_since;            /* when it last entered or left user mode, or was switched in */
     bool in_user;

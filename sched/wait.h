@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/locking/spinlock.h"
 
 struct task;
 

@@ -113,7 +113,7 @@ enum {
     NR_renameat2 = 316, NR_getrandom = 318,
 };
 
-/* What kernel/syscall.c handles, and some it does not (-ENOSYS expected;
+/* What kernel/entry/syscall.c handles, and some it does not (-ENOSYS expected;
  * harmless on Linux too): statfs, fstatfs, time, set_robust_list,
  * statx, rseq, numbers in the holes of the table and past it. */
 static const int implemented[] = {

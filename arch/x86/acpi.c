@@ -8,8 +8,8 @@
 #include "arch/x86/acpi.h"
 
 #include "arch/x86/paging.h"
-#include "kernel/memmap.h"
-#include "kernel/printk.h"
+#include "kernel/mm/memmap.h"
+#include "kernel/console/printk.h"
 
 #define EARLY_DIRECT_MAP_LIMIT (4ul << 30)
 #define BIOS_AREA_START 0xe0000

@@ -6,8 +6,8 @@
  * 6.5 specification, chapter 5.2.
  */
 #include "arch/x86/acpi_tables.h"
-#include "kernel/errno.h"
-#include "kernel/string.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/string.h"
 
 /* Offsets in the RSDP. */
 #define RSDP_CHECKSUM_LENGTH  20  /* the 1.0 checksum covers these bytes */

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/cpumask.h"
+#include "kernel/lib/cpumask.h"
 
 #define ACPI_MAX_CPUS       MAX_CPUS
 #define ACPI_MAX_IOAPICS     8

@@ -2,7 +2,7 @@
 #include "arch/x86/fpu.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/string.h"
+#include "kernel/lib/string.h"
 
 #define CR0_MP (1ul << 1)
 #define CR0_EM (1ul << 2)

@@ -5,9 +5,9 @@
 #include "arch/x86/gdt.h"
 
 #include "arch/x86/paging.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/string.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/lib/string.h"
 
 #define DESCRIPTOR_KERNEL_CODE 0x00af9a000000fffful   /* present, ring 0, 64-bit code */
 #define DESCRIPTOR_KERNEL_DATA 0x00cf92000000fffful

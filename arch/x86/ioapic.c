@@ -5,9 +5,9 @@
 
 #include "arch/x86/paging.h"
 #include "arch/x86/vectors.h"
-#include "kernel/errno.h"
-#include "kernel/printk.h"
-#include "kernel/spinlock.h"
+#include "kernel/lib/errno.h"
+#include "kernel/console/printk.h"
+#include "kernel/locking/spinlock.h"
 
 #define IOAPIC_SELECT      0x00
 #define IOAPIC_WINDOW      0x10

@@ -1,15 +1,15 @@
 /* The local APIC in xAPIC mode (QEMU's TCG has no x2APIC): registers at a
  * physical page (0xfee00000 unless ACPI says otherwise), one per CPU at the
  * same address. The timer runs in one-shot mode only: the tick code in
- * kernel/tick.c decides when the next interrupt comes, if any. */
+ * kernel/time/tick.c decides when the next interrupt comes, if any. */
 #include "arch/x86/lapic.h"
 
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/vectors.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/debug/panic.h"
+#include "kernel/console/printk.h"
 
 #define LAPIC_ID               0x020
 #define LAPIC_TASK_PRIORITY    0x080
@@ -152,7 +152,7 @@ void lapic_timer_arm_ns(uint64_t delta_ns)
     if (count == 0)
         count = 1;
     if (count > 0xffffffffu)
-        count = 0xffffffffu;    /* fires early; kernel/tick.c re-arms */
+        count = 0xffffffffu;    /* fires early; kernel/time/tick.c re-arms */
     lapic_write(LAPIC_LVT_TIMER, VECTOR_LOCAL_TIMER);
     lapic_write(LAPIC_TIMER_INITIAL, (uint32_t)count);
 }

@@ -10,13 +10,13 @@
 #include "arch/x86/paging.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/errno.h"
-#include "kernel/heap.h"
-#include "kernel/page_alloc.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "kernel/lib/errno.h"
+#include "kernel/mm/heap.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/debug/panic.h"
+#include "kernel/console/printk.h"
+#include "kernel/locking/spinlock.h"
+#include "kernel/lib/string.h"
 
 #define ENTRIES_PER_TABLE 512
 #define HUGE_PAGE_SIZE    (2ul << 20)

@@ -3,7 +3,7 @@
 #include "arch/x86/power.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 
 static void __attribute__((noreturn)) halt_forever(void)
 {

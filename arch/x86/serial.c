@@ -1,6 +1,6 @@
 /* COM1 (a 16550 UART at I/O port 0x3f8), polled output. "\n" is sent as
  * "\r\n" so that a raw terminal shows lines. Input: the UART raises ISA
- * IRQ 4 when a byte arrives (kernel/console.c handles it), or is polled.
+ * IRQ 4 when a byte arrives (kernel/console/console.c handles it), or is polled.
  * Line errors (parity, framing, break) are not reported: the byte is taken
  * as it came. */
 #include "arch/x86/serial.h"

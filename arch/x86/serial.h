@@ -1,6 +1,6 @@
 /* The COM1 serial port: the console (115200 8N1). Output is polled;
  * input comes by the receive interrupt (ISA IRQ 4) or, without an IOAPIC,
- * by polling. kernel/console.c is the terminal on top of it. */
+ * by polling. kernel/console/console.c is the terminal on top of it. */
 #ifndef ARCH_X86_SERIAL_H
 #define ARCH_X86_SERIAL_H
 

@@ -20,10 +20,10 @@
 #include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/trap.h"
-#include "kernel/errno.h"
-#include "kernel/signal.h"
-#include "kernel/string.h"
-#include "kernel/uaccess.h"
+#include "kernel/lib/errno.h"
+#include "kernel/process/signal.h"
+#include "kernel/lib/string.h"
+#include "kernel/mm/uaccess.h"
 
 #define RED_ZONE 128
 #define USER_ADDRESS_END 0x0000800000000000ul  /* first non-canonical address */

@@ -11,10 +11,10 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
-#include "kernel/panic.h"
-#include "kernel/percpu.h"
-#include "kernel/printk.h"
-#include "kernel/string.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/console/printk.h"
+#include "kernel/lib/string.h"
 
 #define TRAMPOLINE_PARAMS_OFFSET 0xfc0
 #define INIT_WAIT_NS     10000000ul     /* 10 ms */

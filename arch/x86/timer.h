@@ -1,4 +1,4 @@
-/* The whole interface between the tick code (kernel/tick.c) and the timer
+/* The whole interface between the tick code (kernel/time/tick.c) and the timer
  * hardware, in the spirit of seL4's timer HAL: read the clock, ask for one
  * interrupt at an absolute time, or for none. The interrupt itself arrives
  * on VECTOR_LOCAL_TIMER and is acknowledged by the interrupt path. */

@@ -2,21 +2,21 @@
  * Exceptions in the kernel are bugs: they panic with the registers and a
  * backtrace. (Exceptions from user space deliver Linux's signal instead:
  * trap_dispatch.) Everything from vector 32 up is an interrupt and goes to
- * kernel/irq.c. An NMI stops this CPU for a panic, or prints its backtrace
- * for the lock check (kernel/lockcheck.h); any other NMI is a panic. */
+ * kernel/irq/irq.c. An NMI stops this CPU for a panic, or prints its backtrace
+ * for the lock check (kernel/locking/lockcheck.h); any other NMI is a panic. */
 #include "arch/x86/trap.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/vectors.h"
-#include "kernel/context_tracking.h"
-#include "kernel/irq.h"
-#include "kernel/lockcheck.h"
-#include "kernel/process.h"
-#include "kernel/signal.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/time/context_tracking.h"
+#include "kernel/irq/irq.h"
+#include "kernel/locking/lockcheck.h"
+#include "kernel/process/process.h"
+#include "kernel/process/signal.h"
+#include "kernel/debug/panic.h"
+#include "kernel/console/printk.h"
 
 #define GATE_INTERRUPT 0x8e     /* present, ring 0, 64-bit interrupt gate (IF cleared) */
 #define GATE_USER_CALLABLE 0x60 /* DPL 3: `int3` and `into` from ring 3 reach the handler */
@@ -152,7 +152,7 @@ struct trap_frame *trap_user_gs_window(struct trap_frame *frame)
 }
 
 /* Every entry from ring 3 leaves user context first and goes back through
- * exit_to_user_mode() (kernel/signal.h), which enters it again last. An
+ * exit_to_user_mode() (kernel/process/signal.h), which enters it again last. An
  * exception from ring 3 is the process's fault, not the kernel's: it gets
  * the Linux signal, whose handler runs on the way out; without one, only
  * the process dies. */

@@ -20,7 +20,7 @@
 #include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/trap.h"
-#include "kernel/printk.h"
+#include "kernel/console/printk.h"
 
 #define MSR_STAR   0xc0000081
 #define MSR_LSTAR  0xc0000082

@@ -1,11 +1,11 @@
-/* Fuzz target: kernel/cmdline.c, the kernel command line, with a table of
+/* Fuzz target: kernel/init/cmdline.c, the kernel command line, with a table of
  * every kind of parameter. The input is the command line (cut at its
  * first NUL, as GRUB's string would be). Checks: every report is one line
  * of at most CMDLINE_MAX_MESSAGE characters, the count returned is the
  * count reported, and values stay in their declared ranges. */
 #include <string.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/init/cmdline.h"
 #include "tests/fuzz/fuzz.h"
 
 static const char *const tick_names[] = {"periodic", "idle", "task", "full", NULL};

@@ -1,9 +1,9 @@
-/* Fuzz target: kernel/cpio.c, the initrd's newc reader. The input is the
+/* Fuzz target: kernel/fs/cpio.c, the initrd's newc reader. The input is the
  * archive; every entry is read until the trailer or an error, and every
  * name and data pointer returned must lie inside the archive. */
 #include <string.h>
 
-#include "kernel/cpio.h"
+#include "kernel/fs/cpio.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

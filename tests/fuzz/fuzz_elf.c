@@ -1,10 +1,10 @@
-/* Fuzz target: kernel/elf.c, the ELF loader's parser. The input is the
+/* Fuzz target: kernel/process/elf.c, the ELF loader's parser. The input is the
  * executable. On success the loader trusts what elf_parse returned, so
  * that is checked: file bytes inside the file, segments in the user half,
  * in order and disjoint, the entry point inside one of them. */
 #include <string.h>
 
-#include "kernel/elf.h"
+#include "kernel/process/elf.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

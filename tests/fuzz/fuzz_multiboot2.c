@@ -1,11 +1,11 @@
-/* Fuzz target: kernel/multiboot2.c and kernel/memmap.c, the boot
+/* Fuzz target: kernel/init/multiboot2.c and kernel/mm/memmap.c, the boot
  * information GRUB leaves in memory. The input is the structure (copied
  * to an 8-byte aligned buffer, as GRUB aligns it); its usable memory is
  * then added to a memory map, whose invariants are checked. */
 #include <string.h>
 
-#include "kernel/memmap.h"
-#include "kernel/multiboot2.h"
+#include "kernel/mm/memmap.h"
+#include "kernel/init/multiboot2.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,4 +1,4 @@
-/* Fuzz target: kernel/proc_parse.c, the parsers behind every writable
+/* Fuzz target: kernel/fs/proc_parse.c, the parsers behind every writable
  * /proc file. The first byte picks the file (its value modulo 4), the rest
  * is what write(2) handed it:
  *   0  /proc/PID/nohz                 proc_parse_nohz
@@ -11,9 +11,9 @@
  * reverse, or returns another value, breaks an invariant. */
 #include <string.h>
 
-#include "kernel/errno.h"
-#include "kernel/proc_parse.h"
-#include "kernel/trace.h"
+#include "kernel/lib/errno.h"
+#include "kernel/fs/proc_parse.h"
+#include "kernel/trace/trace.h"
 #include "tests/fuzz/fuzz.h"
 
 #define STRESS_MAX_SECONDS 600      /* rcu/proc.c */

@@ -1,4 +1,4 @@
-/* Fuzz target: kernel/user_stack.c, the initial stack execve builds from
+/* Fuzz target: kernel/process/user_stack.c, the initial stack execve builds from
  * strings a user program chose. The input is the strings, NUL-separated:
  * those before an empty one are argv, the rest envp; a small first byte
  * picks the buffer size, so that "does not fit" is reached too. On
@@ -6,7 +6,7 @@
  * (the System V rule) and argc first. */
 #include <string.h>
 
-#include "kernel/user_stack.h"
+#include "kernel/process/user_stack.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_STRINGS 64

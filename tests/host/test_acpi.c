@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "arch/x86/acpi_tables.h"
-#include "kernel/errno.h"
+#include "kernel/lib/errno.h"
 #include "data/acpi/qemu_tables.h"
 
 /* ---- fake physical memory ---- */

@@ -1,4 +1,4 @@
-/* Host unit tests of kernel/cmdline.c: a table like the kernel's, parsed
+/* Host unit tests of kernel/init/cmdline.c: a table like the kernel's, parsed
  * from good and bad command lines, checking the stored values, that bad
  * values keep the defaults, and the exact messages reported. */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/init/cmdline.h"
 
 enum { TICK_PERIODIC, TICK_IDLE, TICK_TASK, TICK_FULL };
 

@@ -1,4 +1,4 @@
-/* Host unit tests of kernel/cpio.c: archives built here field by field,
+/* Host unit tests of kernel/fs/cpio.c: archives built here field by field,
  * one written by the host's `cpio -o -H newc`, every truncation of them,
  * and headers broken one field at a time. Each archive under test lives in
  * a buffer of exactly its length, so AddressSanitizer catches a read one
@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "kernel/cpio.h"
-#include "kernel/errno.h"
+#include "kernel/fs/cpio.h"
+#include "kernel/lib/errno.h"
 
 /* A growable byte buffer to build archives in. */
 struct archive {

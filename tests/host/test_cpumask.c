@@ -1,4 +1,4 @@
-/* Host unit tests of kernel/cpumask.c: bit operations, searching, and the
+/* Host unit tests of kernel/lib/cpumask.c: bit operations, searching, and the
  * CPU list text form in both directions. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/cpumask.h"
-#include "kernel/errno.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/lib/errno.h"
 
 static struct cpumask mask_of_list(const char *list)
 {

@@ -1,4 +1,4 @@
-/* Unit tests of the ELF64 parser (kernel/elf.c).
+/* Unit tests of the ELF64 parser (kernel/process/elf.c).
  *
  * Three kinds of input: small static musl programs committed under
  * data/elf/ (build.sh rebuilds them; .incbin puts them in this test, so it
@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/elf.h"
-#include "kernel/errno.h"
+#include "kernel/process/elf.h"
+#include "kernel/lib/errno.h"
 
 /* ---- fixtures ---- */
 

@@ -1,4 +1,4 @@
-/* Host unit tests of kernel/memmap.c: merging on add, splitting on reserve,
+/* Host unit tests of kernel/mm/memmap.c: merging on add, splitting on reserve,
  * page alignment, overflow at the top of the address space, full maps, and
  * a randomized comparison against a byte-per-address model. */
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/errno.h"
-#include "kernel/memmap.h"
+#include "kernel/lib/errno.h"
+#include "kernel/mm/memmap.h"
 
 /* The invariant the header promises, checked after every change. */
 static void assert_well_formed(const struct memmap *map)

@@ -1,4 +1,4 @@
-/* Host unit tests of kernel/multiboot2.c. Each test builds a boot
+/* Host unit tests of kernel/init/multiboot2.c. Each test builds a boot
  * information blob the way GRUB lays it out, then parses a copy placed in
  * a heap buffer of exactly the bytes the parser may read, so that
  * AddressSanitizer catches any read past them. */
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/errno.h"
-#include "kernel/multiboot2.h"
+#include "kernel/lib/errno.h"
+#include "kernel/init/multiboot2.h"
 
 /* ---- Building blobs ---- */
 

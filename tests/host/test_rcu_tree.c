@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "kernel/spinlock.h"
+#include "kernel/locking/spinlock.h"
 #include "rcu/gp_seq.h"
 #include "rcu/tree.h"
 

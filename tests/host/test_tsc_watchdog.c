@@ -1,4 +1,4 @@
-/* Host unit tests of kernel/tsc_watchdog.c: the clocksource watchdog's
+/* Host unit tests of kernel/time/tsc_watchdog.c: the clocksource watchdog's
  * verdict on the TSC. Readings are made up: a TSC at 2 GHz read in the
  * middle of two reference reads, every 500 ms per CPU. */
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/tsc_watchdog.h"
+#include "kernel/time/tsc_watchdog.h"
 
 #define MS 1000000ul
 #define KHZ 2000000ul            /* 2 GHz */

@@ -1,4 +1,4 @@
-/* Unit tests of the initial process stack builder (kernel/user_stack.c).
+/* Unit tests of the initial process stack builder (kernel/process/user_stack.c).
  *
  * Each test builds an image, then reads it back the way a C library's
  * start-up code does: argc at rsp, argv and envp pointer arrays, then the
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/errno.h"
-#include "kernel/user_stack.h"
+#include "kernel/lib/errno.h"
+#include "kernel/process/user_stack.h"
 
 #define STACK_TOP 0x7ffffffff000ULL
 #define SENTINEL  0xa5

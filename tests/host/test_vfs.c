@@ -1,5 +1,5 @@
-/* Host unit tests of the file layer: kernel/vfs.c (the tree, lookup, the
- * initramfs), kernel/fd.c (descriptor tables) and kernel/fs_syscalls.c
+/* Host unit tests of the file layer: kernel/fs/vfs.c (the tree, lookup, the
+ * initramfs), kernel/fs/fd.c (descriptor tables) and kernel/fs/fs_syscalls.c
  * (the system calls), run against a pretend current process. The kernel's
  * services are replaced below: kmalloc by malloc, spinlocks by nothing (one
  * thread), user memory by plain memory. */
@@ -12,14 +12,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel/cpio.h"
-#include "kernel/errno.h"
-#include "kernel/fs_syscalls.h"
-#include "kernel/heap.h"
-#include "kernel/process.h"
-#include "kernel/spinlock.h"
-#include "kernel/uaccess.h"
-#include "kernel/vfs.h"
+#include "kernel/fs/cpio.h"
+#include "kernel/lib/errno.h"
+#include "kernel/fs/fs_syscalls.h"
+#include "kernel/mm/heap.h"
+#include "kernel/process/process.h"
+#include "kernel/locking/spinlock.h"
+#include "kernel/mm/uaccess.h"
+#include "kernel/fs/vfs.h"
 
 /* ---- The kernel services the file layer uses ---- */
 

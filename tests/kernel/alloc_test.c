@@ -1,10 +1,10 @@
 /* ktest=alloc: the page allocator and the heap hand out every byte once,
  * and take all of it back. */
 #include "arch/x86/paging.h"
-#include "kernel/heap.h"
-#include "kernel/ktest.h"
-#include "kernel/page_alloc.h"
-#include "kernel/string.h"
+#include "kernel/mm/heap.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/lib/string.h"
 
 /* Allocate every free page, chaining them through the pages themselves
  * (each holds the address of the page allocated before it). A page handed

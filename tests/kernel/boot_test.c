@@ -4,8 +4,8 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
-#include "kernel/ktest.h"
-#include "kernel/percpu.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/cpu/percpu.h"
 
 extern char __text_start[], __rodata_start[], __data_start[];
 

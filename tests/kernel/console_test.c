@@ -3,14 +3,14 @@
  * injected (console_test_inject) rather than typed, and echo is turned off
  * while a case runs so that it does not land in the KTAP output. Needs
  * vfs_init and console_init to have run before ktest_run; skips if not. */
-#include "kernel/console.h"
-#include "kernel/cpumask.h"
-#include "kernel/errno.h"
-#include "kernel/ktest.h"
-#include "kernel/percpu.h"
-#include "kernel/string.h"
-#include "kernel/timers.h"
-#include "kernel/vfs.h"
+#include "kernel/console/console.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/lib/errno.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/lib/string.h"
+#include "kernel/time/timers.h"
+#include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
 #define MS 1000000ul

@@ -4,8 +4,8 @@
  * frames laid out as the CPU would leave them, on a stack of our own. */
 #include "arch/x86/gdt.h"
 #include "arch/x86/trap.h"
-#include "kernel/ktest.h"
-#include "kernel/string.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/lib/string.h"
 
 extern char iret_to_user[];
 extern char syscall_entry[];

@@ -2,9 +2,9 @@
  * as were sent. Counts only. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
-#include "kernel/irq.h"
-#include "kernel/ktest.h"
-#include "kernel/percpu.h"
+#include "kernel/irq/irq.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/cpu/percpu.h"
 
 #define PING_PONG_ROUNDS 50
 #define NAMED_IPI_COUNT 100

@@ -1,4 +1,4 @@
-/* ktest=lockcheck: the lock check (kernel/lockcheck.h) turns a stuck lock
+/* ktest=lockcheck: the lock check (kernel/locking/lockcheck.h) turns a stuck lock
  * into a report. One CPU holds a lock with interrupts off until the report
  * comes, while another waits for it: the waiter reports once, the holder
  * prints its backtrace at the waiter's NMI, and the holder's release
@@ -7,11 +7,11 @@
  * bounds are the real ones, so a run takes LOCKCHECK_REPORT_CYCLES of the
  * TSC (8 s at 2 GHz). */
 #include "arch/x86/cpu.h"
-#include "kernel/ktest.h"
-#include "kernel/lockcheck.h"
-#include "kernel/percpu.h"
-#include "kernel/spinlock.h"
-#include "kernel/tsc_watchdog.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/locking/lockcheck.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/locking/spinlock.h"
+#include "kernel/time/tsc_watchdog.h"
 #include "sched/task.h"
 
 /* The holder gives up if no report came by then: the case fails instead

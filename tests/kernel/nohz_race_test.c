@@ -8,7 +8,7 @@
  * waker's enqueue sees the tick stopped and sends the nohz kick, or the
  * owner, which stops its tick under the same runqueue lock, sees the
  * second task and keeps ticking (sched/sched.c enqueue_locked,
- * kernel/tick.c). A lost kick leaves the sleeper queued on a CPU that takes
+ * kernel/time/tick.c). A lost kick leaves the sleeper queued on a CPU that takes
  * no interrupt at all, whose tick count stands still: that failure shows
  * as a round whose sleeper never runs, caught by a safety limit.
  *
@@ -43,16 +43,16 @@
  * asserted. Counts only; times are printed, never asserted. */
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
-#include "kernel/format.h"
-#include "kernel/heap.h"
-#include "kernel/irq.h"
-#include "kernel/ktest.h"
-#include "kernel/nohz_task.h"
-#include "kernel/percpu.h"
-#include "kernel/string.h"
-#include "kernel/tick.h"
-#include "kernel/timers.h"
-#include "kernel/trace.h"
+#include "kernel/lib/format.h"
+#include "kernel/mm/heap.h"
+#include "kernel/irq/irq.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/time/nohz_task.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/lib/string.h"
+#include "kernel/time/tick.h"
+#include "kernel/time/timers.h"
+#include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 

@@ -7,12 +7,12 @@
  * broken rule fails instead of hanging. */
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
-#include "kernel/errno.h"
-#include "kernel/ipi.h"
-#include "kernel/ktest.h"
-#include "kernel/nohz_task.h"
-#include "kernel/percpu.h"
-#include "kernel/timers.h"
+#include "kernel/lib/errno.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/time/nohz_task.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/time/timers.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 

@@ -1,14 +1,14 @@
 /* ktest=panic*: deliberate kernel faults. ktest=panic: a null write must end in a PANIC report with a
  * symbolized backtrace and the panic exit status, never in a pass. The
  * QEMU scenario checks the report names this function. */
-#include "kernel/heap.h"
-#include "kernel/ipi.h"
-#include "kernel/percpu.h"
-#include "kernel/printk.h"
-#include "kernel/timers.h"
+#include "kernel/mm/heap.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/console/printk.h"
+#include "kernel/time/timers.h"
 #include "sched/task.h"
-#include "kernel/ktest.h"
-#include "kernel/spinlock.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/locking/spinlock.h"
 
 static void __attribute__((noinline)) ktest_panic_null_dereference(struct ktest *test)
 {

@@ -4,14 +4,14 @@
  * (skipped until procfs_init runs at boot). */
 #include <stdint.h>
 
-#include "kernel/errno.h"
-#include "kernel/format.h"
-#include "kernel/heap.h"
-#include "kernel/ktest.h"
-#include "kernel/percpu.h"
-#include "kernel/string.h"
-#include "kernel/timers.h"
-#include "kernel/vfs.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/format.h"
+#include "kernel/mm/heap.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/lib/string.h"
+#include "kernel/time/timers.h"
+#include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
 #define MS            1000000ul
@@ -199,7 +199,7 @@ static void ends_are_fifos_with_one_direction(struct ktest *test)
     vfs_close(write_end);
 }
 
-/* The first occurrence of needle in text, or NULL (kernel/string.h has no strstr). */
+/* The first occurrence of needle in text, or NULL (kernel/lib/string.h has no strstr). */
 static const char *find(const char *text, const char *needle)
 {
     size_t length = strlen(needle);

@@ -3,11 +3,11 @@
  * Counts and orderings only. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
-#include "kernel/ipi.h"
-#include "kernel/ktest.h"
-#include "kernel/page_alloc.h"
-#include "kernel/percpu.h"
-#include "kernel/timers.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/time/timers.h"
 #include "sched/task.h"
 
 #define MS 1000000ul

@@ -4,10 +4,10 @@
  * clocksource, never times. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
-#include "kernel/irq.h"
-#include "kernel/ktest.h"
-#include "kernel/percpu.h"
-#include "kernel/tick.h"
+#include "kernel/irq/irq.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/time/tick.h"
 
 #define WINDOW_NS 1000000000ul
 #define TOLERANCE_PERCENT 10

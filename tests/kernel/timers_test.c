@@ -3,10 +3,10 @@
  * ends early. Orderings and counts, not durations. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
-#include "kernel/housekeeping.h"
-#include "kernel/ktest.h"
-#include "kernel/percpu.h"
-#include "kernel/timers.h"
+#include "kernel/time/housekeeping.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/time/timers.h"
 #include "sched/task.h"
 
 #define US 1000ul

@@ -1,5 +1,5 @@
 /* ktest=tsc_watchdog: the clocksource watchdog's verdict on the TSC
- * (kernel/tsc_watchdog.h). A drifting reading marks a watchdog once and
+ * (kernel/time/tsc_watchdog.h). A drifting reading marks a watchdog once and
  * never again; the kernel's own watchdog, over several rounds on every
  * ticking CPU, finds the TSC in step with the clocksource (under TCG both
  * follow the host's clock: only a skewed reading could make them differ,
@@ -7,12 +7,12 @@
  * states only. tests/host/test_tsc_watchdog.c covers the rules. */
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
-#include "kernel/format.h"
-#include "kernel/ktest.h"
-#include "kernel/percpu.h"
-#include "kernel/string.h"
-#include "kernel/tsc_watchdog.h"
-#include "kernel/vfs.h"
+#include "kernel/lib/format.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/lib/string.h"
+#include "kernel/time/tsc_watchdog.h"
+#include "kernel/fs/vfs.h"
 
 #define MS 1000000ul
 #define KHZ 2000000ul

@@ -1,12 +1,12 @@
 /* ktest=user: ring 3 runs, system calls work and refuse bad arguments, and
  * every kind of fault from user space kills only that process, while the
  * kernel and the other CPUs carry on. Programs: tests/kernel/user_programs.asm. */
-#include "kernel/context_tracking.h"
-#include "kernel/ktest.h"
-#include "kernel/page_alloc.h"
-#include "kernel/percpu.h"
-#include "kernel/process.h"
-#include "kernel/timers.h"
+#include "kernel/time/context_tracking.h"
+#include "kernel/debug/ktest.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/process/process.h"
+#include "kernel/time/timers.h"
 #include "sched/task.h"
 
 #define DECLARE_PROGRAM(name) extern const char user_program_##name[], user_program_##name##_end[]
@@ -124,7 +124,7 @@ static void every_user_fault_kills_only_its_process(struct ktest *test)
     KTEST_EXPECT(test, free_after + 32 >= free_before, "leaked %zu pages", free_before - free_after);
 }
 
-/* The lifetime rule (kernel/process_table.c): a process pinned under
+/* The lifetime rule (kernel/process/process_table.c): a process pinned under
  * process_tree_lock is out of the table once reaped, but it and its task
  * stay (freed memory would read as heap poison) until the last put. */
 static void a_pinned_process_outlives_its_reaping(struct ktest *test)

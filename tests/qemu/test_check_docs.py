@@ -20,7 +20,7 @@ _loader.exec_module(check_docs)
 TREE = {
     "Makefile": ".PHONY: all run test docs\nall:\n",
     "README.md": "# nohzk\n",
-    "kernel/params.c": textwrap.dedent("""\
+    "kernel/init/params.c": textwrap.dedent("""\
         static const char *const tick_policy_names[] = { "periodic", "task", 0 };
         static struct kernel_param params[] = {
             PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
@@ -28,7 +28,7 @@ TREE = {
             PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
         };
         """),
-    "kernel/procfs.c": textwrap.dedent("""\
+    "kernel/fs/procfs.c": textwrap.dedent("""\
         static const struct procfs_entry entries[] = {
             { "/proc/tick", generate_tick, NULL },
             { "/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy },
@@ -298,7 +298,7 @@ class RealTree(unittest.TestCase):
         self.assertTrue({"nohz-spin", "nohz-race"} <= repo.scenarios())
         self.assertTrue({"run", "test", "docs"} <= repo.make_targets())
         self.assertIn("a_second_task_kicks_the_tick_back", repo.test_cases())
-        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/tick.c"))
+        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/time/tick.c"))
         self.assertNotIn("tick_do_periodic_work", repo.definitions("kernel/tick_dep.c"))
         for made_up in ("nohz_sprint", "tock"):
             self.assertNotIn(made_up, repo.params())

@@ -1,4 +1,4 @@
-"""docs/syscalls.md matches the table in kernel/syscall.c (run by
+"""docs/syscalls.md matches the table in kernel/entry/syscall.c (run by
 tests/run as a self-test): regenerated text identical, every name in
 the kernel's table is Linux's name for that number, and every test case
 the "edge cases tested" column names is a KTAP_CASE of tests/user/*.c."""

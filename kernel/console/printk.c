@@ -1,0 +1,62 @@
+/* printk: format into a buffer, then write it to the console under a lock.
+ * User programs' output (console_output) takes the same lock, a line at a
+ * time, so a kernel message never lands inside a program's line. */
+#include "kernel/console/printk.h"
+
+#include "arch/x86/serial.h"
+#include "kernel/lib/format.h"
+#include "kernel/locking/spinlock.h"
+
+#define PRINTK_BUFFER_SIZE 512
+#define OUTPUT_PIECE_MAX 256     /* bytes written under the lock at most: it holds interrupts off */
+
+static struct spinlock console_lock = SPINLOCK_INIT("console");
+
+static void write_formatted(const char *format, va_list args)
+{
+    char buf[PRINTK_BUFFER_SIZE];
+    int length = vsnprintf(buf, sizeof(buf), format, args);
+
+    if (length >= (int)sizeof(buf)) {
+        length = sizeof(buf) - 1;
+        buf[length - 1] = '\n';      /* cut, but never glued to the next message */
+    }
+    serial_write(buf, (size_t)length);
+}
+
+void vprintk(const char *format, va_list args)
+{
+    spin_lock(&console_lock);
+    write_formatted(format, args);
+    spin_unlock(&console_lock);
+}
+
+void printk(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vprintk(format, args);
+    va_end(args);
+}
+
+void printk_unlocked(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    write_formatted(format, args);
+    va_end(args);
+}
+
+void console_output(const char *text, size_t length)
+{
+    while (length > 0) {
+        size_t piece = 0;
+        while (piece < length && piece < OUTPUT_PIECE_MAX && text[piece++] != '\n')
+            ;
+        spin_lock(&console_lock);
+        serial_write(text, piece);
+        spin_unlock(&console_lock);
+        text += piece;
+        length -= piece;
+    }
+}

@@ -1,0 +1,69 @@
+/* struct cpu: everything that belongs to one CPU. Each CPU reaches its own
+ * through the GS base (this_cpu()), so no lookup by APIC ID is ever needed
+ * on a hot path. Other CPUs' structures are reached through cpus[]. */
+#ifndef KERNEL_PERCPU_H
+#define KERNEL_PERCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/gdt.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/irq/irq.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/time/tick.h"
+#include "kernel/time/timers.h"
+#include "sched/runqueue.h"
+
+struct cpu {
+    struct cpu *self;                   /* must stay first: this_cpu() reads %gs:0 */
+    uint64_t syscall_user_rsp;          /* offset 8: arch/x86/syscall_entry.asm */
+    uint64_t syscall_stack_top;         /* offset 16: the running task's kernel stack */
+    unsigned id;                        /* 0 .. cpu_count-1, boot CPU is 0 */
+    uint32_t apic_id;
+    volatile bool online;
+    uint64_t kernel_stack_top;
+    unsigned irq_nesting;               /* > 0 while handling an interrupt */
+    unsigned locks_held;
+    unsigned preempt_disabled;
+    volatile bool need_resched;
+    volatile bool in_user;              /* kernel/time/context_tracking.c */
+    bool rcu_user_eqs;                  /* in RCU's extended QS for user mode */
+    uint64_t user_exits;
+    uint64_t user_ns;                   /* time in user mode, closed stretches (/proc/stat) */
+    uint64_t irq_counts[IRQ_SOURCE_COUNT];
+    struct call_queue calls;
+    struct tick_state tick;
+    struct task *nohz_task;             /* kernel/time/nohz_task.c; NULL if none */
+    struct timer_base timers;
+    struct runqueue rq;
+    struct arch_cpu arch;
+};
+
+_Static_assert(__builtin_offsetof(struct cpu, syscall_user_rsp) == 8, "syscall_entry.asm knows this offset");
+_Static_assert(__builtin_offsetof(struct cpu, syscall_stack_top) == 16, "syscall_entry.asm knows this offset");
+
+extern struct cpu *cpus[MAX_CPUS];
+extern unsigned cpu_count;             /* CPUs that came online */
+extern struct cpumask cpu_online_mask;
+
+static inline struct cpu *this_cpu(void)
+{
+    struct cpu *cpu;
+    __asm__ volatile("movq %%gs:0, %0" : "=r"(cpu));
+    return cpu;
+}
+
+static inline unsigned this_cpu_id(void)
+{
+    return this_cpu()->id;
+}
+
+#define for_each_online_cpu(cpu) for_each_cpu_in(cpu, &cpu_online_mask)
+
+struct cpu *percpu_setup_boot_cpu(void);
+struct cpu *percpu_allocate(unsigned id, uint32_t apic_id);
+void percpu_install(struct cpu *cpu);
+void percpu_mark_online(struct cpu *cpu);
+
+#endif

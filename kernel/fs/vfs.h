@@ -1,0 +1,142 @@
+/* The virtual file system: one tree of inodes in memory (the initramfs is
+ * unpacked into it at boot and it is writable, like Linux's rootfs), device
+ * nodes and generated files (procfs) hanging from it, open files, and each
+ * process's file descriptor table. File operations take kernel buffers: the
+ * system calls (kernel/fs/fs_syscalls.c) copy to and from user memory.
+ *
+ * Inodes are opaque outside kernel/fs/vfs.c: everything else names them by
+ * path, or holds one through an open file or a working directory. */
+#ifndef KERNEL_VFS_H
+#define KERNEL_VFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/lib/linux_abi.h"
+
+#define PATH_MAX          4096 /* NUL included */
+#define NAME_MAX          255
+#define SYMLINK_MAX       40 /* symlinks followed in one lookup, as Linux's MAXSYMLINKS */
+
+struct inode;
+struct file;
+
+struct file_ops {
+    /* Optional: called once when the file is opened (a generated file
+     * builds its content here); a negative errno fails the open. */
+    int (*open)(struct file *file);
+    /* Both use and advance file->position (when the file is seekable). */
+    long (*read)(struct file *file, void *buffer, size_t count);
+    long (*write)(struct file *file, const void *buffer, size_t count);
+    /* arg is passed through from the system call: a user pointer for most
+     * requests, to be used with copy_from_user/copy_to_user. */
+    long (*ioctl)(struct file *file, unsigned long request, unsigned long arg);
+    void (*release)(struct file *file);
+    /* Optional: POLLIN, POLLOUT, POLLHUP, POLLERR now (kernel/fs/poll.h);
+     * without it, always ready for both. Must not sleep. */
+    unsigned (*poll)(struct file *file);
+    /* Only for a generated symlink (/proc/self): write the target for the
+     * calling process into buffer (size bytes, no NUL needed) and return
+     * its length. Called with the VFS lock held: must not sleep. */
+    size_t (*link_target)(char *buffer, size_t size);
+};
+
+struct file {
+    struct inode *inode;
+    const struct file_ops *ops;
+    unsigned flags; /* O_ACCMODE bits, O_APPEND, O_NONBLOCK */
+    uint64_t position;
+    unsigned references; /* dup() and fork() share a struct file; atomic */
+    void *private;       /* the device's, given to vfs_create_device */
+    /* A directory's listing: the last name getdents gave and the position
+     * after it, so that the next call resumes after that name. */
+    char *listed_name;   /* NAME_MAX + 1 bytes, or NULL before the first */
+    uint64_t listed_position;
+};
+
+#define FD_MAX 256
+
+/* Setup: the empty root, then the initramfs (a cpio "newc" archive). */
+void vfs_init(void);
+int initramfs_unpack(const void *archive, size_t length); /* 0, -EINVAL or -ENOMEM */
+
+/* No system call may add, remove or move a name under this directory
+ * (procfs_init: /proc). */
+void vfs_seal(const char *path);
+
+/* Device nodes and generated files, for drivers (e.g. /dev/console).
+ * Missing parent directories are created; mode without type bits means
+ * S_IFCHR. */
+int vfs_create_device(const char *path, uint32_t mode, const struct file_ops *ops, void *private);
+
+/* An open file on an inode in no directory, gone with its last close. */
+struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void *private, unsigned flags,
+                                long *error);
+
+/* Pipes (kernel/fs/pipe.c): two open files, O_RDONLY and O_WRONLY; flags may
+ * hold O_NONBLOCK. 0 or -ENOMEM. */
+int pipe_create(struct file **read_end, struct file **write_end, int flags);
+
+/* /proc (kernel/fs/procfs.c): interrupts, uptime, meminfo, stat; after vfs_init. */
+void procfs_init(void);
+long sys_getrandom(void *user_buffer, size_t count, unsigned flags);   /* kernel/fs/devices.c */
+
+/* Kernel-side access, for execve and init: open by path (relative to the
+ * current process's working directory), read, close. */
+struct file *vfs_open(const char *path, int flags, uint32_t mode, long *error);
+long vfs_read(struct file *file, void *buffer, size_t count);
+void vfs_close(struct file *file); /* drops one reference */
+long vfs_file_size(struct file *file);
+bool vfs_is_executable(struct file *file);
+
+/* Open files, for the system calls. */
+struct file *vfs_file_get(struct file *file); /* one more reference */
+long vfs_write(struct file *file, const void *buffer, size_t count);
+long vfs_seek(struct file *file, int64_t offset, int whence);
+void vfs_stat_file(struct file *file, struct linux_stat *out);
+long vfs_getdents(struct file *file, void *buffer, size_t size); /* linux_dirent64 records */
+
+/* Inodes held by processes (their working directory). */
+struct inode *vfs_root(void);
+void inode_get(struct inode *inode);
+void inode_put(struct inode *inode);
+
+/* Operations by path. A relative path starts at `start`, a directory
+ * (NULL means the root); an absolute one ignores it. `mode` is used as
+ * given: the caller applies the umask. */
+struct file *vfs_open_at(struct inode *start, const char *path, int flags, uint32_t mode, long *error);
+int vfs_stat_at(struct inode *start, const char *path, bool follow, struct linux_stat *out);
+long vfs_readlink_at(struct inode *start, const char *path, char *buffer, size_t size);
+int vfs_mkdir_at(struct inode *start, const char *path, uint32_t mode);
+int vfs_unlink_at(struct inode *start, const char *path, bool directory); /* directory: rmdir */
+int vfs_access_at(struct inode *start, const char *path, int mode);       /* F_OK, R_OK, W_OK, X_OK */
+int vfs_symlink_at(struct inode *start, const char *path, const char *target);
+int vfs_rename_at(struct inode *old_start, const char *old_path, struct inode *new_start, const char *new_path);
+int vfs_chmod_at(struct inode *start, const char *path, uint32_t mode);   /* permission bits only */
+void vfs_chmod_file(struct file *file, uint32_t mode);
+/* Remove path and, if it is a directory, everything under it (procfs's
+ * per-process directories). */
+int vfs_remove_tree(const char *path);
+int vfs_lookup_directory(struct inode *start, const char *path, struct inode **out); /* referenced */
+long vfs_getcwd(struct inode *cwd, char *buffer, size_t size); /* length with the NUL, or -ERANGE */
+
+/* File descriptor tables. */
+struct fd_table *fd_table_create(void);
+struct fd_table *fd_table_clone(struct fd_table *table); /* fork */
+void fd_table_close_on_exec(struct fd_table *table);     /* execve */
+void fd_table_destroy(struct fd_table *table);           /* exit */
+/* Lowest free fd; the table takes over the caller's reference. -EMFILE. */
+int fd_install(struct fd_table *table, struct file *file, bool close_on_exec);
+/* The file at fd with a reference the caller drops with vfs_close, or NULL. */
+struct file *fd_get(struct fd_table *table, int fd);
+/* For dup and fcntl: the lowest free fd >= lowest (-EMFILE); put a file
+ * at fd (0 <= fd < FD_MAX), returning the one it replaces for the caller
+ * to close; take a file out (NULL if none); the close-on-exec flag. */
+int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
+struct file *fd_install_at(struct fd_table *table, int fd, struct file *file, bool close_on_exec);
+struct file *fd_detach(struct fd_table *table, int fd);
+bool fd_close_on_exec(struct fd_table *table, int fd);
+int fd_set_close_on_exec(struct fd_table *table, int fd, bool close_on_exec); /* 0 or -EBADF */
+
+#endif

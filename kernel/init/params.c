@@ -1,0 +1,58 @@
+/* Every kernel command line parameter nohzk understands, in one table.
+ * Anything else on the command line is reported on the console (never
+ * silently ignored), and a bad value keeps the default. */
+#include "kernel/init/params.h"
+
+#include "kernel/init/cmdline.h"
+#include "kernel/console/printk.h"
+#include "kernel/entry/syscall.h"
+#include "kernel/time/tick.h"
+#include "kernel/trace/trace.h"
+#include "rcu/rcu.h"
+#include "rcu/tree.h"
+
+struct kernel_params kernel_params;
+
+enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
+static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
+/* Names for tick=; tick_policy_select() finds each in tick_policies[] by name. */
+static const char *const tick_policy_names[] = { "periodic", "idle", "task", "full", "patient", 0 };
+
+static uint64_t hz = 1000;
+static int clocksource = CLOCKSOURCE_AUTO;
+static int tick_policy_index = 2;       /* task */
+
+static struct kernel_param params[] = {
+    PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
+    PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
+    PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
+    PARAM_ENUM("clocksource", &clocksource, clocksource_names),
+    PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
+    PARAM_STRING("nohz_full", kernel_params.nohz_full, sizeof(kernel_params.nohz_full)),
+    PARAM_BOOL("strace", &syscall_trace),
+    PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
+    PARAM_UINT_RANGE("rcu_stall_timeout", &rcu_stall_timeout_param, 1, 300),
+    PARAM_STRING("trace", trace_param, sizeof(trace_param)),
+    PARAM_UINT_RANGE("trace_size", &trace_size_param, 16, 1u << 20),
+    PARAM_CPULIST("rcu_nocbs", &rcu_nocbs_param),
+};
+
+static void report(void *ctx, const char *message)
+{
+    (void)ctx;
+    printk("cmdline: %s\n", message);
+}
+
+const char *kernel_command_line = "";
+
+int params_parse(const char *cmdline)
+{
+    kernel_command_line = cmdline;      /* the boot loader's copy, kept for /proc/cmdline */
+    int errors = cmdline_parse(cmdline, params, sizeof(params) / sizeof(params[0]), report, 0);
+
+    tick_hz = (unsigned)hz;
+    tick_policy_select(tick_policy_names[tick_policy_index]);
+    kernel_params.force_pit = clocksource == CLOCKSOURCE_PIT;
+    kernel_params.require_hpet = clocksource == CLOCKSOURCE_HPET;
+    return errors;
+}

@@ -1,0 +1,28 @@
+/* The kernel command line parameters, once parsed (kernel/init/params.c lists
+ * them with their types and defaults). */
+#ifndef KERNEL_PARAMS_H
+#define KERNEL_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/lib/cpumask.h"
+
+#define KTEST_NAMES_SIZE 256
+
+struct kernel_params {
+    char ktest[KTEST_NAMES_SIZE];   /* ktest=: suites to run, "" for none */
+    char bench[KTEST_NAMES_SIZE];   /* bench=: benchmarks to run, "" for none */
+    char nohz_full[CPULIST_FORMAT_SIZE];    /* nohz_full=: a CPU list, checked once CPUs are up */
+    bool force_pit;                 /* clocksource=pit */
+    bool require_hpet;              /* clocksource=hpet: say so if there is none */
+};
+
+extern struct kernel_params kernel_params;
+extern const char *kernel_command_line;    /* as the boot loader gave it */
+
+/* Parse and report every bad word on the console; keeps the defaults for
+ * those. Returns the number of problems. */
+int params_parse(const char *cmdline);
+
+#endif

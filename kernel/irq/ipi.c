@@ -1,0 +1,115 @@
+/* Named IPIs and remote function calls.
+ *
+ * smp_call_function_single() queues a request on the target CPU and sends
+ * it the call-function IPI; the target runs every queued request from its
+ * interrupt handler. With wait=false the caller does not wait, so it may
+ * call with interrupts disabled (patch 08: only waiting with
+ * interrupts off can deadlock, when two CPUs wait for each other). The
+ * request is then allocated here and freed by the target.
+ *
+ * One IPI is sent per request. The local APIC still merges an IPI with one
+ * of the same vector that is pending and not yet taken, so the CAL count
+ * equals the number of calls only when each is taken before the next is
+ * sent (as in tests/kernel/ipi_test.c); the queue never loses a call. */
+#include "kernel/irq/ipi.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/vectors.h"
+#include "kernel/lib/errno.h"
+#include "kernel/mm/heap.h"
+#include "kernel/irq/irq.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/trace/trace.h"
+
+static const uint8_t ipi_vectors[] = {
+    [IPI_RESCHEDULE] = VECTOR_RESCHEDULE,
+    [IPI_CALL_FUNCTION] = VECTOR_CALL_FUNCTION,
+    [IPI_NOHZ_KICK] = VECTOR_NOHZ_KICK,
+};
+
+void ipi_send(unsigned cpu, enum ipi_type type)
+{
+    ASSERT(cpu < MAX_CPUS && cpus[cpu]);
+    trace_ipi_send(type, cpu);
+    lapic_send_ipi(cpus[cpu]->apic_id, ipi_vectors[type]);
+}
+
+static void handle_reschedule(struct trap_frame *frame)
+{
+    (void)frame;        /* the scheduler will look at its runqueue on the way out */
+    trace_ipi_receive(IPI_RESCHEDULE);
+}
+
+static void handle_call_function(struct trap_frame *frame)
+{
+    struct call_queue *queue = &this_cpu()->calls;
+
+    (void)frame;
+    trace_ipi_receive(IPI_CALL_FUNCTION);
+    spin_lock(&queue->lock);
+    struct call_request *request = queue->head;
+    queue->head = queue->tail = 0;
+    spin_unlock(&queue->lock);
+
+    while (request) {
+        struct call_request *next = request->next;
+        request->function(request->arg);
+        if (request->free_when_done)
+            kfree(request);
+        else
+            __atomic_store_n(&request->done, true, __ATOMIC_RELEASE);
+        request = next;
+    }
+}
+
+void ipi_init(void)
+{
+    irq_register(VECTOR_RESCHEDULE, IRQ_SOURCE_RESCHEDULE, handle_reschedule);
+    irq_register(VECTOR_CALL_FUNCTION, IRQ_SOURCE_CALL_FUNCTION, handle_call_function);
+    /* IPI_NOHZ_KICK's handler belongs to the tick (kernel/time/tick.c). */
+}
+
+static void enqueue(unsigned cpu, struct call_request *request)
+{
+    struct call_queue *queue = &cpus[cpu]->calls;
+
+    request->next = 0;
+    spin_lock(&queue->lock);
+    if (queue->tail)
+        queue->tail->next = request;
+    else
+        queue->head = request;
+    queue->tail = request;
+    spin_unlock(&queue->lock);
+    ipi_send(cpu, IPI_CALL_FUNCTION);
+}
+
+int smp_call_function_single(unsigned cpu, call_function_fn function, void *arg, bool wait)
+{
+    if (cpu >= MAX_CPUS || !cpumask_test(&cpu_online_mask, cpu) || !function)
+        return -EINVAL;
+    if (wait && !irqs_enabled())
+        panic("smp_call_function_single: waiting with interrupts disabled can deadlock");
+
+    if (cpu == this_cpu_id()) {
+        uint64_t flags = irq_save();
+        function(arg);
+        irq_restore(flags);
+        return 0;
+    }
+    if (!wait) {
+        struct call_request *request = kzalloc(sizeof(*request));
+        if (!request)
+            return -ENOMEM;
+        *request = (struct call_request){ .function = function, .arg = arg, .free_when_done = true };
+        enqueue(cpu, request);
+        return 0;
+    }
+    struct call_request request = { .function = function, .arg = arg };
+    enqueue(cpu, &request);
+    while (!__atomic_load_n(&request.done, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* Inter-processor interrupts with names, and remote function calls. */
+#ifndef KERNEL_IPI_H
+#define KERNEL_IPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/locking/spinlock.h"
+
+enum ipi_type {
+    IPI_RESCHEDULE,             /* "look at your runqueue" */
+    IPI_CALL_FUNCTION,          /* run the queued function calls */
+    IPI_NOHZ_KICK,              /* "restart your tick" */
+};
+
+typedef void (*call_function_fn)(void *arg);
+
+struct call_request {
+    call_function_fn function;
+    void *arg;
+    struct call_request *next;
+    volatile bool done;
+    bool free_when_done;        /* asynchronous: the target frees it */
+};
+
+/* One per CPU: the calls waiting for it. */
+struct call_queue {
+    struct call_request *head, *tail;
+    struct spinlock lock;
+};
+
+void ipi_init(void);
+void ipi_send(unsigned cpu, enum ipi_type type);
+int smp_call_function_single(unsigned cpu, call_function_fn function, void *arg, bool wait);
+
+#endif

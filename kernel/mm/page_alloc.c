@@ -1,0 +1,134 @@
+/* The physical page allocator: see kernel/mm/page_alloc.h.
+ *
+ * A bitmap, one bit per page below the highest free address, 1 = in use.
+ * Every page starts in use; the free regions of the memory map are then
+ * cleared. Allocation is a first-fit scan from a moving hint. Freeing a page
+ * that is already free is a kernel bug and panics (it would otherwise hand
+ * the same page to two owners later).
+ *
+ * Left out: zones, NUMA, buddy lists. A bitmap is easy to check and fast
+ * enough for the few thousand pages a QEMU guest has. */
+#include "kernel/mm/page_alloc.h"
+
+#include <stdbool.h>
+
+#include "arch/x86/paging.h"
+#include "kernel/mm/memmap.h"
+#include "kernel/debug/panic.h"
+#include "kernel/console/printk.h"
+#include "kernel/locking/spinlock.h"
+#include "kernel/lib/string.h"
+
+static uint64_t *bitmap;
+static size_t page_count;       /* pages the bitmap covers */
+static size_t free_pages;
+static size_t usable_pages;     /* free at init, after the bitmap itself */
+static size_t search_hint;
+static struct spinlock page_lock = SPINLOCK_INIT("page_alloc");
+
+static bool page_in_use(size_t page) { return bitmap[page / 64] & (1ull << (page % 64)); }
+static void mark_used(size_t page) { bitmap[page / 64] |= 1ull << (page % 64); }
+static void mark_free(size_t page) { bitmap[page / 64] &= ~(1ull << (page % 64)); }
+
+/* Where to keep the bitmap: the first free region that holds it. */
+static uint64_t find_bitmap_home(const struct memmap *free_memory, size_t bytes)
+{
+    for (size_t i = 0; i < free_memory->count; i++) {
+        const struct mem_region *region = &free_memory->regions[i];
+        if (region->base >= PAGE_SIZE && region->length >= bytes && region->base + bytes <= (4ull << 30))
+            return region->base;
+    }
+    panic("page_alloc: no room for the page bitmap (%zu bytes)", bytes);
+}
+
+void page_alloc_init(const struct memmap *free_memory)
+{
+    ASSERT(free_memory->count > 0);
+    const struct mem_region *last = &free_memory->regions[free_memory->count - 1];
+    page_count = (last->base + last->length) / PAGE_SIZE;
+    size_t bitmap_bytes = ((page_count + 63) / 64) * 8;
+    uint64_t bitmap_phys = find_bitmap_home(free_memory, bitmap_bytes);
+
+    bitmap = phys_to_virt(bitmap_phys);
+    memset(bitmap, 0xff, bitmap_bytes);
+    for (size_t i = 0; i < free_memory->count; i++) {
+        const struct mem_region *region = &free_memory->regions[i];
+        for (uint64_t page = region->base / PAGE_SIZE; page < (region->base + region->length) / PAGE_SIZE; page++) {
+            mark_free(page);
+            free_pages++;
+        }
+    }
+    size_t bitmap_pages = (bitmap_bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+    for (size_t page = bitmap_phys / PAGE_SIZE; page < bitmap_phys / PAGE_SIZE + bitmap_pages; page++) {
+        mark_used(page);
+        free_pages--;
+    }
+    usable_pages = free_pages;
+    printk("memory: %zu KiB free in %zu regions, page bitmap at %#lx\n", free_pages * 4, free_memory->count,
+           bitmap_phys);
+}
+
+/* Find count free pages in a row, starting the scan at the hint. */
+static size_t find_free_run(size_t count)
+{
+    for (size_t pass = 0; pass < 2; pass++) {
+        size_t start = pass == 0 ? search_hint : 1;
+        size_t end = pass == 0 ? page_count : search_hint + count;
+        if (end > page_count)
+            end = page_count;
+        size_t run = 0;
+        for (size_t page = start; page < end; page++) {
+            run = page_in_use(page) ? 0 : run + 1;
+            if (run == count)
+                return page + 1 - count;
+        }
+    }
+    return 0;
+}
+
+uint64_t page_alloc_contiguous(size_t count)
+{
+    spin_lock(&page_lock);
+    size_t first = count ? find_free_run(count) : 0;
+    if (first) {
+        for (size_t page = first; page < first + count; page++)
+            mark_used(page);
+        free_pages -= count;
+        search_hint = first + count;
+    }
+    spin_unlock(&page_lock);
+    if (!first)
+        return 0;
+    memset(phys_to_virt(first * PAGE_SIZE), 0, count * PAGE_SIZE);
+    return first * PAGE_SIZE;
+}
+
+uint64_t page_alloc(void)
+{
+    return page_alloc_contiguous(1);
+}
+
+void page_free_contiguous(uint64_t phys, size_t count)
+{
+    size_t first = phys / PAGE_SIZE;
+
+    if (phys % PAGE_SIZE || first == 0 || first + count > page_count)
+        panic("page_free: bad address %#lx (%zu pages)", phys, count);
+    spin_lock(&page_lock);
+    for (size_t page = first; page < first + count; page++) {
+        if (!page_in_use(page))
+            panic("page_free: page %#lx is already free (double free)", page * PAGE_SIZE);
+        mark_free(page);
+    }
+    free_pages += count;
+    spin_unlock(&page_lock);
+}
+
+void page_free(uint64_t phys)
+{
+    page_free_contiguous(phys, 1);
+}
+
+size_t page_free_count(void) { return free_pages; }
+size_t page_total_count(void) { return usable_pages; }
+uint64_t page_highest_address(void) { return page_count * PAGE_SIZE; }

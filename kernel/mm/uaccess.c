@@ -1,0 +1,84 @@
+/* Copying to and from user memory: see kernel/mm/uaccess.h. Each page of the
+ * range is checked in the current process's page tables before it is
+ * touched (present, user, and writable for copy_to_user), so a bad pointer
+ * is an -EFAULT, never a kernel fault. Processes have one thread, so
+ * nothing can unmap a page between the check and the copy. */
+#include "kernel/mm/uaccess.h"
+
+#include "arch/x86/paging.h"
+#include "arch/x86/user_mode.h"
+#include "kernel/lib/errno.h"
+#include "kernel/process/process.h"
+#include "kernel/lib/string.h"
+
+static bool range_accessible(uint64_t start, size_t length, bool for_write)
+{
+    struct process *process = current_process();
+
+    if (!process || start >= USER_SPACE_END || length > USER_SPACE_END - start)
+        return false;
+    if (length == 0)
+        return true;
+    for (uint64_t page = start & ~(PAGE_SIZE - 1); page < start + length; page += PAGE_SIZE) {
+        if (!address_space_lookup(process->memory, page, for_write))
+            return false;
+    }
+    return true;
+}
+
+int copy_from_user(void *dst, const void *user_src, size_t length)
+{
+    if (!range_accessible((uint64_t)user_src, length, false))
+        return -EFAULT;
+    user_access_begin();
+    memcpy(dst, user_src, length);
+    user_access_end();
+    return 0;
+}
+
+int copy_to_user(void *user_dst, const void *src, size_t length)
+{
+    if (!range_accessible((uint64_t)user_dst, length, true))
+        return -EFAULT;
+    user_access_begin();
+    memcpy(user_dst, src, length);
+    user_access_end();
+    return 0;
+}
+
+long strncpy_from_user(char *dst, const char *user_src, size_t max)
+{
+    for (size_t i = 0; i < max; i++) {     /* the NUL may be byte max-1 */
+        if (copy_from_user(&dst[i], user_src + i, 1) < 0)
+            return -EFAULT;
+        if (dst[i] == '\0')
+            return (long)i;
+    }
+    if (max)
+        dst[max - 1] = '\0';
+    return -ENAMETOOLONG;
+}
+
+bool user_range_ok(const void *user_start, size_t length)
+{
+    uint64_t start = (uint64_t)user_start;
+    return start < USER_SPACE_END && length <= USER_SPACE_END - start;
+}
+
+size_t user_accessible_prefix(const void *user_start, size_t length, bool for_write)
+{
+    struct process *process = current_process();
+    uint64_t start = (uint64_t)user_start;
+    if (!process || start >= USER_SPACE_END)
+        return 0;
+    if (length > USER_SPACE_END - start)
+        length = USER_SPACE_END - start;
+    size_t done = 0;
+    while (done < length) {
+        uint64_t page = (start + done) & ~(PAGE_SIZE - 1);
+        if (!address_space_lookup(process->memory, page, for_write))
+            break;
+        done = page + PAGE_SIZE - start;
+    }
+    return done < length ? done : length;
+}

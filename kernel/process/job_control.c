@@ -1,0 +1,114 @@
+/* Job control: SIGSTOP, SIGTSTP, SIGTTIN and SIGTTOU stop a process,
+ * SIGCONT continues it, and its parent hears of both, through SIGCHLD
+ * (CLD_STOPPED, CLD_CONTINUED; not with SA_NOCLDSTOP) and wait4
+ * (WUNTRACED, WCONTINUED). This is what a shell's Ctrl-Z, `fg` and `bg`
+ * are made of (docs/signals.md, "Job control").
+ *
+ * A process stops itself: signal delivery (signal.c: deliver_one()) finds
+ * a stop signal at its default action and calls job_stop(), which sleeps
+ * until SIGCONT clears JOB_STOPPED or SIGKILL is pending. Nothing else
+ * ends a stop: on Linux, too, a SIGTERM to a stopped process waits for the
+ * SIGCONT. Sending SIGCONT discards pending stops and a stop discards a
+ * pending SIGCONT (signal_send()); a SIGCONT that comes between a stop
+ * signal's taking and the stop is caught by job.continues.
+ *
+ * The state is atomic bits and not under a lock, because SIGCONT is sent
+ * from places that hold process_tree_lock or run in an interrupt (the
+ * console). For the same reason the continued process, not the sender,
+ * tells its parent, once it runs (as Linux does).
+ *
+ * Left out: discarding SIGTSTP, SIGTTIN and SIGTTOU sent to an orphaned
+ * process group, and SIGTTIN/SIGTTOU for a background read or write of
+ * the terminal (the console does not send them). */
+#include "kernel/process/job_control.h"
+
+#include "kernel/process/process.h"
+#include "kernel/process/signal.h"
+#include "kernel/locking/spinlock.h"
+#include "sched/task.h"
+#include "sched/wait.h"
+
+/* si_code of SIGCHLD */
+#define CLD_STOPPED 5
+#define CLD_CONTINUED 6
+
+/* SIGCHLD, unless the parent asked for none with SA_NOCLDSTOP, and a wake
+ * for a parent sleeping in wait4. */
+static void tell_parent(struct process *process, int code, int status)
+{
+    spin_lock(&process_tree_lock);      /* the parent stays while we hold it */
+    struct process *parent = process->parent;
+    if (parent) {
+        if (!(parent->signals.actions[SIGCHLD].flags & SA_NOCLDSTOP))
+            signal_send(parent, SIGCHLD, &(struct signal_origin){ .code = code, .pid = process->pid, .status = status });
+        wake_up_all(&parent->child_exited);
+    }
+    spin_unlock(&process_tree_lock);
+}
+
+void job_stop(struct process *process, int signal, uint32_t continues_before)
+{
+    struct job_control *job = &process->job;
+
+    __atomic_store_n(&job->stop_signal, signal, __ATOMIC_RELAXED);
+    __atomic_and_fetch(&job->state, ~(uint32_t)JOB_CONT_UNREPORTED, __ATOMIC_SEQ_CST);
+    __atomic_or_fetch(&job->state, JOB_STOPPED | JOB_STOP_UNREPORTED, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&job->continues, __ATOMIC_SEQ_CST) != continues_before) {
+        /* a SIGCONT came after the stop signal was taken: it wins */
+        __atomic_and_fetch(&job->state, ~(uint32_t)(JOB_STOPPED | JOB_STOP_UNREPORTED), __ATOMIC_SEQ_CST);
+        return;
+    }
+    tell_parent(process, CLD_STOPPED, signal);
+
+    bool killed = false;
+    for (;;) {
+        set_current_state(TASK_SLEEPING);
+        killed = __atomic_load_n(&process->signals.pending, __ATOMIC_ACQUIRE) & signal_bit(SIGKILL);
+        if (killed || !(__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) & JOB_STOPPED))
+            break;
+        schedule();
+    }
+    set_current_state(TASK_RUNNABLE);
+    if (killed) {
+        __atomic_and_fetch(&job->state, ~(uint32_t)(JOB_STOPPED | JOB_STOP_UNREPORTED), __ATOMIC_SEQ_CST);
+        return;     /* SIGKILL is delivered next; the exit tells the parent */
+    }
+    __atomic_or_fetch(&job->state, JOB_CONT_UNREPORTED, __ATOMIC_SEQ_CST);
+    tell_parent(process, CLD_CONTINUED, SIGCONT);
+}
+
+void job_continue(struct process *process)
+{
+    struct job_control *job = &process->job;
+
+    __atomic_add_fetch(&job->continues, 1, __ATOMIC_SEQ_CST);
+    uint32_t before = __atomic_fetch_and(&job->state, ~(uint32_t)(JOB_STOPPED | JOB_STOP_UNREPORTED), __ATOMIC_SEQ_CST);
+    if (before & JOB_STOPPED)
+        wake_up_task(process->task);
+}
+
+/* Clear bit if set; was it? */
+static bool take_bit(uint32_t *state, uint32_t bit)
+{
+    return __atomic_fetch_and(state, ~bit, __ATOMIC_SEQ_CST) & bit;
+}
+
+bool job_take_report(struct process *child, bool stopped, bool continued, int *status)
+{
+    struct job_control *job = &child->job;
+
+    if (stopped && take_bit(&job->state, JOB_STOP_UNREPORTED)) {
+        *status = (__atomic_load_n(&job->stop_signal, __ATOMIC_RELAXED) << 8) | 0x7f;
+        return true;
+    }
+    if (continued && take_bit(&job->state, JOB_CONT_UNREPORTED)) {
+        *status = 0xffff;
+        return true;
+    }
+    return false;
+}
+
+bool job_is_stopped(const struct process *process)
+{
+    return __atomic_load_n(&process->job.state, __ATOMIC_ACQUIRE) & JOB_STOPPED;
+}

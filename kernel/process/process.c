@@ -1,0 +1,480 @@
+/* Processes: creation, exit, and death by fault. See kernel/process/process.h.
+ *
+ * A process starts from a flat image of code (the in-kernel tests' ring-3
+ * programs, process_spawn_flat) or from an ELF file (kernel/process/exec.c). The
+ * layout of a flat process's memory:
+ *   FLAT_IMAGE_BASE    the code, read-only and executable
+ *   USER_STACK_TOP     the stack, below it, USER_STACK_PAGES pages, no-execute */
+#include "kernel/process/process.h"
+
+#include "arch/x86/paging.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/user_mode.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/fpu.h"
+#include "kernel/time/context_tracking.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/errno.h"
+#include "kernel/mm/heap.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/console/printk.h"
+#include "kernel/lib/string.h"
+#include "kernel/fs/vfs.h"
+#include "sched/task.h"
+
+#define FLAT_IMAGE_BASE  0x400000ul
+#define USER_STACK_TOP   0x7ffffffff000ul
+#define USER_STACK_PAGES 8
+
+static int next_pid = 1;
+struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
+
+void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
+
+struct process *current_process(void)
+{
+    struct task *task = current_task();
+    return task ? task->process : 0;
+}
+
+/* Copy size bytes into the user pages at address of a space (not the
+ * current one), through the kernel's direct map of those pages. */
+void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size)
+{
+    for (size_t done = 0; done < size;) {
+        uint64_t page = (address + done) & ~(PAGE_SIZE - 1);
+        uint64_t offset = (address + done) - page;
+        size_t chunk = PAGE_SIZE - offset < size - done ? PAGE_SIZE - offset : size - done;
+        uint64_t entry = address_space_lookup(space, page, false);
+        ASSERT(entry);
+        memcpy((char *)phys_to_virt(entry & PTE_ADDRESS) + offset, (const char *)data + done, chunk);
+        done += chunk;
+    }
+}
+
+static int map_pages(struct address_space *space, uint64_t start, size_t pages, uint64_t flags)
+{
+    for (size_t i = 0; i < pages; i++) {
+        int error = address_space_map(space, start + i * PAGE_SIZE, flags);
+        if (error)
+            return error;
+    }
+    return 0;
+}
+
+/* The first return to ring 3 of a new program, with interrupts off: the
+ * context hooks see it like any other. */
+static void __attribute__((noreturn)) start_in_user(uint64_t rip, uint64_t rsp)
+{
+    context_user_enter();
+    user_mode_start(rip, rsp);
+}
+
+static void run_flat_image(void *arg)
+{
+    struct process *process = arg;
+    struct task *self = current_task();
+
+    irq_disable();
+    address_space_switch(process->memory);
+    this_cpu()->syscall_stack_top = self->stack_top;
+    start_in_user(FLAT_IMAGE_BASE, USER_STACK_TOP);
+}
+
+struct process *process_spawn_flat(const char *name, const void *code, size_t size, int cpu)
+{
+    struct process *process = kzalloc(sizeof(*process));
+    if (!process)
+        return 0;
+    itimer_init(process);
+    process->memory = address_space_create();
+    size_t code_pages = (size + PAGE_SIZE - 1) / PAGE_SIZE;
+    if (!process->memory || map_pages(process->memory, FLAT_IMAGE_BASE, code_pages, 0) < 0 ||
+        map_pages(process->memory, USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE, USER_STACK_PAGES,
+                  PTE_WRITE | PTE_NX) < 0) {
+        if (process->memory)
+            address_space_destroy(process->memory);
+        kfree(process);
+        return 0;
+    }
+    copy_into_space(process->memory, FLAT_IMAGE_BASE, code, size);
+    process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    snprintf(process->name, sizeof(process->name), "%s", name);
+    wait_queue_init(&process->child_exited);
+
+    struct cpumask where = cpu >= 0 ? cpumask_of((unsigned)cpu) : cpu_online_mask;
+    process->task = kthread_create_stopped(name, run_flat_image, process, &where);
+    if (!process->task) {
+        address_space_destroy(process->memory);
+        kfree(process);
+        return 0;
+    }
+    process->task->process = process;
+    process_table_add(process);
+    wake_up_task(process->task);
+    return process;
+}
+
+/* At every switch: the next task's address space (the kernel's own for a
+ * kernel thread, so that an exiting process's tables can be freed) and its
+ * TLS base. */
+void process_switch_in(struct process *process)
+{
+    address_space_switch(process ? process->memory : 0);
+    if (process)
+        wrmsr(MSR_FS_BASE, process->fs_base);
+}
+
+static void link_child(struct process *parent, struct process *child)
+{
+    spin_lock(&process_tree_lock);
+    child->parent = parent;
+    child->next_sibling = parent->first_child;
+    parent->first_child = child;
+    spin_unlock(&process_tree_lock);
+}
+
+/* Children of an exiting process: those already dead (zombies nobody will
+ * wait for now) are reaped here; the living are adopted by init (pid 1),
+ * which reaps them when it waits, as on Unix. Without an init (in-kernel
+ * tests, or init itself exiting) they lose their parent. */
+static void orphan_children(struct process *process)
+{
+    struct process *zombies = 0;
+    spin_lock(&process_tree_lock);
+    struct process *init = process_init();
+    if (init == process || (init && init->exited))
+        init = 0;
+    struct process *child = process->first_child, *next;
+    process->first_child = 0;
+    for (; child; child = next) {
+        next = child->next_sibling;
+        if (child->exited) {
+            child->next_sibling = zombies;
+            zombies = child;
+        } else if (init) {
+            child->parent = init;
+            child->next_sibling = init->first_child;
+            init->first_child = child;
+        } else {
+            child->parent = 0;
+            child->next_sibling = 0;
+        }
+    }
+    spin_unlock(&process_tree_lock);
+    for (; zombies; zombies = next) {
+        next = zombies->next_sibling;
+        process_reap(zombies);
+    }
+}
+
+/* SIGCHLD's si_code and si_status for a wait status word. */
+#define CLD_EXITED 1
+#define CLD_KILLED 2
+
+static int child_exit_code(int wait_status)
+{
+    return (wait_status & 0x7f) == 0 ? CLD_EXITED : CLD_KILLED;
+}
+
+static int child_exit_value(int wait_status)
+{
+    return (wait_status & 0x7f) == 0 ? (wait_status >> 8) & 0xff : wait_status & 0x7f;
+}
+
+/* A vfork loan ends once, by whichever side clears memory_borrowed
+ * first: the child, done with the memory (the parent keeps it), or the
+ * parent, dying while it waits (the child keeps it, and frees it). */
+static bool end_loan(struct process *borrower)
+{
+    bool borrowed = true;
+    return __atomic_compare_exchange_n(&borrower->memory_borrowed, &borrowed, false, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+void process_return_borrowed_memory(struct process *process, struct address_space *memory)
+{
+    if (!end_loan(process)) {
+        address_space_destroy(memory);      /* the parent died and left it to us */
+        return;
+    }
+    spin_lock(&process_tree_lock);      /* the parent may be exiting: it is not freed under the lock */
+    if (process->parent)
+        wake_up_all(&process->parent->child_exited);
+    spin_unlock(&process_tree_lock);
+}
+
+/* Exit of a vfork parent killed while it waits: its memory goes on as
+ * the child's. */
+static bool memory_given_to_borrower(struct process *process)
+{
+    struct process *borrower = process->lent_memory_to;
+    process->lent_memory_to = 0;
+    return borrower && end_loan(borrower);
+}
+
+void process_exit(int wait_status)
+{
+    struct process *process = current_process();
+
+    ASSERT(process);
+    itimer_exit(process);       /* no SIGALRM after this */
+    if (process->files)
+        fd_table_destroy(process->files);
+    process->files = 0;
+    if (process->cwd)
+        inode_put(process->cwd);
+    process->cwd = 0;
+    /* Memory before children: a vfork child we lend to is not reaped
+     * (orphan_children) before memory_given_to_borrower() looks at it. */
+    uint64_t flags = irq_save();
+    address_space_switch(0);
+    struct address_space *memory = process->memory;
+    process->memory = 0;
+    if (process->memory_borrowed)
+        process_return_borrowed_memory(process, memory);
+    else if (!memory_given_to_borrower(process))
+        address_space_destroy(memory);
+    irq_restore(flags);
+    orphan_children(process);
+    irq_disable();
+    spin_lock(&process_tree_lock);
+    process->exit_status = wait_status;
+    process->exited = true;
+    struct process *parent = process->parent;
+    if (parent) {
+        signal_send(parent, SIGCHLD, &(struct signal_origin){ .code = child_exit_code(wait_status),
+                                                             .pid = process->pid,
+                                                             .status = child_exit_value(wait_status) });
+        wake_up_all(&parent->child_exited);     /* under the lock: the parent stays while we hold it */
+    }
+    spin_unlock(&process_tree_lock);
+    task_exit(wait_status);
+}
+
+void process_resume_in_user(struct trap_frame *frame)
+{
+    exit_to_user_mode(frame);
+    enter_user_mode(frame);
+}
+
+/* share_memory (vfork): the child runs in the parent's address space, and
+ * the caller must wait until it is given back. */
+struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory)
+{
+    struct process *child = kzalloc(sizeof(*child));
+    if (!child)
+        return 0;
+    *child = *parent;
+    itimer_init(child);         /* not inherited */
+    child->first_child = child->next_sibling = 0;
+    child->next_in_table = 0;
+    child->children_user_ns = child->children_system_ns = 0;
+    child->cmdline = 0;
+    process_copy_cmdline(child, parent);
+    child->exited = false;
+    wait_queue_init(&child->child_exited);
+    signal_fork(&child->signals, &parent->signals);
+    child->memory = share_memory ? parent->memory : address_space_clone(parent->memory);
+    child->memory_borrowed = share_memory;
+    child->lent_memory_to = 0;
+    child->job = (struct job_control){ 0 };
+    child->restart = (struct restart_block){ 0 };
+    child->files = parent->files ? fd_table_clone(parent->files) : 0;
+    if (!child->memory || (parent->files && !child->files)) {
+        if (child->memory && !share_memory)
+            address_space_destroy(child->memory);
+        if (child->files)
+            fd_table_destroy(child->files);
+        kfree(child->cmdline);
+        kfree(child);
+        return 0;
+    }
+    if (child->cwd)
+        inode_get(child->cwd);
+    child->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    child->task = kthread_create_stopped(child->name, child_entry, arg, &parent->task->affinity);
+    if (!child->task) {
+        if (!share_memory)
+            address_space_destroy(child->memory);
+        if (child->files)
+            fd_table_destroy(child->files);
+        if (child->cwd)
+            inode_put(child->cwd);
+        kfree(child->cmdline);
+        kfree(child);
+        return 0;
+    }
+    child->task->process = child;
+    fpu_save(&child->task->fpu);        /* the parent's registers, as at the fork */
+    link_child(parent, child);
+    process_table_add(child);
+    wake_up_task(child->task);
+    return child;
+}
+
+/* wait4's pid: > 0 that child, -1 any, 0 any in our group, < -1 any in
+ * group -pid. */
+static bool wait_matches(const struct process *parent, const struct process *child, int pid)
+{
+    if (pid > 0)
+        return child->pid == pid;
+    if (pid == 0)
+        return child->process_group == parent->process_group;
+    return pid == -1 || child->process_group == -pid;
+}
+
+/* A child matching pid with something to tell: exited (unlinked, to be
+ * reaped: *status untouched), or, if asked for, stopped or continued
+ * (*status set; it stays). Also says whether any child matches. */
+static struct process *take_waitable_child(struct process *parent, int pid, int options, bool *any, int *status)
+{
+    *any = false;
+    for (struct process **link = &parent->first_child; *link; link = &(*link)->next_sibling) {
+        struct process *child = *link;
+        if (!wait_matches(parent, child, pid))
+            continue;
+        *any = true;
+        if (child->exited) {
+            *link = child->next_sibling;
+            return child;
+        }
+        if (job_take_report(child, options & WAIT_UNTRACED, options & WAIT_CONTINUED, status))
+            return child;
+    }
+    return 0;
+}
+
+long process_wait_child(int pid, int options, int *status)
+{
+    struct process *parent = current_process();
+    struct process *child = 0;
+    bool any = false;
+
+    for (;;) {
+        struct wait_entry entry = { 0 };
+        wait_prepare(&parent->child_exited, &entry);
+        spin_lock(&process_tree_lock);
+        child = take_waitable_child(parent, pid, options, &any, status);
+        int child_pid = child ? child->pid : 0;
+        bool to_reap = child && child->exited;
+        spin_unlock(&process_tree_lock);
+        if (child && !to_reap) {
+            wait_finish(&parent->child_exited, &entry);
+            return child_pid;       /* stopped or continued */
+        }
+        if (child || !any || (options & WAIT_NO_HANG)) {
+            wait_finish(&parent->child_exited, &entry);
+            break;
+        }
+        if (signal_pending()) {
+            wait_finish(&parent->child_exited, &entry);
+            return -ERESTARTSYS;
+        }
+        schedule();
+        wait_finish(&parent->child_exited, &entry);
+    }
+    if (!child)
+        return any ? 0 : -ECHILD;
+    int child_pid = child->pid;
+    *status = process_reap(child);
+    return child_pid;
+}
+
+/* Wait for a process's task to die, take the process out of the table
+ * (no lookup finds it from then on), and drop the table's reference: the
+ * process and its task are freed now, or by the last process_put() of
+ * whoever pinned it. Its times, and its reaped children's, go to its
+ * parent (getrusage(RUSAGE_CHILDREN), times()). */
+int process_reap(struct process *process)
+{
+    struct task *task = process->task;
+    wait_event(&task->exited, task->state == TASK_DEAD);
+    int status = task->exit_code;
+    uint64_t user, system;
+    task_times_ns(task, &user, &system);
+    process_table_remove(process);
+    spin_lock(&process_tree_lock);
+    struct process *parent = process->parent;
+    if (parent) {
+        parent->children_user_ns += user + process->children_user_ns;
+        parent->children_system_ns += system + process->children_system_ns;
+    }
+    spin_unlock(&process_tree_lock);
+    process_put(process);
+    return status;
+}
+
+struct exec_request {
+    const char *path;
+    const char *const *argv;
+    const char *const *envp;
+};
+
+static void run_first_program(void *arg)
+{
+    struct exec_request *request = arg;
+    struct exec_start start;
+    long error = process_execve(request->path, request->argv, request->envp, &start);
+
+    if (error) {
+        printk("nohzk: cannot run %s: error %ld\n", request->path, error);
+        kfree(request);
+        process_exit(WAIT_STATUS_EXITED(127));
+    }
+    kfree(request);
+    irq_disable();
+    start_in_user(start.entry, start.stack_pointer);
+}
+
+static int open_console(struct process *process, const char *console)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        long error = 0;
+        struct file *file = vfs_open(console, O_RDWR, 0, &error);
+        if (!file)
+            return (int)error;
+        if (fd_install(process->files, file, false) != fd) {
+            vfs_close(file);
+            return -EBADF;
+        }
+    }
+    return 0;
+}
+
+/* The first user process: no parent, fds 0-2 on the console, cwd "/". The
+ * caller reaps it with process_reap(). The argv/envp strings must live
+ * until it has run execve (the caller's statics). */
+struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
+                                   const char *console)
+{
+    struct process *process = kzalloc(sizeof(*process));
+    struct exec_request *request = kzalloc(sizeof(*request));
+    if (!process || !request)
+        goto fail;
+    *request = (struct exec_request){ path, argv, envp };
+    itimer_init(process);
+    process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    process->process_group = process->session = process->pid;     /* it leads both */
+    process->umask = 022;
+    snprintf(process->name, sizeof(process->name), "init");
+    wait_queue_init(&process->child_exited);
+    process->files = fd_table_create();
+    if (!process->files || open_console(process, console) < 0)
+        goto fail;
+    process->task = kthread_create_stopped("init", run_first_program, request, 0);
+    if (!process->task)
+        goto fail;
+    process->task->process = process;
+    process_set_cmdline(process, argv);
+    process_table_add(process);
+    wake_up_task(process->task);
+    return process;
+fail:
+    if (process && process->files)
+        fd_table_destroy(process->files);
+    kfree(process);
+    kfree(request);
+    return 0;
+}

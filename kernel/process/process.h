@@ -1,0 +1,129 @@
+/* User processes: a task (sched/task.h) that has an address space, files,
+ * a working directory, and a parent that waits for it. nohzk has one task
+ * per process (no threads: clone with CLONE_THREAD is refused). */
+#ifndef KERNEL_PROCESS_H
+#define KERNEL_PROCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/time/itimer.h"
+#include "kernel/process/job_control.h"
+#include "kernel/process/signal.h"
+#include "kernel/locking/spinlock.h"
+#include "sched/wait.h"
+
+struct task;
+struct fd_table;
+struct inode;
+struct address_space;
+
+#define PROCESS_NAME_SIZE 16
+#define RLIMIT_COUNT 16         /* Linux's RLIM_NLIMITS */
+
+struct process_rlimit {
+    uint64_t current, maximum;
+};
+
+struct process {
+    int pid;
+    struct process *parent;
+    struct process *first_child, *next_sibling;    /* guarded by process_tree_lock */
+    struct task *task;
+    struct address_space *memory;
+    bool memory_borrowed;                           /* vfork: memory is the parent's until exec or exit */
+    struct process *lent_memory_to;                 /* vfork: the child that borrows ours, while we wait */
+    struct fd_table *files;
+    struct inode *cwd;
+    uint32_t umask;
+    char name[PROCESS_NAME_SIZE];                   /* the executable's base name */
+    bool exited;                                    /* a zombie: waiting for wait4() */
+    int exit_status;                                /* wait4's status word */
+    struct wait_queue child_exited;                 /* wait4() sleeps here */
+    uint64_t tid_address;                           /* set_tid_address() */
+    uint64_t fs_base;                               /* arch_prctl(ARCH_SET_FS) */
+    struct signal_state signals;                    /* kernel/process/signal.c */
+    struct job_control job;                         /* stopped or not: kernel/process/job_control.c */
+    struct restart_block restart;                   /* for restart_syscall: kernel/process/signal.h */
+    int process_group, session;
+    uint64_t brk_start, brk;                        /* the heap: brk() */
+    uint64_t mmap_next;                             /* where the next mmap() goes */
+    /* for /proc/PID and getrusage (kernel/process/process_table.c) */
+    struct process *next_in_table;                  /* guarded by process_tree_lock */
+    int references;                                 /* the table's, and process_get_locked()'s */
+    uint64_t start_ns;                              /* clock_now() at creation */
+    char *cmdline;                                  /* argv, NUL-separated (execve); kmalloc'd */
+    size_t cmdline_length;
+    uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
+    struct process_rlimit rlimits[RLIMIT_COUNT];    /* RLIMIT_NOFILE enforced, the rest recorded; fork copies */
+    bool rlimits_set;
+    struct process_itimers itimers;                 /* setitimer, alarm (kernel/time/itimer.c) */
+};
+
+extern struct spinlock process_tree_lock;
+
+/* wait4() status words */
+#define WAIT_STATUS_EXITED(code) (((code)&0xff) << 8)
+#define WAIT_STATUS_SIGNALED(signal) ((signal)&0x7f)
+
+struct trap_frame;
+
+struct process *current_process(void);      /* NULL in a kernel thread */
+
+/* Start a process running a flat image of position-independent code (the
+ * in-kernel tests use this until execve loads ELF files). */
+struct process *process_spawn_flat(const char *name, const void *code, size_t size, int cpu);
+/* Wait for it to end and free it; returns its wait status word. */
+int process_reap(struct process *process);
+void process_exit(int wait_status) __attribute__((noreturn));
+void process_switch_in(struct process *process);    /* from schedule() */
+struct address_space;
+void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size);
+
+/* execve: replace the current process's program (kernel/process/exec.c). Returns 0
+ * and where to start, or a negative errno with the process unchanged. */
+struct exec_start {
+    uint64_t entry, stack_pointer;
+};
+long process_execve(const char *path, const char *const *argv, const char *const *envp,
+                    struct exec_start *start);
+/* Start the first user process: path with argv/envp, fds 0-2 on path_console. */
+/* fork: a copy of parent whose task starts in child_entry(arg). */
+struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
+/* Exec or exit of a vfork child, which has switched away from memory:
+ * the parent's loan is given back, or, if the parent died meanwhile, the
+ * memory is the child's and is freed. */
+void process_return_borrowed_memory(struct process *process, struct address_space *memory);
+void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
+/* wait4: reap a child that has exited (pid -1: any), or report one that
+ * stopped or continued if options ask; 0 with WAIT_NO_HANG and none
+ * ready; -ECHILD without children. */
+/* wait4's options (Linux's values) */
+#define WAIT_NO_HANG   1        /* WNOHANG */
+#define WAIT_UNTRACED  2        /* WUNTRACED: report stops */
+#define WAIT_CONTINUED 8        /* WCONTINUED: report continues */
+long process_wait_child(int pid, int options, int *status);
+struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
+                                   const char *console);
+/* The table of all processes, for /proc and lookups by pid
+ * (kernel/process/process_table.c). A process is in it from creation until it is
+ * reaped. A process found in it (or through a parent's children) is used
+ * under process_tree_lock; to use it after unlocking, pin it with
+ * process_get_locked() and drop it with process_put(), which frees it
+ * and its task if it was reaped meanwhile (docs/user-space.md,
+ * "Process lifetime"). */
+void process_table_add(struct process *process);
+void process_table_remove(struct process *process);
+struct process *process_find_locked(int pid);     /* caller holds process_tree_lock */
+void process_get_locked(struct process *process); /* caller holds process_tree_lock */
+void process_put(struct process *process);        /* no spinlock held: may wait for the task to switch out */
+struct process *process_table_first_locked(void); /* then ->next_in_table */
+#define for_each_process(p) for (struct process *p = process_table_first_locked(); p; p = p->next_in_table)
+struct process *process_init(void);               /* adopts orphans; NULL before it exists */
+void process_set_cmdline(struct process *process, const char *const *argv);
+void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
+/* Whether its task has the nohz attribute (kernel/time/nohz_task.c). */
+bool process_is_nohz(struct process *process);
+
+#endif

@@ -1,0 +1,148 @@
+/* The process table: every process from creation to reaping, in one list
+ * under process_tree_lock, so that /proc can list them and system calls
+ * can find one by pid. A list is enough for the few dozen processes a
+ * teaching kernel runs; a pid hash would be the next step.
+ *
+ * Each process added here gets its /proc/PID directory, removed when it is
+ * reaped (kernel/fs/procfs.c).
+ *
+ * Lifetime: the table holds one reference to each process, and whoever
+ * pins one it found under the lock (process_get_locked) holds another.
+ * process_reap() takes the process out of the table, then drops the
+ * table's reference; the last process_put() frees the task and the
+ * process. So nothing found under the lock is freed before the lock is
+ * dropped, nor a pinned one before it is put. */
+#include "kernel/process/process.h"
+
+#include "arch/x86/clock.h"
+#include "kernel/mm/heap.h"
+#include "kernel/time/nohz_task.h"
+#include "kernel/debug/panic.h"
+#include "kernel/process/resource_syscalls.h"
+#include "kernel/lib/string.h"
+#include "sched/task.h"
+
+void procfs_process_added(int pid);
+void procfs_process_removed(int pid);
+
+static struct process *table;
+static struct process *init_process;
+
+void process_table_add(struct process *process)
+{
+    process->start_ns = clock_now();
+    if (!process->rlimits_set)      /* a fork inherits its parent's */
+        process_rlimits_default(process);
+    process->rlimits_set = true;
+    process->references = 1;        /* the table's: a fork copied its parent's count */
+    spin_lock(&process_tree_lock);
+    process->next_in_table = table;
+    table = process;
+    if (process->pid == 1)
+        init_process = process;
+    spin_unlock(&process_tree_lock);
+    procfs_process_added(process->pid);
+}
+
+void process_table_remove(struct process *process)
+{
+    spin_lock(&process_tree_lock);
+    struct process **link = &table;
+    while (*link && *link != process)
+        link = &(*link)->next_in_table;
+    if (*link)
+        *link = process->next_in_table;
+    if (init_process == process)
+        init_process = 0;
+    spin_unlock(&process_tree_lock);
+    procfs_process_removed(process->pid);
+}
+
+void process_get_locked(struct process *process)
+{
+    ASSERT(spin_is_held_by_me(&process_tree_lock));
+    process->references++;
+}
+
+/* The task is dead (process_reap waited for that before dropping the
+ * table's reference); kthread_join waits for its last switch to end. */
+static void process_free(struct process *process)
+{
+    kthread_join(process->task);
+    kfree(process->cmdline);
+    kfree(process);
+}
+
+void process_put(struct process *process)
+{
+    spin_lock(&process_tree_lock);
+    bool last = --process->references == 0;
+    spin_unlock(&process_tree_lock);
+    if (last)
+        process_free(process);
+}
+
+struct process *process_find_locked(int pid)
+{
+    for (struct process *process = table; process; process = process->next_in_table) {
+        if (process->pid == pid)
+            return process;
+    }
+    return 0;
+}
+
+struct process *process_table_first_locked(void)
+{
+    return table;
+}
+
+struct process *process_init(void)
+{
+    return init_process;
+}
+
+#define CMDLINE_MAX 4096    /* Linux shows the first page of a long one too */
+
+/* Keep argv for /proc/PID/cmdline; on failure the old one stays. */
+void process_set_cmdline(struct process *process, const char *const *argv)
+{
+    size_t length = 0;
+    for (int i = 0; argv && argv[i] && length < CMDLINE_MAX; i++)
+        length += strlen(argv[i]) + 1;
+    if (length > CMDLINE_MAX)
+        length = CMDLINE_MAX;
+    char *copy = kmalloc(length ? length : 1);
+    if (!copy)
+        return;
+    size_t used = 0;
+    for (int i = 0; argv && argv[i] && used < length; i++) {
+        size_t size = strlen(argv[i]) + 1;
+        if (size > length - used)
+            size = length - used;
+        memcpy(copy + used, argv[i], size);
+        used += size;
+    }
+    spin_lock(&process_tree_lock);
+    char *old = process->cmdline;
+    process->cmdline = copy;
+    process->cmdline_length = used;
+    spin_unlock(&process_tree_lock);
+    kfree(old);
+}
+
+/* fork: the child shows its parent's command line until it runs execve.
+ * Only the parent itself changes its own (execve), so no lock is needed to
+ * read it here. */
+void process_copy_cmdline(struct process *child, const struct process *parent)
+{
+    child->cmdline = kmalloc(parent->cmdline_length ? parent->cmdline_length : 1);
+    child->cmdline_length = child->cmdline ? parent->cmdline_length : 0;
+    if (child->cmdline && parent->cmdline_length)
+        memcpy(child->cmdline, parent->cmdline, parent->cmdline_length);
+}
+
+/* /proc/PID/status prints it as the "Nohz:" line. */
+bool process_is_nohz(struct process *process)
+{
+    return process->task && task_is_nohz(process->task);
+}

@@ -1,0 +1,536 @@
+/* Signals: sending, blocking, and delivery on the way back to user mode.
+ * See docs/signals.md for the walk-through.
+ *
+ * A signal is one bit in the target's pending mask. Sending sets the bit
+ * and makes sure the target soon passes through exit_to_user_mode(): a
+ * sleeping target is woken (its system call returns -ERESTARTSYS), one
+ * running on another CPU gets a reschedule IPI. exit_to_user_mode() then
+ * takes the lowest pending, unblocked signal and does what its action
+ * says: die, ignore, or run the handler on an rt_sigframe
+ * (arch/x86/signal_frame.c) that rt_sigreturn later takes apart.
+ *
+ * Stop signals and SIGCONT are job control's (kernel/process/job_control.c).
+ *
+ * Left out on purpose: queued real-time signals (a second instance of a pending signal merges with the first,
+ * as for standard signals), sigaltstack, and core files (so no wait
+ * status says "core dumped", as on Linux with a core size limit of 0). */
+#include "kernel/process/signal.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/power.h"
+#include "arch/x86/signal_frame.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/user_mode.h"
+#include "kernel/time/context_tracking.h"
+#include "kernel/lib/errno.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/console/printk.h"
+#include "kernel/process/process.h"
+#include "kernel/lib/string.h"
+#include "kernel/mm/uaccess.h"
+#include "sched/task.h"
+
+#define SYSCALL_VECTOR 0x100            /* arch/x86/syscall_entry.asm */
+#define SYSCALL_INSTRUCTION_SIZE 2
+#define UNBLOCKABLE (signal_bit(SIGKILL) | signal_bit(SIGSTOP))
+
+enum default_action { TERMINATE, CORE, IGNORE, STOP, CONTINUE };
+
+#define STOP_SIGNALS (signal_bit(SIGSTOP) | signal_bit(SIGTSTP) | signal_bit(SIGTTIN) | signal_bit(SIGTTOU))
+
+/* What a signal does with SIG_DFL (signal(7)). */
+static enum default_action default_action(int signal)
+{
+    switch (signal) {
+    case SIGQUIT: case SIGILL: case SIGTRAP: case SIGABRT: case SIGBUS: case SIGFPE: case SIGSEGV:
+    case 24 /* SIGXCPU */: case 25 /* SIGXFSZ */: case 31 /* SIGSYS */:
+        return CORE;
+    case SIGCHLD: case SIGURG: case SIGWINCH:
+        return IGNORE;
+    case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+        return STOP;
+    case SIGCONT:
+        return CONTINUE;    /* done when sent (job_continue()); nothing more on delivery */
+    default:
+        return TERMINATE;
+    }
+}
+
+static bool is_ignored(const struct signal_state *state, int signal)
+{
+    uint64_t handler = state->actions[signal].handler;
+    enum default_action action = default_action(signal);
+    return handler == SIG_IGN || (handler == SIG_DFL && (action == IGNORE || action == CONTINUE));
+}
+
+/* Make the target look at its pending signals soon: wake it if it sleeps,
+ * interrupt it if it runs in user mode on another CPU. */
+static void notify(struct process *process)
+{
+    struct task *task = process->task;
+    if (wake_up_task(task))
+        return;
+    unsigned cpu = __atomic_load_n(&task->cpu, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&task->on_cpu, __ATOMIC_ACQUIRE) && cpu != this_cpu_id())
+        ipi_send(cpu, IPI_RESCHEDULE);
+}
+
+void signal_send(struct process *process, int signal, const struct signal_origin *origin)
+{
+    struct signal_state *state = &process->signals;
+
+    if (signal == 0 || process->exited)
+        return;
+    /* Job control acts when a signal is sent, whatever its action: a
+     * SIGCONT continues and discards stops; a stop discards a SIGCONT. */
+    if (signal == SIGCONT) {
+        __atomic_and_fetch(&state->pending, ~STOP_SIGNALS, __ATOMIC_SEQ_CST);
+        job_continue(process);
+    } else if (STOP_SIGNALS & signal_bit(signal)) {
+        __atomic_and_fetch(&state->pending, ~signal_bit(SIGCONT), __ATOMIC_SEQ_CST);
+    }
+    /* An ignored signal is dropped at once unless blocked (then the
+     * handler may change before it is unblocked), and pid 1 only gets
+     * what it has a handler for, as on Linux. */
+    if (signal != SIGKILL && !(state->blocked & signal_bit(signal)) && is_ignored(state, signal))
+        return;
+    if (process->pid == 1 && state->actions[signal].handler == SIG_DFL)
+        return;
+    state->origin[signal] = *origin;
+    __atomic_or_fetch(&state->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
+    notify(process);
+}
+
+int signal_send_group(int process_group, int signal)
+{
+    int count = 0;
+    struct signal_origin origin = { .code = SI_KERNEL };
+
+    spin_lock(&process_tree_lock);
+    for_each_process(process) {
+        if (process->process_group == process_group && !process->exited) {
+            signal_send(process, signal, &origin);
+            count++;
+        }
+    }
+    spin_unlock(&process_tree_lock);
+    return count;
+}
+
+static uint64_t deliverable(const struct signal_state *state)
+{
+    uint64_t pending = __atomic_load_n(&state->pending, __ATOMIC_ACQUIRE);
+    return pending & ~(state->blocked & ~UNBLOCKABLE);
+}
+
+bool signal_pending(void)
+{
+    struct process *process = current_process();
+    return process && deliverable(&process->signals) != 0;
+}
+
+int signal_fatal_pending(void)
+{
+    struct process *process = current_process();
+    if (!process)
+        return 0;
+    uint64_t ready = deliverable(&process->signals);
+    if (ready & signal_bit(SIGKILL))
+        return SIGKILL;
+    for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
+        enum default_action action = default_action(signal);
+        if ((ready & signal_bit(signal)) && process->signals.actions[signal].handler == SIG_DFL &&
+            (action == TERMINATE || action == CORE))
+            return signal;
+    }
+    return 0;
+}
+
+void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught)
+{
+    *ignored = *caught = 0;
+    for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
+        uint64_t handler = state->actions[signal].handler;
+        if (handler == SIG_IGN)
+            *ignored |= signal_bit(signal);
+        else if (handler != SIG_DFL)
+            *caught |= signal_bit(signal);
+    }
+}
+
+void signal_fork(struct signal_state *child, const struct signal_state *parent)
+{
+    *child = *parent;
+    child->pending = 0;
+    child->restore_blocked = false;
+}
+
+void signal_exec(struct signal_state *state)
+{
+    for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
+        struct signal_action *action = &state->actions[signal];
+        if (action->handler != SIG_IGN)
+            *action = (struct signal_action){ 0 };
+    }
+}
+
+/* A signal the process cannot ignore or block (Linux's force_sig): the
+ * handler runs if there is one and the signal is not blocked; otherwise
+ * the process dies, rather than loop on what caused it. */
+static void force_signal(struct trap_frame *frame, int signal, int code, uint64_t address, const char *what)
+{
+    struct process *process = current_process();
+    struct signal_state *state;
+
+    if (!process)
+        panic_from_trap(frame, "%s in ring 3 without a process", what);
+    state = &process->signals;
+    uint64_t handler = state->actions[signal].handler;
+    if (handler != SIG_DFL && handler != SIG_IGN && !(state->blocked & signal_bit(signal))) {
+        state->origin[signal] = (struct signal_origin){ .code = code, .address = address };
+        __atomic_or_fetch(&state->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
+        return;
+    }
+    if (code == SI_KERNEL)
+        printk("nohzk: pid %d (%s) killed by signal %d: %s, rip %#lx, rsp %#lx\n", process->pid, process->name,
+               signal, what, frame->rip, frame->rsp);
+    else
+        printk("nohzk: pid %d (%s) killed by signal %d: %s at %#lx, rip %#lx\n", process->pid, process->name,
+               signal, what, address, frame->rip);
+    process_exit(WAIT_STATUS_SIGNALED(signal));
+}
+
+void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
+{
+    force_signal(frame, signal, 1, address, what);
+}
+
+static bool in_syscall(const struct trap_frame *frame)
+{
+    return frame->vector == SYSCALL_VECTOR && frame->error_code != (uint64_t)-1;
+}
+
+#define NR_RESTART_SYSCALL 219
+
+static bool wants_restart(const struct trap_frame *frame)
+{
+    int64_t result = (int64_t)frame->rax;
+    return in_syscall(frame) &&
+           (result == -ERESTARTSYS || result == -ERESTARTNOHAND || result == -ERESTART_RESTARTBLOCK);
+}
+
+/* The system call was interrupted before it finished: run it again when
+ * we return (rax back to its number, or to restart_syscall's; rip back
+ * onto `syscall`). */
+static void restart_syscall(struct trap_frame *frame)
+{
+    bool by_block = (int64_t)frame->rax == -ERESTART_RESTARTBLOCK;
+    frame->rax = by_block ? NR_RESTART_SYSCALL : frame->error_code;     /* the number, saved at entry */
+    frame->rip -= SYSCALL_INSTRUCTION_SIZE;
+}
+
+long sys_restart_syscall(void)
+{
+    struct process *process = current_process();
+    struct restart_block block = process->restart;
+    process->restart.resume = 0;        /* once */
+    return block.resume ? block.resume(&block) : -EINTR;
+}
+
+static int take_next_signal(struct signal_state *state)
+{
+    uint64_t ready = deliverable(state);
+    if (!ready)
+        return 0;
+    int signal = __builtin_ctzl(ready) + 1;
+    __atomic_and_fetch(&state->pending, ~signal_bit(signal), __ATOMIC_SEQ_CST);
+    return signal;
+}
+
+static void run_handler(struct process *process, struct trap_frame *frame, int signal)
+{
+    struct signal_state *state = &process->signals;
+    struct signal_action action = state->actions[signal];
+    uint64_t blocked = state->restore_blocked ? state->saved_blocked : state->blocked;
+
+    if (wants_restart(frame)) {
+        if ((int64_t)frame->rax == -ERESTARTSYS && (action.flags & SA_RESTART))
+            restart_syscall(frame);
+        else
+            frame->rax = (uint64_t)-EINTR;
+    }
+    if (signal_frame_push(frame, signal, &action, &state->origin[signal], blocked) < 0) {
+        printk("nohzk: pid %d (%s) killed by signal %d: no room for a signal frame at %#lx\n", process->pid,
+               process->name, SIGSEGV, frame->rsp);
+        process_exit(WAIT_STATUS_SIGNALED(SIGSEGV));
+    }
+    state->restore_blocked = false;
+    state->blocked |= action.mask & ~UNBLOCKABLE;
+    if (!(action.flags & SA_NODEFER))
+        state->blocked |= signal_bit(signal) & ~UNBLOCKABLE;
+    if (action.flags & SA_RESETHAND)
+        state->actions[signal] = (struct signal_action){ 0 };
+}
+
+/* One signal: its action. Interrupts on. */
+static void deliver_one(struct process *process, struct trap_frame *frame)
+{
+    struct signal_state *state = &process->signals;
+    uint32_t continues = __atomic_load_n(&process->job.continues, __ATOMIC_SEQ_CST);    /* before the taking */
+    int signal = take_next_signal(state);
+
+    if (!signal)
+        return;
+    uint64_t handler = state->actions[signal].handler;
+    if (signal == SIGKILL || handler == SIG_DFL) {
+        switch (default_action(signal)) {
+        case TERMINATE:
+        case CORE:      /* no core file is written: the status says so, as Linux's with RLIMIT_CORE 0 */
+            process_exit(WAIT_STATUS_SIGNALED(signal));
+        case STOP:
+            job_stop(process, signal, continues);
+            return;
+        case IGNORE:
+        case CONTINUE:
+            return;
+        }
+    }
+    if (handler == SIG_IGN)
+        return;
+    run_handler(process, frame, signal);
+}
+
+/* Last, the frame must be one iretq can return to: a handler address or
+ * a sigreturn frame may say otherwise. On Linux that iretq faults and the
+ * program gets SIGSEGV (SI_KERNEL); here the same comes before it. An
+ * interrupted call with no handler run (a stop and a continue) restarts,
+ * as if it never happened. */
+void exit_to_user_mode(struct trap_frame *frame)
+{
+    struct process *process = current_process();
+
+    for (;;) {
+        if (this_cpu()->need_resched) {
+            schedule();
+        } else if (process && deliverable(&process->signals)) {
+            irq_enable();
+            deliver_one(process, frame);
+            irq_disable();
+        } else if (wants_restart(frame)) {
+            restart_syscall(frame);
+        } else if (!user_frame_prepare_return(frame)) {
+            force_signal(frame, SIGSEGV, SI_KERNEL, 0, "no return to this RIP, CS or SS");
+        } else {
+            break;
+        }
+    }
+    if (process && process->signals.restore_blocked) {
+        process->signals.blocked = process->signals.saved_blocked;
+        process->signals.restore_blocked = false;
+    }
+    context_user_enter();
+}
+
+/* --- system calls ------------------------------------------------------ */
+
+long sys_rt_sigaction(int signal, const struct signal_action *user_action, struct signal_action *user_old,
+                      uint64_t size)
+{
+    struct signal_state *state = &current_process()->signals;
+    struct signal_action action;
+
+    if (signal < 1 || signal > SIGNAL_MAX || size != sizeof(uint64_t))
+        return -EINVAL;
+    if (user_action && (signal == SIGKILL || signal == SIGSTOP))
+        return -EINVAL;
+    if (user_action && copy_from_user(&action, user_action, sizeof(action)) < 0)
+        return -EFAULT;
+    if (user_old && copy_to_user(user_old, &state->actions[signal], sizeof(action)) < 0)
+        return -EFAULT;
+    if (user_action) {
+        action.mask &= ~UNBLOCKABLE;
+        state->actions[signal] = action;
+        if (is_ignored(state, signal))  /* POSIX: setting SIG_IGN discards a pending one */
+            __atomic_and_fetch(&state->pending, ~signal_bit(signal), __ATOMIC_SEQ_CST);
+    }
+    return 0;
+}
+
+#define SIG_BLOCK 0
+#define SIG_UNBLOCK 1
+#define SIG_SETMASK 2
+
+long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, uint64_t size)
+{
+    struct signal_state *state = &current_process()->signals;
+    uint64_t set;
+
+    if (size != sizeof(uint64_t) || (user_set && (how < SIG_BLOCK || how > SIG_SETMASK)))
+        return -EINVAL;
+    if (user_set && copy_from_user(&set, user_set, sizeof(set)) < 0)
+        return -EFAULT;
+    if (user_old && copy_to_user(user_old, &state->blocked, sizeof(uint64_t)) < 0)
+        return -EFAULT;
+    if (!user_set)
+        return 0;
+    if (how == SIG_BLOCK)
+        state->blocked |= set;
+    else if (how == SIG_UNBLOCK)
+        state->blocked &= ~set;
+    else
+        state->blocked = set;
+    state->blocked &= ~UNBLOCKABLE;
+    return 0;
+}
+
+long sys_rt_sigpending(uint64_t *user_set, uint64_t size)
+{
+    struct signal_state *state = &current_process()->signals;
+    uint64_t pending = __atomic_load_n(&state->pending, __ATOMIC_ACQUIRE) & state->blocked;
+
+    if (size != sizeof(uint64_t))
+        return -EINVAL;
+    return copy_to_user(user_set, &pending, sizeof(pending));
+}
+
+/* Sleep until a signal is pending; only a signal ends it. */
+static long sleep_until_signal(void)
+{
+    for (;;) {
+        set_current_state(TASK_SLEEPING);
+        if (signal_pending())
+            break;
+        schedule();
+    }
+    set_current_state(TASK_RUNNABLE);
+    return -ERESTARTNOHAND;     /* EINTR after a handler; a stop alone restarts the wait */
+}
+
+int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size)
+{
+    struct signal_state *state = &current_process()->signals;
+    uint64_t mask;
+
+    if (size != sizeof(uint64_t))
+        return -EINVAL;
+    if (copy_from_user(&mask, user_mask, sizeof(mask)) < 0)
+        return -EFAULT;
+    state->saved_blocked = state->blocked;
+    state->restore_blocked = true;
+    state->blocked = mask & ~UNBLOCKABLE;
+    return 0;
+}
+
+void signal_mask_after_wait(long result)
+{
+    struct signal_state *state = &current_process()->signals;
+
+    if (result == -EINTR || result == -ERESTARTNOHAND)
+        return;     /* exit_to_user_mode() puts it back, after the handler */
+    state->blocked = state->saved_blocked;
+    state->restore_blocked = false;
+}
+
+/* Swap in a mask and sleep, atomically: a signal sent between the two is
+ * not lost (busybox ash's `wait` depends on it). The old mask comes back
+ * after the handler, through the frame (run_handler). */
+long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size)
+{
+    int error = signal_mask_for_wait(user_mask, size);
+    return error ? error : sleep_until_signal();
+}
+
+long sys_pause(void)
+{
+    return sleep_until_signal();
+}
+
+long sys_rt_sigreturn(void)
+{
+    struct process *process = current_process();
+    struct trap_frame *frame = current_task()->syscall_frame;
+    uint64_t blocked;
+
+    if (signal_frame_pop(frame, &blocked) < 0) {
+        force_signal(frame, SIGSEGV, SI_KERNEL, 0, "bad signal frame");     /* Linux's, forced too */
+        return (long)frame->rax;
+    }
+    process->signals.blocked = blocked & ~UNBLOCKABLE;
+    return (long)frame->rax;    /* syscall_dispatch stores the result in rax: keep it */
+}
+
+/* kill(2)'s targets: pid > 0 that process, 0 our group, -1 everyone but
+ * pid 1 and ourselves, < -1 the group -pid. A zombie counts until it is
+ * reaped, as on Linux (kill(pid, 0) says it exists); signal_send() drops
+ * what is sent to it. */
+static bool is_target(const struct process *target, const struct process *self, int64_t pid)
+{
+    if (pid > 0)
+        return target->pid == pid;
+    if (pid == 0)
+        return target->process_group == self->process_group;
+    if (pid == -1)
+        return target->pid != 1 && target != self;
+    return target->process_group == -pid;
+}
+
+/* busybox's poweroff, halt and reboot send SIGUSR2, SIGUSR1 and SIGTERM
+ * to pid 1, as they would ask busybox init. Our pid 1 is a shell or a
+ * program, which drops them (pid 1 gets only signals it handles): so the
+ * kernel does what init would, and ends the run. */
+static bool asks_init_to_power_off(int64_t pid, int64_t signal)
+{
+    if (pid != 1 || (signal != SIGUSR1 && signal != SIGUSR2 && signal != SIGTERM))
+        return false;
+    spin_lock(&process_tree_lock);
+    struct process *init = process_find_locked(1);
+    bool dropped = !init || init->signals.actions[signal].handler == SIG_DFL;
+    spin_unlock(&process_tree_lock);
+    return dropped;
+}
+
+long sys_kill(int64_t pid, int64_t signal)
+{
+    struct process *self = current_process();
+    struct signal_origin origin = { .code = SI_USER, .pid = self->pid };
+    int found = 0;
+
+    if (signal < 0 || signal > SIGNAL_MAX || pid == INT32_MIN)
+        return -EINVAL;
+    if (asks_init_to_power_off(pid, signal))
+        machine_power_off(0);
+    spin_lock(&process_tree_lock);
+    for_each_process(target) {
+        if (is_target(target, self, pid)) {
+            signal_send(target, (int)signal, &origin);
+            found++;
+        }
+    }
+    spin_unlock(&process_tree_lock);
+    return found ? 0 : -ESRCH;
+}
+
+long sys_tgkill(int64_t tgid, int64_t tid, int64_t signal)
+{
+    struct process *self = current_process();
+    struct signal_origin origin = { .code = SI_TKILL, .pid = self->pid };
+    long result = -ESRCH;
+
+    if (tid <= 0 || (tgid != -1 && tgid <= 0) || signal < 0 || signal > SIGNAL_MAX)
+        return -EINVAL;
+    spin_lock(&process_tree_lock);
+    struct process *target = process_find_locked((int)tid);
+    if (target && (tgid == -1 || tgid == tid)) {      /* a zombie too, as kill() */
+        signal_send(target, (int)signal, &origin);
+        result = 0;
+    }
+    spin_unlock(&process_tree_lock);
+    return result;
+}
+
+long sys_tkill(int64_t tid, int64_t signal)
+{
+    return sys_tgkill(-1, tid, signal);
+}

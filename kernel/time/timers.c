@@ -1,0 +1,191 @@
+/* Per-CPU software timers: see kernel/time/timers.h.
+ *
+ * A sorted singly linked list per CPU: simple, and the number of pending
+ * timers in this kernel is small. (Linux uses a timer wheel and hrtimer
+ * red-black trees; both were left out.) When a timer becomes the earliest
+ * on another CPU, that CPU is asked, with an asynchronous function call, to
+ * reprogram its timer interrupt. */
+#include "kernel/time/timers.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/timer.h"
+#include "kernel/time/housekeeping.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/debug/panic.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/time/tick.h"
+#include "sched/task.h"
+
+void timer_init(struct timer *timer, timer_fn function, void *data)
+{
+    *timer = (struct timer){ .function = function, .data = data };
+}
+
+void timers_init_this_cpu(void)
+{
+    spin_lock_init(&this_cpu()->timers.lock, "timers");
+}
+
+/* Remove timer from its CPU's list; the caller holds that lock. */
+static bool unlink_timer(struct timer_base *base, struct timer *timer)
+{
+    for (struct timer **link = &base->head; *link; link = &(*link)->next) {
+        if (*link == timer) {
+            *link = timer->next;
+            timer->pending = false;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool timer_cancel(struct timer *timer)
+{
+    for (;;) {
+        unsigned cpu = __atomic_load_n(&timer->cpu, __ATOMIC_ACQUIRE);
+        struct timer_base *base = &cpus[cpu]->timers;
+        spin_lock(&base->lock);
+        if (timer->cpu != cpu) {        /* restarted elsewhere meanwhile */
+            spin_unlock(&base->lock);
+            continue;
+        }
+        bool was_pending = timer->pending && unlink_timer(base, timer);
+        spin_unlock(&base->lock);
+        return was_pending;
+    }
+}
+
+/* Its function runs on some CPU now. (Not only timer->cpu: the function
+ * may have restarted the timer on another CPU.) */
+static bool timer_running_anywhere(const struct timer *timer)
+{
+    unsigned cpu;
+    for_each_online_cpu(cpu) {
+        if (__atomic_load_n(&cpus[cpu]->timers.running, __ATOMIC_SEQ_CST) == timer)
+            return true;
+    }
+    return false;
+}
+
+/* `running` is set under the base lock as the timer leaves the list, so
+ * once the timer is cancelled, it is either gone or seen running. */
+void timer_cancel_sync(struct timer *timer)
+{
+    timer_cancel(timer);
+    while (timer_running_anywhere(timer))
+        cpu_relax();
+}
+
+static void reprogram_this_cpu(void *unused)
+{
+    (void)unused;
+    tick_program_hardware();
+}
+
+unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
+{
+    timer_cancel(timer);
+    preempt_disable();          /* "this CPU" must stay this CPU */
+    unsigned cpu = pinned ? this_cpu_id() : housekeeping_pick_cpu();
+    struct timer_base *base = &cpus[cpu]->timers;
+
+    spin_lock(&base->lock);
+    timer->deadline = deadline;
+    timer->cpu = cpu;
+    timer->pending = true;
+    struct timer **link = &base->head;
+    while (*link && (*link)->deadline <= deadline)
+        link = &(*link)->next;
+    timer->next = *link;
+    *link = timer;
+    bool earliest = base->head == timer;
+    spin_unlock(&base->lock);
+
+    if (earliest) {
+        if (cpu == this_cpu_id()) {
+            uint64_t flags = irq_save();    /* an IPI must not reprogram in between */
+            tick_program_hardware();
+            irq_restore(flags);
+        } else if (smp_call_function_single(cpu, reprogram_this_cpu, 0, false) < 0) {
+            /* No memory for the request: the timer fires at that CPU's next
+             * interrupt instead. Rare, and never early. */
+        }
+    }
+    preempt_enable();
+    return cpu;
+}
+
+void timers_run_expired(uint64_t now)
+{
+    struct timer_base *base = &this_cpu()->timers;
+
+    for (;;) {
+        spin_lock(&base->lock);
+        struct timer *timer = base->head;
+        if (!timer || timer->deadline > now) {
+            spin_unlock(&base->lock);
+            return;
+        }
+        base->head = timer->next;
+        timer->pending = false;
+        base->fired++;
+        __atomic_store_n(&base->running, timer, __ATOMIC_SEQ_CST);
+        spin_unlock(&base->lock);
+        timer->function(timer);         /* may restart the timer */
+        __atomic_store_n(&base->running, 0, __ATOMIC_SEQ_CST);
+    }
+}
+
+uint64_t timers_next_deadline(void)
+{
+    struct timer_base *base = &this_cpu()->timers;
+    spin_lock(&base->lock);
+    uint64_t deadline = base->head ? base->head->deadline : UINT64_MAX;
+    spin_unlock(&base->lock);
+    return deadline;
+}
+
+struct sleeper {
+    struct task *task;
+    volatile bool done;         /* the deadline passed */
+    volatile bool finished;     /* wake_sleeper() no longer touches the task */
+};
+
+static void wake_sleeper(struct timer *timer)
+{
+    struct sleeper *sleeper = timer->data;
+    __atomic_store_n(&sleeper->done, true, __ATOMIC_SEQ_CST);
+    wake_up_task(sleeper->task);
+    __atomic_store_n(&sleeper->finished, true, __ATOMIC_RELEASE);
+}
+
+uint64_t sleep_ns_interruptible(uint64_t ns, bool (*interrupted)(void))
+{
+    struct sleeper sleeper = { .task = current_task() };
+    struct timer timer;
+    uint64_t deadline = clock_now() + ns;
+
+    ASSERT(!in_interrupt());
+    timer_init(&timer, wake_sleeper, &sleeper);
+    timer_start(&timer, deadline, false);
+    for (;;) {
+        set_current_state(TASK_SLEEPING);
+        if (sleeper.done || (interrupted && interrupted()))
+            break;
+        schedule();
+    }
+    set_current_state(TASK_RUNNABLE);
+    if (timer_cancel(&timer)) {
+        uint64_t now = clock_now();
+        return now < deadline ? deadline - now : 1;     /* woken early: never "0 left" */
+    }
+    /* The sleeper lives on our stack, and the task may exit right after. */
+    while (!__atomic_load_n(&sleeper.finished, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    return 0;
+}
+
+void sleep_ns(uint64_t ns)
+{
+    sleep_ns_interruptible(ns, 0);
+}
