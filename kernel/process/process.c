@@ -12,6 +12,7 @@
 #include "arch/x86/user_mode.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/fpu.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/time/context_tracking.h"
 #include "kernel/lib/format.h"
 #include "kernel/lib/errno.h"
