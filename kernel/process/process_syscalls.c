@@ -10,6 +10,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/linux_abi.h"
