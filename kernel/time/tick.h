@@ -22,7 +22,8 @@ enum tick_keep_reason {
     TICK_MAY_STOP,              /* nothing needs it */
     TICK_KEEP_POLICY,           /* the policy: periodic, or not a nohz task (tick=task) */
     TICK_KEEP_TASKS,            /* more than one runnable task: time slices */
-    TICK_KEEP_RCU,              /* RCU needs this CPU (docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it) */
+    /* RCU needs this CPU: docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it */
+    TICK_KEEP_RCU,
     TICK_KEEP_TIMER,            /* a timer is due within a period anyway */
     TICK_KEEP_TIMEKEEPING,      /* the timekeeper, while isolated CPUs exist */
     TICK_KEEP_CLOCK,            /* the timekeeper, when the clocksource must be read often (PIT) */
@@ -44,6 +45,10 @@ struct tick_policy {
     bool stop_when_idle;            /* an idle CPU may stop its tick */
     /* May this CPU, running a task, stop its tick? now: clock_now(). */
     bool (*busy_may_stop)(struct cpu *cpu, uint64_t now);
+    /* busy_may_stop answers from nohz_full=: without that list no busy
+     * tick stops, and under a policy without this flag the list stops
+     * none (nohz_full_init() says so at boot). */
+    bool uses_nohz_full;
 };
 
 /* Every policy, NULL-terminated (kernel/time/tick_policies.c). */
@@ -68,7 +73,7 @@ struct tick_state {
     uint64_t kicks_while_ticking;   /* received with the tick already back: wasted (goal 0) */
     uint32_t dep_mask;          /* this CPU's dependency bits (kernel/time/tick_dep.c), atomic */
     uint64_t dep_kicks;         /* kicks sent because a dependency mask became non-empty */
-    uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (kernel/time/timekeeping.c) */
+    uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (timekeeping.c) */
 };
 
 /* ---- The periodic tick (kernel/time/tick.c) ---- */
