@@ -8,7 +8,6 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
-#include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
@@ -18,7 +17,6 @@
 #include "kernel/cpu/percpu.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
-#include "kernel/time/timers.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
@@ -383,65 +381,6 @@ long sys_getppid(void)
     long pid = parent ? parent->pid : 0;
     spin_unlock(&process_tree_lock);
     return pid;
-}
-
-long sys_clock_gettime(uint64_t clock, void *user_time)
-{
-    if (clock > 7)
-        return -EINVAL;
-    uint64_t now = clock_now();     /* every clock is "since boot" here */
-    struct linux_timespec time = timespec_of(now);
-    return copy_to_user(user_time, &time, sizeof(time));
-}
-
-#define TIMER_ABSTIME 1
-
-static long resume_sleep(struct restart_block *block);
-
-/* Sleep until deadline (a clock_now() time). A signal ends it early. If a
- * handler runs, the call returns EINTR (and, for a relative sleep, the
- * time left), as on Linux. If none does (a stop, then a continue), the
- * sleep goes on to the same deadline: an absolute one by a plain restart,
- * a relative one through restart_syscall and resume_sleep(), so that the
- * time already slept, or spent stopped, counts. */
-static long sleep_until(uint64_t deadline, bool relative, void *user_remaining)
-{
-    uint64_t now = clock_now();
-    uint64_t left = sleep_ns_interruptible(deadline > now ? deadline - now : 0, signal_pending);
-    if (!left)
-        return 0;
-    if (!relative)
-        return -ERESTARTNOHAND;
-    struct linux_timespec remaining = timespec_of(left);
-    if (user_remaining && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
-        return -EFAULT;
-    current_process()->restart = (struct restart_block){ resume_sleep, deadline, user_remaining };
-    return -ERESTART_RESTARTBLOCK;
-}
-
-static long resume_sleep(struct restart_block *block)
-{
-    return sleep_until(block->deadline_ns, true, block->user_remaining);
-}
-
-long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining)
-{
-    struct linux_timespec request;
-    if (clock > 7 || flags & ~(uint64_t)TIMER_ABSTIME)
-        return -EINVAL;
-    if (copy_from_user(&request, user_request, sizeof(request)) < 0)
-        return -EFAULT;
-    int64_t requested = ns_of_timespec(&request);     /* at most a century */
-    if (requested < 0)
-        return -EINVAL;
-    if (flags & TIMER_ABSTIME)
-        return sleep_until((uint64_t)requested, false, 0);     /* every clock is "since boot" here */
-    return sleep_until(clock_now() + (uint64_t)requested, true, user_remaining);
-}
-
-long sys_nanosleep(const void *user_request, void *user_remaining)
-{
-    return sys_clock_nanosleep(0, 0, user_request, user_remaining);
 }
 
 /* The process pid (0: the caller), pinned so that it and its task stay

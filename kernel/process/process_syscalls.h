@@ -15,9 +15,6 @@ long sys_execve(const char *user_path, const char *const *user_argv, const char 
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage);
 long sys_uname(void *user_buffer);
 long sys_getppid(void);
-long sys_clock_gettime(uint64_t clock, void *user_time);
-long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining);
-long sys_nanosleep(const void *user_request, void *user_remaining);
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask);
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask);
 long sys_umask(uint32_t mask);

@@ -1,7 +1,7 @@
-/* The system calls that report on time and resources: getrusage, times,
- * sysinfo, the resource limits (prlimit64, getrlimit, setrlimit), getcpu,
- * gettimeofday, clock_getres. What busybox's ps, top,
- * free, uptime and time, and musl's start-up, ask.
+/* The system calls that report on resources: the CPU time used
+ * (getrusage, times), sysinfo, the resource limits (prlimit64, getrlimit,
+ * setrlimit), getcpu. What busybox's ps, top, free, uptime and time, and
+ * musl's start-up, ask. The clocks are read in kernel/time/time_syscalls.c.
  *
  * CPU times come from the context tracking hooks (task_times_ns), never
  * from tick samples. Resource limits are recorded and reported; only
@@ -16,7 +16,6 @@
 #include "kernel/cpu/percpu.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
-#include "kernel/time/timers.h"
 #include "kernel/mm/uaccess.h"
 #include "sched/task.h"
 
@@ -162,7 +161,7 @@ long sys_setrlimit(uint64_t resource, const void *user_limit)
     return sys_prlimit64(0, resource, user_limit, 0);
 }
 
-/* ---- the CPU and the clocks ---- */
+/* ---- the CPU ---- */
 
 long sys_getcpu(unsigned *user_cpu, unsigned *user_node, void *cache)
 {
@@ -174,29 +173,3 @@ long sys_getcpu(unsigned *user_cpu, unsigned *user_node, void *cache)
         return -EFAULT;
     return 0;
 }
-
-/* There is no wall clock: the time of day is the time since boot. */
-long sys_gettimeofday(void *user_time, void *user_zone)
-{
-    struct linux_timeval now = timeval_of(clock_now());
-    int32_t zone[2] = { 0, 0 };
-    if (user_time && copy_to_user(user_time, &now, sizeof(now)) < 0)
-        return -EFAULT;
-    if (user_zone && copy_to_user(user_zone, zone, sizeof(zone)) < 0)
-        return -EFAULT;
-    return 0;
-}
-
-#define CLOCK_ID_MAX 11     /* CLOCK_REALTIME .. CLOCK_TAI */
-#define CLOCK_SGI_CYCLE 10  /* a number Linux keeps unused */
-
-long sys_clock_getres(uint64_t clock, void *user_resolution)
-{
-    struct linux_timespec resolution = { 0, 1 };
-    if (clock > CLOCK_ID_MAX || clock == CLOCK_SGI_CYCLE)
-        return -EINVAL;
-    if (user_resolution && copy_to_user(user_resolution, &resolution, sizeof(resolution)) < 0)
-        return -EFAULT;
-    return 0;
-}
-

@@ -1,9 +1,9 @@
 /* The tick policies (docs/tick-policy.md). Each answers one question: may
  * this CPU, running a task, stop its tick? (Idle is a flag.) Everything
  * else that keeps a tick (a second task, RCU, timekeeping, a timer due
- * soon) is checked by kernel/time/tick.c for every policy alike, so a policy
- * cannot stop a tick that something needs. To add one, write its question,
- * a struct tick_policy, and list it below; tick= and
+ * soon) is checked by kernel/time/tick_stop.c for every policy alike, so
+ * a policy cannot stop a tick that something needs. To add one, write its
+ * question, a struct tick_policy, and list it below; tick= and
  * /proc/sys/kernel/tick_policy find it by name. */
 #include "kernel/time/nohz_task.h"
 #include "kernel/cpu/percpu.h"
@@ -16,8 +16,9 @@ static bool never(struct cpu *cpu, uint64_t now)
     return false;
 }
 
-/* The 2010 rule (patches 03-04): only a task that asked, through
- * /proc/self/nohz. */
+/* The 2010 rule
+ * (docs/nohz-task.md#patches-03-and-04-stop-the-tick-when-the-nohz-task-runs-alone):
+ * only a task that asked, through /proc/self/nohz. */
 static bool current_is_nohz_task(struct cpu *cpu, uint64_t now)
 {
     (void)now;
@@ -33,16 +34,29 @@ static bool cpu_is_nohz_full(struct cpu *cpu, uint64_t now)
 }
 
 const struct tick_policy tick_policy_periodic = {
-    "periodic", "every CPU ticks, always", false, never,
+    .name = "periodic",
+    .summary = "every CPU ticks, always",
+    .stop_when_idle = false,
+    .busy_may_stop = never,
 };
 const struct tick_policy tick_policy_idle = {
-    "idle", "idle CPUs stop their tick", true, never,
+    .name = "idle",
+    .summary = "idle CPUs stop their tick",
+    .stop_when_idle = true,
+    .busy_may_stop = never,
 };
 const struct tick_policy tick_policy_task = {
-    "task", "idle CPUs, and a nohz task running alone (/proc/self/nohz)", true, current_is_nohz_task,
+    .name = "task",
+    .summary = "idle CPUs, and a nohz task running alone (/proc/self/nohz)",
+    .stop_when_idle = true,
+    .busy_may_stop = current_is_nohz_task,
 };
 const struct tick_policy tick_policy_full = {
-    "full", "idle CPUs, and any task running alone on a nohz_full= CPU", true, cpu_is_nohz_full,
+    .name = "full",
+    .summary = "idle CPUs, and any task running alone on a nohz_full= CPU",
+    .stop_when_idle = true,
+    .busy_may_stop = cpu_is_nohz_full,
+    .uses_nohz_full = true,
 };
 
 const struct tick_policy *const tick_policies[] = {

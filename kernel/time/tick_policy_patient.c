@@ -22,5 +22,8 @@ static bool nohz_task_ran_long_enough(struct cpu *cpu, uint64_t now)
 }
 
 const struct tick_policy tick_policy_patient = {
-    "patient", "like task, once the nohz task has run 50 ms", true, nohz_task_ran_long_enough,
+    .name = "patient",
+    .summary = "like task, once the nohz task has run 50 ms",
+    .stop_when_idle = true,
+    .busy_may_stop = nohz_task_ran_long_enough,
 };

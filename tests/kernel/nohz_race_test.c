@@ -8,7 +8,7 @@
  * waker's enqueue sees the tick stopped and sends the nohz kick, or the
  * owner, which stops its tick under the same runqueue lock, sees the
  * second task and keeps ticking (sched/sched.c enqueue_locked,
- * kernel/time/tick.c). A lost kick leaves the sleeper queued on a CPU that takes
+ * kernel/time/tick_stop.c). A lost kick leaves the sleeper queued on a CPU that takes
  * no interrupt at all, whose tick count stands still: that failure shows
  * as a round whose sleeper never runs, caught by a safety limit.
  *

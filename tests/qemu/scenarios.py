@@ -669,4 +669,16 @@ SCENARIOS = [
                          r"came back 0, other exits 0, .*Segmentation fault [1-9].*; killed at the time limit \d+, "
                          r"stuck 0 "]),
       ]],
+
+    # nohz_full_init() asks the policy whether it reads nohz_full=
+    # (struct tick_policy's uses_nohz_full, docs/tick-policy.md): tick=full
+    # without the list, and the list under tick=task, are each reported,
+    # and tick=full with the list is not.
+    {"name": "nohz-full-policy-without-list", "smp": 2, "append": "tick=full ktest=boot",
+     "must_contain": [r"^nohz_full: tick=full without nohz_full=: busy CPUs keep their tick$"]},
+    {"name": "nohz-full-list-without-policy", "smp": 2, "append": "tick=task nohz_full=1 ktest=boot",
+     "must_contain": [r"^nohz_full=1: takes effect with tick=full \(now tick=task\)$", r"^nohz_full: cpus 1$"]},
+    {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot",
+     "must_contain": [r"^nohz_full: cpus 1$"],
+     "must_not_contain": [r"takes effect with", r"without nohz_full="]},
 ]

@@ -298,8 +298,9 @@ class RealTree(unittest.TestCase):
         self.assertTrue({"nohz-spin", "nohz-race"} <= repo.scenarios())
         self.assertTrue({"run", "test", "docs"} <= repo.make_targets())
         self.assertIn("a_second_task_kicks_the_tick_back", repo.test_cases())
-        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/time/tick.c"))
-        self.assertNotIn("tick_do_periodic_work", repo.definitions("kernel/tick_dep.c"))
+        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/time/tick_stop.c"))
+        self.assertIn("tick_do_periodic_work", repo.definitions("kernel/time/tick.c"))
+        self.assertNotIn("tick_do_periodic_work", repo.definitions("kernel/time/tick_stop.c"))
         for made_up in ("nohz_sprint", "tock"):
             self.assertNotIn(made_up, repo.params())
             self.assertNotIn(made_up, repo.suites())
