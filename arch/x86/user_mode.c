@@ -39,7 +39,6 @@
 #define USER_CANONICAL_END 0x0000800000000000ul   /* RIP at or above (in the lower half) faults iretq */
 
 extern char syscall_entry[];
-void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 static bool smap_on;
 

@@ -14,6 +14,9 @@ void user_mode_init_this_cpu(void);
 bool smap_enabled(void);
 /* Leave the kernel for ring 3 at rip with stack rsp, interrupts on. */
 void user_mode_start(uint64_t rip, uint64_t rsp) __attribute__((noreturn));
+/* arch/x86/syscall_entry.asm: drop the stack down to frame and return to
+ * ring 3 through trap_return with what it holds. */
+void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 /* The RFLAGS a return to ring 3 loads: the user's CF PF AF ZF SF TF DF OF
  * RF AC ID, IF set; IOPL 0; NT, VM, VIF and VIP clear. */

@@ -30,8 +30,6 @@
 static int next_pid = 1;
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
 
-void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
-
 struct process *current_process(void)
 {
     struct task *task = current_task();
