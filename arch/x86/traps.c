@@ -17,6 +17,7 @@
 #include "kernel/process/signal.h"
 #include "kernel/debug/panic.h"
 #include "kernel/console/printk.h"
+#include "kernel/entry/entry.h"
 
 #define GATE_INTERRUPT 0x8e     /* present, ring 0, 64-bit interrupt gate (IF cleared) */
 #define GATE_USER_CALLABLE 0x60 /* DPL 3: `int3` and `into` from ring 3 reach the handler */

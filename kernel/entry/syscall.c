@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "kernel/entry/syscall.h"
+#include "kernel/entry/entry.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"

@@ -251,12 +251,6 @@ void process_exit(int wait_status)
     task_exit(wait_status);
 }
 
-void process_resume_in_user(struct trap_frame *frame)
-{
-    exit_to_user_mode(frame);
-    enter_user_mode(frame);
-}
-
 /* share_memory (vfork): the child runs in the parent's address space, and
  * the caller must wait until it is given back. */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory)

@@ -95,7 +95,6 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
  * the parent's loan is given back, or, if the parent died meanwhile, the
  * memory is the child's and is freed. */
 void process_return_borrowed_memory(struct process *process, struct address_space *memory);
-void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
 /* wait4: reap a child that has exited (pid -1: any), or report one that
  * stopped or continued if options ask; 0 with WAIT_NO_HANG and none
  * ready; -ECHILD without children. */

@@ -10,6 +10,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/user_mode.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/linux_abi.h"
@@ -189,7 +190,7 @@ static void return_to_user_as_child(void *arg)
     kfree(arg);
     frame.rax = 0;                  /* fork returns 0 in the child */
     irq_disable();
-    process_resume_in_user(&frame);
+    user_mode_resume(&frame);
 }
 
 /* A vfork parent's wait: until the child gives the memory back, or a

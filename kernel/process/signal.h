@@ -117,6 +117,11 @@ int signal_send_group(int process_group, int signal);
 /* An exception in user mode: the handler runs if there is one and the
  * signal is not blocked, else the process dies with a message. */
 void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address);
+/* A signal the process cannot ignore or block (Linux's force_sig), with
+ * si_code code: the handler runs if there is one and the signal is not
+ * blocked; otherwise the process dies with a message naming what, rather
+ * than loop on what caused it. */
+void signal_force(struct trap_frame *frame, int signal, int code, uint64_t address, const char *what);
 
 bool signal_pending(void);
 /* A pending signal that kills when delivered (SIGKILL, or one whose
@@ -128,17 +133,24 @@ int signal_fatal_pending(void);
  * mask comes back at once, or, if a signal ended the wait, after the
  * handler has run with the wait's mask in force (as Linux does). */
 int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size);
-long sys_restart_syscall(void);
 void signal_mask_after_wait(long result);
 /* For /proc/PID/status: the signals set to SIG_IGN and those with handlers. */
-void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught);          /* for the current process: one to deliver */
+void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught);
 void signal_fork(struct signal_state *child, const struct signal_state *parent);
 void signal_exec(struct signal_state *state);   /* handlers back to SIG_DFL */
 
-/* The way back to ring 3, with interrupts off: reschedule and deliver
- * signals until neither is needed, then leave the kernel (context
- * tracking). Every return to user mode ends here. */
-void exit_to_user_mode(struct trap_frame *frame);
+/* The steps of exit_to_user_mode() (kernel/entry/entry.c) that are
+ * signals'. The lowest deliverable signal of the current process: what
+ * its action says (interrupts on). */
+void signal_deliver_one(struct trap_frame *frame);
+/* A system call a signal interrupted before it finished (one of the
+ * ERESTART codes in rax): it runs again when we return, unless a handler
+ * runs first and says otherwise. */
+bool signal_wants_restart(const struct trap_frame *frame);
+void signal_restart_syscall(struct trap_frame *frame);
+/* Last on the way out: a wait's own mask (signal_mask_for_wait) that no
+ * handler frame took along is replaced by the one from before. */
+void signal_restore_wait_mask(void);
 
 /* Sleep on queue until condition holds (0) or a signal is pending
  * (-ERESTARTSYS): the wait_event for system calls. */
@@ -167,6 +179,7 @@ long sys_rt_sigpending(uint64_t *user_set, uint64_t size);
 long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size);
 long sys_rt_sigreturn(void);
 long sys_pause(void);
+long sys_restart_syscall(void);
 long sys_kill(int64_t pid, int64_t signal);
 long sys_tkill(int64_t tid, int64_t signal);
 long sys_tgkill(int64_t tgid, int64_t tid, int64_t signal);
