@@ -15,7 +15,6 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
-#include "arch/x86/power.h"
 #include "arch/x86/trap.h"
 #include "kernel/time/context_tracking.h"
 #include "kernel/lib/errno.h"
@@ -25,6 +24,7 @@
 #include "kernel/fs/fs_syscalls.h"
 #include "kernel/process/process.h"
 #include "kernel/fs/poll.h"
+#include "kernel/process/poweroff.h"
 #include "kernel/process/process_syscalls.h"
 #include "kernel/process/signal.h"
 #include "kernel/process/resource_syscalls.h"
@@ -220,30 +220,8 @@ WRAP(chmod, sys_chmod((const char *)a0, (uint32_t)a1))
 WRAP(fchmod, sys_fchmod((int)a0, (uint32_t)a1))
 WRAP(fchmodat, sys_fchmodat((int)a0, (const char *)a1, (uint32_t)a2, 0))
 
-#define REBOOT_MAGIC1 0xfee1deadu
-#define REBOOT_MAGIC2  0x28121969u
-#define REBOOT_MAGIC2A 0x05121996u
-#define REBOOT_MAGIC2B 0x16041998u
-#define REBOOT_MAGIC2C 0x20112000u
-#define REBOOT_CMD_RESTART 0x01234567u
-#define REBOOT_CMD_HALT 0xcdef0123u
-#define REBOOT_CMD_POWER_OFF 0x4321fedcu
-
 WRAP(kill, sys_kill((int)a0, (int)a1))           /* pid_t and int: 32 bits */
-
-/* busybox's poweroff, halt and reboot all end the run: under QEMU there is
- * no difference worth keeping, and tools/boot sees status 0. */
-static long sys_reboot(uint64_t magic, uint64_t magic2, uint64_t command, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    (void)a3, (void)a4, (void)a5;
-    uint32_t second = (uint32_t)magic2;
-    if ((uint32_t)magic != REBOOT_MAGIC1 || (second != REBOOT_MAGIC2 && second != REBOOT_MAGIC2A &&
-                                             second != REBOOT_MAGIC2B && second != REBOOT_MAGIC2C))
-        return -EINVAL;
-    if (command != REBOOT_CMD_POWER_OFF && command != REBOOT_CMD_HALT && command != REBOOT_CMD_RESTART)
-        return -EINVAL;
-    machine_power_off(0);
-}
+WRAP(reboot, sys_reboot(a0, a1, a2))
 
 #define NR(number, function) [number] = { #function, sys_##function }
 #define W(number, name) [number] = { #name, wrap_##name }
@@ -260,7 +238,7 @@ static const struct syscall_entry table[] = {
     W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(124, getsid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
-    W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
+    W(292, dup3), W(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
     W(34, pause), W(219, restart_syscall), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),

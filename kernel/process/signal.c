@@ -17,7 +17,6 @@
  * status says "core dumped", as on Linux with a core size limit of 0). */
 #include "kernel/process/signal.h"
 
-#include "arch/x86/power.h"
 #include "arch/x86/signal_frame.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
@@ -26,6 +25,7 @@
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
+#include "kernel/process/poweroff.h"
 #include "kernel/process/process.h"
 #include "kernel/mm/uaccess.h"
 #include "sched/task.h"
@@ -448,21 +448,6 @@ static bool is_target(const struct process *target, const struct process *self, 
     return target->process_group == -pid;
 }
 
-/* busybox's poweroff, halt and reboot send SIGUSR2, SIGUSR1 and SIGTERM
- * to pid 1, as they would ask busybox init. Our pid 1 is a shell or a
- * program, which drops them (pid 1 gets only signals it handles): so the
- * kernel does what init would, and ends the run. */
-static bool asks_init_to_power_off(int64_t pid, int64_t signal)
-{
-    if (pid != 1 || (signal != SIGUSR1 && signal != SIGUSR2 && signal != SIGTERM))
-        return false;
-    spin_lock(&process_tree_lock);
-    struct process *init = process_find_locked(1);
-    bool dropped = !init || init->signals.actions[signal].handler == SIG_DFL;
-    spin_unlock(&process_tree_lock);
-    return dropped;
-}
-
 long sys_kill(int64_t pid, int64_t signal)
 {
     struct process *self = current_process();
@@ -471,8 +456,7 @@ long sys_kill(int64_t pid, int64_t signal)
 
     if (signal < 0 || signal > SIGNAL_MAX || pid == INT32_MIN)
         return -EINVAL;
-    if (asks_init_to_power_off(pid, signal))
-        machine_power_off(0);
+    poweroff_if_init_asked(pid, signal);
     spin_lock(&process_tree_lock);
     for_each_process(target) {
         if (is_target(target, self, pid)) {
