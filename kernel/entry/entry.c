@@ -1,13 +1,24 @@
-/* The way into and out of the kernel from ring 3. See kernel/entry/entry.h
- * and docs/user-space.md, section 4. */
+/* The way into and out of the kernel: the kernel's side of every trap,
+ * interrupt and system call. arch/x86 saves the registers and tells
+ * exceptions from interrupts; from here on it is the model's business
+ * (context tracking, signals, rescheduling, interrupt handlers). See
+ * kernel/entry/entry.h and docs/user-space.md, section 4. */
 #include "kernel/entry/entry.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/user_mode.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/debug/panic.h"
+#include "kernel/irq/irq.h"
+#include "kernel/locking/lockcheck.h"
 #include "kernel/process/signal.h"
 #include "kernel/time/context_tracking.h"
 #include "sched/task.h"
+
+void enter_from_user_mode(void)
+{
+    context_user_exit();
+}
 
 /* Loop until nothing is left to do: a reschedule, a signal (its handler
  * frame changes what we return to), an interrupted system call to run
@@ -34,4 +45,25 @@ void exit_to_user_mode(struct trap_frame *frame)
     }
     signal_restore_wait_mask();
     context_user_enter();
+}
+
+/* si_code 1 for every fault: SEGV_MAPERR, ILL_ILLOPC, FPE_INTDIV,
+ * BUS_ADRALN, TRAP_BRKPT (the first code of each signal). */
+void entry_user_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
+{
+    signal_force(frame, signal, 1, address, what);
+}
+
+void entry_interrupt(struct trap_frame *frame)
+{
+    irq_dispatch(frame);
+}
+
+void entry_nmi(struct trap_frame *frame)
+{
+    if (panic_in_progress())
+        panic_halt_this_cpu();
+    if (lockcheck_answer_nmi(frame))
+        return;
+    panic_from_trap(frame, "unexpected NMI");
 }

@@ -2,12 +2,12 @@
  *
  * syscall_entry (arch/x86/syscall_entry.asm) saves the user registers as a
  * struct trap_frame and calls syscall_dispatch(), which leaves user context
- * (context tracking), enables interrupts, runs the handler with Linux's
+ * (enter_from_user_mode), enables interrupts, runs the handler with Linux's
  * argument registers (rdi, rsi, rdx, r10, r8, r9), stores the result in rax,
- * reschedules if asked to, and enters user context again. A number nohzk
- * does not implement returns -ENOSYS; with strace=1 on the kernel command
- * line every call is logged with its name, arguments and result, so a
- * missing one shows at once. */
+ * and goes back through exit_to_user_mode() (kernel/entry/entry.c). A
+ * number nohzk does not implement returns -ENOSYS; with strace=1 on the
+ * kernel command line every call is logged with its name, arguments and
+ * result, so a missing one shows at once. */
 #include <stdbool.h>
 
 #include "kernel/entry/syscall.h"
@@ -15,7 +15,6 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/trap.h"
-#include "kernel/time/context_tracking.h"
 #include "kernel/lib/errno.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
@@ -207,7 +206,7 @@ static void check_balanced(uint64_t number)
 
 void syscall_dispatch(struct trap_frame *frame)
 {
-    context_user_exit();
+    enter_from_user_mode();
     current_task()->syscall_frame = frame;
     irq_enable();
     long result = call(frame);

@@ -196,11 +196,6 @@ void signal_force(struct trap_frame *frame, int signal, int code, uint64_t addre
     process_exit(WAIT_STATUS_SIGNALED(signal));
 }
 
-void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
-{
-    signal_force(frame, signal, 1, address, what);
-}
-
 static bool in_syscall(const struct trap_frame *frame)
 {
     return frame->vector == SYSCALL_VECTOR && frame->error_code != (uint64_t)-1;
