@@ -8,7 +8,6 @@
 #include "kernel/process/process.h"
 
 #include "arch/x86/paging.h"
-#include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/fpu.h"
