@@ -17,8 +17,6 @@
 #include "kernel/lib/string.h"
 #include "sched/task.h"
 
-void task_first_run(void);
-
 static unsigned next_task_id = 1;
 
 static struct task *task_allocate(const char *name, const struct cpumask *affinity)

@@ -90,4 +90,8 @@ void place_runnable_task(struct task *task);     /* caller holds task->lock */
 void preempt_disable(void);
 void preempt_enable(void);
 
+/* The first code a new task runs (sched/sched.c): sched/kthread.c puts its
+ * address on a new task's stack, where context_switch() "returns" to it. */
+void task_first_run(void);
+
 #endif

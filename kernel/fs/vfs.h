@@ -4,8 +4,9 @@
  * process's file descriptor table. File operations take kernel buffers: the
  * system calls (kernel/fs/fs_syscalls.c) copy to and from user memory.
  *
- * Inodes are opaque outside kernel/fs/vfs.c: everything else names them by
- * path, or holds one through an open file or a working directory. */
+ * Inodes are opaque outside the VFS's own files (kernel/fs/vfs_internal.h
+ * lists them): everything else names them by path, or holds one through an
+ * open file or a working directory. */
 #ifndef KERNEL_VFS_H
 #define KERNEL_VFS_H
 

@@ -57,7 +57,6 @@ struct process {
     size_t cmdline_length;
     uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
     struct process_rlimit rlimits[RLIMIT_COUNT];    /* RLIMIT_NOFILE enforced, the rest recorded; fork copies */
-    bool rlimits_set;
     struct process_itimers itimers;                 /* setitimer, alarm (kernel/time/itimer.c) */
 };
 

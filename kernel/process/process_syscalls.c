@@ -11,6 +11,7 @@
 #include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/linux_abi.h"

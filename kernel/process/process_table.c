@@ -18,7 +18,6 @@
 #include "kernel/mm/heap.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/debug/panic.h"
-#include "kernel/process/resource_syscalls.h"
 #include "kernel/lib/string.h"
 #include "sched/task.h"
 
@@ -31,9 +30,6 @@ static struct process *init_process;
 void process_table_add(struct process *process)
 {
     process->start_ns = clock_now();
-    if (!process->rlimits_set)      /* a fork inherits its parent's */
-        process_rlimits_default(process);
-    process->rlimits_set = true;
     process->references = 1;        /* the table's: a fork copied its parent's count */
     spin_lock(&process_tree_lock);
     process->next_in_table = table;

@@ -5,8 +5,8 @@
  *
  * CPU times come from the context tracking hooks (task_times_ns), never
  * from tick samples. Resource limits are recorded and reported; only
- * RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c: descriptor_limit, up to
- * the real FD_MAX, its default). */
+ * RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c: descriptor_limit).
+ * A new process's limits are set in kernel/process/process.c. */
 #include "kernel/process/resource_syscalls.h"
 
 #include "arch/x86/clock.h"
@@ -18,12 +18,10 @@
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
 #include "kernel/mm/uaccess.h"
-#include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
 #define NS_PER_SECOND  1000000000ul
 #define USER_HZ        100
-#define RLIM_INFINITY  (~0ul)
 
 /* ---- getrusage, times ---- */
 
@@ -120,22 +118,9 @@ long sys_sysinfo(void *user_info)
 
 /* ---- resource limits ---- */
 
-#define RLIMIT_STACK  3
-#define RLIMIT_CORE   4
-#define RLIMIT_NOFILE 7
-
 struct linux_rlimit {
     uint64_t current, maximum;
 };
-
-void process_rlimits_default(struct process *process)
-{
-    for (int i = 0; i < RLIMIT_COUNT; i++)
-        process->rlimits[i] = (struct process_rlimit){ RLIM_INFINITY, RLIM_INFINITY };
-    process->rlimits[RLIMIT_STACK].current = 8ul << 20;
-    process->rlimits[RLIMIT_CORE].current = 0;
-    process->rlimits[RLIMIT_NOFILE] = (struct process_rlimit){ FD_MAX, FD_MAX };
-}
 
 /* Checked in full before anything changes: a bad call changes nothing. */
 long sys_prlimit64(int64_t pid, uint64_t resource, const void *user_new, void *user_old)

@@ -15,6 +15,5 @@ long sys_setrlimit(uint64_t resource, const void *user_limit);
 long sys_getcpu(unsigned *user_cpu, unsigned *user_node, void *cache);
 long sys_gettimeofday(void *user_time, void *user_zone);
 long sys_clock_getres(uint64_t clock, void *user_resolution);
-void process_rlimits_default(struct process *process);
 
 #endif

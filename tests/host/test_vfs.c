@@ -1,8 +1,9 @@
-/* Host unit tests of the file layer: kernel/fs/vfs.c (the tree, lookup, the
- * initramfs), kernel/fs/fd.c (descriptor tables) and kernel/fs/fs_syscalls.c
- * (the system calls), run against a pretend current process. The kernel's
- * services are replaced below: kmalloc by malloc, spinlocks by nothing (one
- * thread), user memory by plain memory. */
+/* Host unit tests of the file layer: the VFS (kernel/fs/inode.c, namei.c,
+ * directory.c, ramfs.c, file.c, initramfs.c: the tree, lookup, open files,
+ * the initramfs), kernel/fs/fd.c (descriptor tables) and
+ * kernel/fs/fs_syscalls.c (the system calls), run against a pretend current
+ * process. The kernel's services are replaced below: kmalloc by malloc,
+ * spinlocks by nothing (one thread), user memory by plain memory. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
