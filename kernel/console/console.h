@@ -73,6 +73,10 @@ void devices_init(void); /* /dev/null, zero, random, urandom; console_init calls
 void console_get_termios(struct linux_termios *out);
 void console_set_termios(const struct linux_termios *termios);
 
+/* write(2) of a process without a descriptor table (the in-kernel tests'
+ * flat programs): fds 1 and 2 go to the console. */
+long sys_write_console(uint64_t fd, const char *user_buffer, uint64_t count);
+
 /* Feed bytes to the line discipline as if the UART had received them. */
 void console_test_inject(const char *bytes, size_t count);
 

@@ -8,7 +8,6 @@
 #include "kernel/process/process.h"
 
 #include "arch/x86/paging.h"
-#include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/fpu.h"
@@ -35,8 +34,6 @@
 
 static int next_pid = 1;
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
-
-void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 struct process *current_process(void)
 {
@@ -271,12 +268,6 @@ void process_exit(int wait_status)
     }
     spin_unlock(&process_tree_lock);
     task_exit(wait_status);
-}
-
-void process_resume_in_user(struct trap_frame *frame)
-{
-    exit_to_user_mode(frame);
-    enter_user_mode(frame);
 }
 
 /* share_memory (vfork): the child runs in the parent's address space, and

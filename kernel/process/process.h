@@ -66,12 +66,10 @@ extern struct spinlock process_tree_lock;
 #define WAIT_STATUS_EXITED(code) (((code)&0xff) << 8)
 #define WAIT_STATUS_SIGNALED(signal) ((signal)&0x7f)
 
-struct trap_frame;
-
 struct process *current_process(void);      /* NULL in a kernel thread */
 
 /* Start a process running a flat image of position-independent code (the
- * in-kernel tests use this until execve loads ELF files). */
+ * in-kernel tests' ring-3 programs). */
 struct process *process_spawn_flat(const char *name, const void *code, size_t size, int cpu);
 /* Wait for it to end and free it; returns its wait status word. */
 int process_reap(struct process *process);
@@ -87,22 +85,21 @@ struct exec_start {
 };
 long process_execve(const char *path, const char *const *argv, const char *const *envp,
                     struct exec_start *start);
-/* Start the first user process: path with argv/envp, fds 0-2 on path_console. */
 /* fork: a copy of parent whose task starts in child_entry(arg). */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
 /* Exec or exit of a vfork child, which has switched away from memory:
  * the parent's loan is given back, or, if the parent died meanwhile, the
  * memory is the child's and is freed. */
 void process_return_borrowed_memory(struct process *process, struct address_space *memory);
-void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
-/* wait4: reap a child that has exited (pid -1: any), or report one that
- * stopped or continued if options ask; 0 with WAIT_NO_HANG and none
- * ready; -ECHILD without children. */
 /* wait4's options (Linux's values) */
 #define WAIT_NO_HANG   1        /* WNOHANG */
 #define WAIT_UNTRACED  2        /* WUNTRACED: report stops */
 #define WAIT_CONTINUED 8        /* WCONTINUED: report continues */
+/* wait4: reap a child that has exited (pid -1: any), or report one that
+ * stopped or continued if options ask; 0 with WAIT_NO_HANG and none
+ * ready; -ECHILD without children. */
 long process_wait_child(int pid, int options, int *status);
+/* Start the first user process: path with argv/envp, fds 0-2 on console. */
 struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
                                    const char *console);
 /* The table of all processes, for /proc and lookups by pid

@@ -9,6 +9,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/user_mode.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
@@ -188,7 +189,7 @@ static void return_to_user_as_child(void *arg)
     kfree(arg);
     frame.rax = 0;                  /* fork returns 0 in the child */
     irq_disable();
-    process_resume_in_user(&frame);
+    user_mode_resume(&frame);
 }
 
 /* A vfork parent's wait: until the child gives the memory back, or a
@@ -343,7 +344,13 @@ long sys_execve(const char *user_path, const char *const *user_argv, const char 
     return 0;
 }
 
-/* --- wait4 ------------------------------------------------------------- */
+/* --- exit and wait4 ---------------------------------------------------- */
+
+long sys_exit(int code)
+{
+    process_exit(WAIT_STATUS_EXITED(code));
+}
+
 
 #define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: one thread per process */
 
@@ -373,6 +380,11 @@ long sys_uname(void *user_buffer)
     return copy_to_user(user_buffer, &name, sizeof(name));
 }
 
+long sys_getpid(void)
+{
+    return current_process()->pid;
+}
+
 /* Under the lock: an exiting parent hands us to init, and may be freed. */
 long sys_getppid(void)
 {
@@ -381,6 +393,31 @@ long sys_getppid(void)
     long pid = parent ? parent->pid : 0;
     spin_unlock(&process_tree_lock);
     return pid;
+}
+
+long sys_set_tid_address(uint64_t address)
+{
+    current_process()->tid_address = address;
+    return current_process()->pid;
+}
+
+#define ARCH_SET_FS 0x1002
+#define ARCH_GET_FS 0x1003
+
+long sys_arch_prctl(uint64_t code, uint64_t address)
+{
+    struct process *process = current_process();
+
+    if (code == ARCH_SET_FS) {
+        if (address >= USER_MAP_END)
+            return -EPERM;      /* Linux's TASK_SIZE_MAX: not even the last page below 2^47 */
+        process->fs_base = address;
+        wrmsr(MSR_FS_BASE, address);
+        return 0;
+    }
+    if (code == ARCH_GET_FS)
+        return copy_to_user((void *)address, &process->fs_base, sizeof(uint64_t));
+    return -EINVAL;
 }
 
 /* The process pid (0: the caller), pinned so that it and its task stay
@@ -395,6 +432,12 @@ static struct process *affinity_target(int64_t pid)
         process_get_locked(process);
     spin_unlock(&process_tree_lock);
     return process;
+}
+
+long sys_sched_yield(void)
+{
+    yield();
+    return 0;
 }
 
 /* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
@@ -502,6 +545,11 @@ long sys_setsid(void)
         self->process_group = self->session = self->pid;
     spin_unlock(&process_tree_lock);
     return result;
+}
+
+long sys_getpgrp(void)
+{
+    return current_process()->process_group;
 }
 
 /* getpgid, getsid: of any process; 0 is the caller. */
