@@ -7,9 +7,9 @@
  * old is fine here.
  *
  * Per process, /proc/PID holds the PROC_PID_FILE entries (stat, status,
- * cmdline, nohz): kernel/process/process_table.c calls procfs_process_added() and
- * procfs_process_removed(), which create and remove the directory in the
- * VFS tree, so getdents64 on /proc lists the pids with no special case.
+ * cmdline, nohz): procfs_init() hooks into the process table
+ * (process_table_add_hook), to create and remove each directory in the VFS
+ * tree, so getdents64 on /proc lists the pids with no special case.
  * A per-process file's inode carries its pid and its entry's index packed
  * in the `private` word, not a pointer: nothing to free, nothing that can
  * outlive the process. The process is looked up by pid at open: if it is
@@ -601,9 +601,10 @@ static const struct file_ops procfs_self_ops = {
     .link_target = self_link_target,
 };
 
-/* From kernel/process/process_table.c, when a process enters the table. A failure (no memory)
- * leaves the process without some /proc files: reported, not fatal. */
-void procfs_process_added(int pid)
+/* The process table's hooks: a process entered the table, or left it. A
+ * failure (no memory) leaves the process without some /proc files:
+ * reported, not fatal. */
+static void pid_directory_create(int pid)
 {
     for (const struct proc_pid_file *const *entry = __proc_pid_files_start; entry < __proc_pid_files_end; entry++) {
         char path[48];
@@ -616,12 +617,14 @@ void procfs_process_added(int pid)
     }
 }
 
-void procfs_process_removed(int pid)
+static void pid_directory_remove(int pid)
 {
     char path[32];
     snprintf(path, sizeof(path), "/proc/%d", pid);
     vfs_remove_tree(path);
 }
+
+static struct process_table_hook pid_directories = { pid_directory_create, pid_directory_remove, 0 };
 
 void procfs_init(void)
 {
@@ -636,4 +639,5 @@ void procfs_init(void)
     if (error)
         printk("procfs: cannot create /proc/self: %d\n", error);
     vfs_seal("/proc");      /* its names are ours: no user program adds or removes one */
+    process_table_add_hook(&pid_directories);
 }
