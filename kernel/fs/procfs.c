@@ -51,9 +51,6 @@
 #include "rcu/proc.h"
 #include "sched/task.h"
 
-#define USER_HZ 100 /* the unit of /proc/stat's times, fixed by the ABI */
-#define NS_PER_TICK (1000000000ul / USER_HZ)
-
 /* What an open file holds: the snapshot, and for a per-process file which
  * one it is (pid_file NULL otherwise). */
 struct snapshot {
@@ -177,7 +174,7 @@ static struct cpu_times cpu_times(unsigned cpu, uint64_t now)
 {
     uint64_t idle = idle_ns(cpu), user = __atomic_load_n(&cpus[cpu]->user_ns, __ATOMIC_RELAXED);
     uint64_t system = now > idle + user ? now - idle - user : 0;
-    return (struct cpu_times){ user / NS_PER_TICK, system / NS_PER_TICK, idle / NS_PER_TICK };
+    return (struct cpu_times){ user_hz_ticks(user), user_hz_ticks(system), user_hz_ticks(idle) };
 }
 
 static void stat_cpu_line(struct proc_text *text, const char *name, struct cpu_times times)
@@ -404,7 +401,7 @@ static const char *process_state_name(char state)
 
 static unsigned long long to_user_hz(uint64_t ns)
 {
-    return (unsigned long long)(ns / NS_PER_TICK);
+    return (unsigned long long)user_hz_ticks(ns);
 }
 
 static int parent_pid(struct process *process)
