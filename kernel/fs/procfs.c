@@ -92,43 +92,6 @@ static uint64_t idle_ns(unsigned cpu)
     return idle ? task_runtime_ns(idle) : 0;
 }
 
-static void generate_interrupts(struct proc_text *text)
-{
-    static const char *const descriptions[IRQ_SOURCE_DEVICE_FIRST] = {
-        [IRQ_SOURCE_LOCAL_TIMER] = "Local timer interrupts",
-        [IRQ_SOURCE_RESCHEDULE] = "Rescheduling interrupts",
-        [IRQ_SOURCE_CALL_FUNCTION] = "Function call interrupts",
-        [IRQ_SOURCE_NOHZ_KICK] = "Nohz kick interrupts",
-        [IRQ_SOURCE_SPURIOUS] = "Spurious interrupts",
-        [IRQ_SOURCE_APIC_ERROR] = "APIC errors",
-    };
-    unsigned cpu;
-    /* Linux's columns: 11 wide, the label "XXX: " then counts "%10u ". */
-    proc_printf(text, "%11s", "");
-    for_each_online_cpu(cpu)
-        proc_printf(text, "CPU%-8u", cpu);
-    proc_printf(text, "\n");
-    /* Device IRQs first, by GSI, as Linux lists them; only those seen. */
-    for (unsigned gsi = 0; gsi < DEVICE_GSI_COUNT; gsi++) {
-        enum irq_source source = IRQ_SOURCE_DEVICE_FIRST + gsi;
-        uint64_t total = 0;
-        for_each_online_cpu(cpu)
-            total += irq_count(cpu, source);
-        if (total == 0)
-            continue;
-        proc_printf(text, "%3u: ", gsi);
-        for_each_online_cpu(cpu)
-            proc_printf(text, "%10llu ", (unsigned long long)irq_count(cpu, source));
-        proc_printf(text, " IO-APIC  %u-edge\n", gsi); /* trigger mode not tracked */
-    }
-    for (unsigned source = 0; source < IRQ_SOURCE_DEVICE_FIRST; source++) {
-        proc_printf(text, "%3s: ", irq_source_name(source));
-        for_each_online_cpu(cpu)
-            proc_printf(text, "%10llu ", (unsigned long long)irq_count(cpu, source));
-        proc_printf(text, "  %s\n", descriptions[source]);
-    }
-}
-
 static void generate_uptime(struct proc_text *text)
 {
     uint64_t now = clock_now();
@@ -141,27 +104,6 @@ static void generate_uptime(struct proc_text *text)
     proc_printf(text, "%llu.%02llu %llu.%02llu\n", (unsigned long long)(now_cs / 100),
                 (unsigned long long)(now_cs % 100), (unsigned long long)(idle_cs / 100),
                 (unsigned long long)(idle_cs % 100));
-}
-
-static void generate_meminfo(struct proc_text *text)
-{
-    unsigned long kb_per_page = 4096 / 1024;
-    unsigned long total = page_total_count() * kb_per_page, free = page_free_count() * kb_per_page;
-    /* No page cache to reclaim: what is free is what is available. */
-    proc_printf(text, "MemTotal:       %8lu kB\n", total);
-    proc_printf(text, "MemFree:        %8lu kB\n", free);
-    proc_printf(text, "MemAvailable:   %8lu kB\n", free);
-    /* Linux's name for kernel objects; HeapObjects is ours (leak checks). */
-    size_t heap_objects, heap_bytes;
-    heap_usage(&heap_objects, &heap_bytes);
-    proc_printf(text, "Slab:           %8lu kB\nHeapObjects:    %8lu\n", heap_bytes / 1024, heap_objects);
-    size_t by_size[HEAP_SIZE_BUCKETS];
-    heap_usage_by_size(by_size);
-    proc_printf(text, "KernelStackTables: %6lu kB\n", kernel_stack_table_pages() * 4);
-    proc_printf(text, "HeapObjectsBySize:");
-    for (unsigned i = 0; i < HEAP_SIZE_BUCKETS; i++)
-        proc_printf(text, " %lu", by_size[i]);
-    proc_printf(text, "\n");
 }
 
 struct cpu_times {
@@ -251,9 +193,7 @@ static void generate_rcu(struct proc_text *text) { generate_from(text, rcu_proc_
 static void generate_rcustress(struct proc_text *text) { generate_from(text, rcu_stress_show); }
 static void generate_trace(struct proc_text *text) { generate_from(text, trace_proc_show); }
 
-PROC_FILE("/proc/interrupts", generate_interrupts, NULL);
 PROC_FILE("/proc/uptime", generate_uptime, NULL);
-PROC_FILE("/proc/meminfo", generate_meminfo, NULL);
 PROC_FILE("/proc/stat", generate_stat, NULL);
 PROC_FILE("/proc/rcu", generate_rcu, NULL);
 PROC_FILE("/proc/rcustress", generate_rcustress, rcu_stress_write);
