@@ -86,102 +86,6 @@ void proc_write_bytes(struct proc_text *text, const void *bytes, size_t count)
 
 /* ---- The files ---- */
 
-static uint64_t idle_ns(unsigned cpu)
-{
-    struct task *idle = cpus[cpu]->rq.idle;
-    return idle ? task_runtime_ns(idle) : 0;
-}
-
-static void generate_uptime(struct proc_text *text)
-{
-    uint64_t now = clock_now();
-    /* Idle time is summed over CPUs, as Linux does (it may exceed uptime). */
-    uint64_t idle = 0;
-    unsigned cpu;
-    for_each_online_cpu(cpu)
-        idle += idle_ns(cpu);
-    uint64_t now_cs = now / 10000000, idle_cs = idle / 10000000;
-    proc_printf(text, "%llu.%02llu %llu.%02llu\n", (unsigned long long)(now_cs / 100),
-                (unsigned long long)(now_cs % 100), (unsigned long long)(idle_cs / 100),
-                (unsigned long long)(idle_cs % 100));
-}
-
-struct cpu_times {
-    uint64_t user, system, idle;    /* USER_HZ ticks */
-};
-
-/* user is measured at the context tracking hooks; system is the rest of
- * the time that was not idle (interrupts included). */
-static struct cpu_times cpu_times(unsigned cpu, uint64_t now)
-{
-    uint64_t idle = idle_ns(cpu), user = __atomic_load_n(&cpus[cpu]->user_ns, __ATOMIC_RELAXED);
-    uint64_t system = now > idle + user ? now - idle - user : 0;
-    return (struct cpu_times){ user_hz_ticks(user), user_hz_ticks(system), user_hz_ticks(idle) };
-}
-
-static void stat_cpu_line(struct proc_text *text, const char *name, struct cpu_times times)
-{
-    /* user nice system idle iowait irq softirq steal guest guest_nice */
-    proc_printf(text, "%s %llu 0 %llu %llu 0 0 0 0 0 0\n", name, (unsigned long long)times.user,
-                (unsigned long long)times.system, (unsigned long long)times.idle);
-}
-
-static void generate_stat(struct proc_text *text)
-{
-    uint64_t switches = 0, running = 0, interrupts = 0, now = clock_now();
-    struct cpu_times total = { 0, 0, 0 };
-    unsigned cpu;
-    for_each_online_cpu(cpu) {
-        struct cpu_times times = cpu_times(cpu, now);
-        total.user += times.user;
-        total.system += times.system;
-        total.idle += times.idle;
-        switches += cpus[cpu]->rq.context_switches;
-        running += cpus[cpu]->rq.nr_running;
-        for (unsigned source = 0; source < IRQ_SOURCE_COUNT; source++)
-            interrupts += irq_count(cpu, source);
-    }
-    stat_cpu_line(text, "cpu ", total);
-    for_each_online_cpu(cpu) {
-        char name[16];
-        snprintf(name, sizeof(name), "cpu%u", cpu);
-        stat_cpu_line(text, name, cpu_times(cpu, now));
-    }
-    /* intr: the total, then each device IRQ by number (Linux's layout). */
-    proc_printf(text, "intr %llu", (unsigned long long)interrupts);
-    for (unsigned gsi = 0; gsi < DEVICE_GSI_COUNT; gsi++) {
-        uint64_t count = 0;
-        for_each_online_cpu(cpu)
-            count += irq_count(cpu, IRQ_SOURCE_DEVICE_FIRST + gsi);
-        proc_printf(text, " %llu", (unsigned long long)count);
-    }
-    proc_printf(text, "\nctxt %llu\n", (unsigned long long)switches);
-    proc_printf(text, "btime 0\n"); /* no wall clock */
-    proc_printf(text, "processes 0\n");
-    proc_printf(text, "procs_running %llu\n", (unsigned long long)running);
-    proc_printf(text, "procs_blocked 0\n");
-}
-
-static void generate_cmdline(struct proc_text *text)
-{
-    proc_printf(text, "%s\n", kernel_command_line);
-}
-
-static void generate_loadavg(struct proc_text *text)
-{
-    unsigned running = 0, total = 0, last_pid = 0, cpu;
-    for_each_online_cpu(cpu)
-        running += cpus[cpu]->rq.nr_running;
-    spin_lock(&process_tree_lock);
-    for (struct process *process = process_table_first_locked(); process; process = process->next_in_table) {
-        total++;
-        if ((unsigned)process->pid > last_pid)
-            last_pid = (unsigned)process->pid;
-    }
-    spin_unlock(&process_tree_lock);
-    proc_printf(text, "0.00 0.00 0.00 %u/%u %u\n", running, total, last_pid);
-}
-
 /* Files whose text another part of the kernel writes, snprintf-style. */
 static void generate_from(struct proc_text *text, size_t (*show)(char *buffer, size_t size))
 {
@@ -193,12 +97,8 @@ static void generate_rcu(struct proc_text *text) { generate_from(text, rcu_proc_
 static void generate_rcustress(struct proc_text *text) { generate_from(text, rcu_stress_show); }
 static void generate_trace(struct proc_text *text) { generate_from(text, trace_proc_show); }
 
-PROC_FILE("/proc/uptime", generate_uptime, NULL);
-PROC_FILE("/proc/stat", generate_stat, NULL);
 PROC_FILE("/proc/rcu", generate_rcu, NULL);
 PROC_FILE("/proc/rcustress", generate_rcustress, rcu_stress_write);
-PROC_FILE("/proc/cmdline", generate_cmdline, NULL);
-PROC_FILE("/proc/loadavg", generate_loadavg, NULL);
 PROC_FILE("/proc/trace", generate_trace, trace_proc_write);
 
 /* ---- /proc/PID ---- */
