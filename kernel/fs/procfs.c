@@ -48,7 +48,6 @@
 #include "kernel/trace/trace.h"
 #include "kernel/time/tsc_watchdog.h"
 #include "kernel/fs/vfs.h"
-#include "rcu/proc.h"
 #include "sched/task.h"
 
 /* What an open file holds: the snapshot, and for a per-process file which
@@ -79,27 +78,12 @@ void proc_printf(struct proc_text *text, const char *format, ...)
 void proc_write_bytes(struct proc_text *text, const void *bytes, size_t count)
 {
     size_t room = text->length < text->capacity ? text->capacity - text->length : 0;
-    if (count <= room)
+    if (count < room) {
         memcpy(text->data + text->length, bytes, count);
+        text->data[text->length + count] = '\0';
+    }
     text->length += count;
 }
-
-/* ---- The files ---- */
-
-/* Files whose text another part of the kernel writes, snprintf-style. */
-static void generate_from(struct proc_text *text, size_t (*show)(char *buffer, size_t size))
-{
-    size_t room = text->length < text->capacity ? text->capacity - text->length : 0;
-    text->length += show(room ? text->data + text->length : NULL, room);
-}
-
-static void generate_rcu(struct proc_text *text) { generate_from(text, rcu_proc_show); }
-static void generate_rcustress(struct proc_text *text) { generate_from(text, rcu_stress_show); }
-static void generate_trace(struct proc_text *text) { generate_from(text, trace_proc_show); }
-
-PROC_FILE("/proc/rcu", generate_rcu, NULL);
-PROC_FILE("/proc/rcustress", generate_rcustress, rcu_stress_write);
-PROC_FILE("/proc/trace", generate_trace, trace_proc_write);
 
 /* ---- /proc/PID ---- */
 
