@@ -14,11 +14,11 @@ static void show_cpu(struct proc_text *text, unsigned cpu)
     unsigned long dynticks = rcu_dynticks_snapshot(cpu);
     const struct rcu_cblist *list = &rdp->cblist;
 
-    proc_printf(text, "%3u %10lu %-4s %-3s %6lu %6lu %6lu %10lu %8lu %8lu %8lu %-9s %11lu %12lu\n", cpu, dynticks,
-                rcu_dynticks_in_eqs(dynticks) ? "idle" : "busy", rdp->qs_pending ? "yes" : "no",
-                list->counts[RCU_DONE], list->counts[RCU_WAIT], list->counts[RCU_NEXT], rdp->callbacks_invoked,
-                rdp->kicks, rdp->qs_reported, rdp->qs_reported_for_eqs, rdp->offloaded ? "yes" : "no",
-                rdp->nocb_queued, rdp->nocb_invoked);
+    proc_printf(text, "%3u %10lu %-4s %-3s %6lu %6lu %6lu %10lu %8lu %8lu %8lu %-9s %11lu %12lu\n", cpu,
+                dynticks, rcu_dynticks_in_eqs(dynticks) ? "idle" : "busy", rdp->qs_pending ? "yes" : "no",
+                list->counts[RCU_DONE], list->counts[RCU_WAIT], list->counts[RCU_NEXT],
+                rdp->callbacks_invoked, rdp->kicks, rdp->qs_reported, rdp->qs_reported_for_eqs,
+                rdp->offloaded ? "yes" : "no", rdp->nocb_queued, rdp->nocb_invoked);
 }
 
 static void generate_rcu(struct proc_text *text)
@@ -34,8 +34,8 @@ static void generate_rcu(struct proc_text *text)
     proc_printf(text, "stalls: %lu\n", rcu_stall_count());
     proc_printf(text, "tree: %u levels, %u nodes, fanout %u; gp kthread on cpu %u\n", rcu_state.tree.levels,
                 rcu_state.tree.node_count, rcu_state.tree.fanout, rcu_state.gp_kthread_cpu);
-    proc_printf(text, "cpu   dynticks eqs  qs_pending   done   wait   next    invoked    kicks  qs_self   qs_eqs "
-                      "offloaded nocb_queued nocb_invoked\n");
+    proc_printf(text, "cpu   dynticks eqs  qs_pending   done   wait   next    invoked    kicks  qs_self"
+                      "   qs_eqs offloaded nocb_queued nocb_invoked\n");
     for_each_online_cpu(cpu)
         show_cpu(text, cpu);
 }

@@ -297,8 +297,8 @@ int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
 
 void rcu_torture_format(const struct rcu_torture_result *result, struct proc_text *text)
 {
-    proc_printf(text, "rcutorture: reads %lu (in interrupts %lu) writes %lu syncs %lu barriers %lu\n", result->reads,
-                result->irq_reads, result->writes, result->syncs, result->barriers);
+    proc_printf(text, "rcutorture: reads %lu (in interrupts %lu) writes %lu syncs %lu barriers %lu\n",
+                result->reads, result->irq_reads, result->writes, result->syncs, result->barriers);
     proc_printf(text, "rcutorture: grace periods %lu, stalls %lu, errors %lu, cpus %u\n", result->gps,
                 result->stalls, result->errors, result->cpus);
     proc_printf(text, "rcutorture: Reader Pipe:");

@@ -1,54 +1,38 @@
-/* /proc: a few generated files, in Linux's formats so that busybox's
- * tools (top, free, uptime) can read them. Each is a node in the VFS tree
- * (vfs_create_device) whose open builds the whole text into a buffer held
- * by that open file; reads come from that snapshot, so a reader that reads
- * in pieces sees one consistent text, as with Linux's seq_file for small
- * files. The counters are read without locks: a number that is a moment
- * old is fine here.
+/* /proc's mechanism (the files themselves live with their subsystems,
+ * registered with PROC_FILE and PROC_PID_FILE: kernel/fs/procfs.h). Each
+ * file is a node in the VFS tree (vfs_create_device) whose open generates
+ * the whole text into a buffer held by that open file; reads come from
+ * that snapshot, so a reader that reads in pieces sees one consistent
+ * text, as with Linux's seq_file for small files. Generators read their
+ * counters without locks: a number that is a moment old is fine here.
  *
- * Per process, /proc/PID holds the PROC_PID_FILE entries (stat, status,
- * cmdline, nohz): procfs_init() hooks into the process table
- * (process_table_add_hook), to create and remove each directory in the VFS
- * tree, so getdents64 on /proc lists the pids with no special case.
- * A per-process file's inode carries its pid and its entry's index packed
- * in the `private` word, not a pointer: nothing to free, nothing that can
- * outlive the process. The process is looked up by pid at open: if it is
- * gone, the open fails with ESRCH. /proc/self is a generated symlink whose
- * target is the caller's pid (file_ops.link_target).
+ * Per process, /proc/PID holds the PROC_PID_FILE entries: procfs_init()
+ * hooks into the process table (process_table_add_hook) to create and
+ * remove each directory in the VFS tree, so getdents64 on /proc lists the
+ * pids with no special case. A per-process file's inode carries its pid
+ * and its entry's index packed in the `private` word, not a pointer:
+ * nothing to free, nothing that can outlive the process. The process is
+ * looked up by pid at open: if it is gone, the open fails with ESRCH.
+ * /proc/self is a generated symlink whose target is the caller's pid
+ * (file_ops.link_target).
  *
- * Left out: /proc/cpuinfo, load averages (always 0.00), "processes" in
- * /proc/stat (shown as 0), the system time of /proc/stat split from irq
- * time (system = elapsed - idle - user), virtual memory sizes in
- * /proc/PID/stat (0), and lseek past the snapshot's size with SEEK_END
- * (the inode's size is 0, as on Linux). */
+ * Left out: /proc/cpuinfo, and lseek past the snapshot's size with
+ * SEEK_END (the inode's size is 0, as on Linux). */
+#include "kernel/fs/procfs.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/fs/procfs.h"
-
-#include "arch/x86/clock.h"
-#include "arch/x86/paging.h"
+#include "kernel/console/printk.h"
+#include "kernel/debug/panic.h"
+#include "kernel/fs/vfs.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"
-#include "kernel/mm/heap.h"
-#include "kernel/debug/panic.h"
-#include "kernel/time/housekeeping.h"
-#include "kernel/irq/irq.h"
-#include "kernel/time/nohz_task.h"
-#include "kernel/mm/page_alloc.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/init/params.h"
-#include "kernel/console/printk.h"
-#include "kernel/fs/proc_parse.h"
-#include "kernel/process/process.h"
 #include "kernel/lib/string.h"
-#include "kernel/time/tick.h"
-#include "kernel/trace/trace.h"
-#include "kernel/time/tsc_watchdog.h"
-#include "kernel/fs/vfs.h"
-#include "sched/task.h"
+#include "kernel/mm/heap.h"
+#include "kernel/process/process.h"
 
 /* What an open file holds: the snapshot, and for a per-process file which
  * one it is (pid_file NULL otherwise). */
@@ -63,6 +47,10 @@ struct snapshot {
 /* The entries of PROC_FILE and PROC_PID_FILE, collected by linker.ld. */
 extern const struct proc_file *const __proc_files_start[], *const __proc_files_end[];
 extern const struct proc_pid_file *const __proc_pid_files_start[], *const __proc_pid_files_end[];
+
+#define PID_FILE_BITS 8     /* a /proc/PID file's private word: pid << 8 | its index in the table */
+
+/* ---- Building a text ---- */
 
 void proc_printf(struct proc_text *text, const char *format, ...)
 {
@@ -85,91 +73,7 @@ void proc_write_bytes(struct proc_text *text, const void *bytes, size_t count)
     text->length += count;
 }
 
-/* ---- /proc/PID ---- */
-
-static char process_state(struct process *process)
-{
-    if (process->exited || process->task->state == TASK_DEAD)
-        return 'Z';
-    if (job_is_stopped(process))
-        return 'T';
-    return process->task->state == TASK_RUNNABLE ? 'R' : 'S';
-}
-
-static const char *process_state_name(char state)
-{
-    switch (state) {
-    case 'R': return "R (running)";
-    case 'Z': return "Z (zombie)";
-    case 'T': return "T (stopped)";
-    default: return "S (sleeping)";
-    }
-}
-
-static unsigned long long to_user_hz(uint64_t ns)
-{
-    return (unsigned long long)user_hz_ticks(ns);
-}
-
-static int parent_pid(struct process *process)
-{
-    return process->parent ? process->parent->pid : 0;
-}
-
-/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0. */
-static void generate_pid_stat(struct proc_text *text, struct process *process)
-{
-    uint64_t user, system;
-    task_times_ns(process->task, &user, &system);
-    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 1 0 %llu 0 0 "
-                "18446744073709551615 0 0 0 0 0 %llu 0 0 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-                process->pid, process->name, process_state(process), parent_pid(process),
-                process->process_group, process->session, to_user_hz(user), to_user_hz(system),
-                to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
-                to_user_hz(process->start_ns), (unsigned long long)process->signals.blocked, process->task->cpu);
-}
-
-static void generate_pid_status(struct proc_text *text, struct process *process)
-{
-    struct cpumask affinity = process->task->affinity;
-    char cpus_allowed[CPULIST_FORMAT_SIZE], bitmap[CPUMASK_BITMAP_FORMAT_SIZE];
-    cpulist_format(&affinity, cpus_allowed, sizeof(cpus_allowed));
-    cpumask_format_bitmap(&affinity, cpu_count, bitmap, sizeof(bitmap));     /* Linux: nr_cpu_ids bits */
-    proc_printf(text, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n", process->name,
-                process->umask, process_state_name(process_state(process)), process->pid, process->pid,
-                parent_pid(process));
-    proc_printf(text, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t1\n");
-    uint64_t ignored, caught;
-    signal_dispositions(&process->signals, &ignored, &caught);
-    proc_printf(text, "SigPnd:\t%016llx\nSigBlk:\t%016llx\nSigIgn:\t%016llx\nSigCgt:\t%016llx\n",
-                (unsigned long long)__atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED),
-                (unsigned long long)process->signals.blocked, (unsigned long long)ignored,
-                (unsigned long long)caught);
-    proc_printf(text, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s\n", bitmap, cpus_allowed);
-    proc_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)process->task->slices);
-    /* ours: whether it is a nohz task (kernel/time/nohz_task.c) */
-    proc_printf(text, "Nohz:\t%d\n", process_is_nohz(process) ? 1 : 0);
-}
-
-static void generate_pid_cmdline(struct proc_text *text, struct process *process)
-{
-    proc_write_bytes(text, process->cmdline, process->cmdline_length);
-}
-
-/* The 2010 interface (patch 15): 0 or 1; writes: kernel/time/nohz_task.c. */
-static void generate_pid_nohz(struct proc_text *text, struct process *process)
-{
-    proc_printf(text, "%d\n", process_is_nohz(process) ? 1 : 0);
-}
-
-PROC_PID_FILE("stat", generate_pid_stat, NULL);
-PROC_PID_FILE("status", generate_pid_status, NULL);
-PROC_PID_FILE("cmdline", generate_pid_cmdline, NULL);
-PROC_PID_FILE("nohz", generate_pid_nohz, nohz_task_proc_write);
-
-/* ---- The mechanism ---- */
-
-#define PID_FILE_BITS 8     /* a /proc/PID file's private word: pid << 8 | its index in the table */
+/* ---- Open files ---- */
 
 typedef bool (*generate_fn)(struct proc_text *text, const void *what, int pid);
 
@@ -305,17 +209,20 @@ static const struct file_ops procfs_self_ops = {
     .link_target = self_link_target,
 };
 
+/* ---- Creating the files ---- */
+
 /* The process table's hooks: a process entered the table, or left it. A
  * failure (no memory) leaves the process without some /proc files:
  * reported, not fatal. */
 static void pid_directory_create(int pid)
 {
-    for (const struct proc_pid_file *const *entry = __proc_pid_files_start; entry < __proc_pid_files_end; entry++) {
+    const struct proc_pid_file *const *entry;
+    for (entry = __proc_pid_files_start; entry < __proc_pid_files_end; entry++) {
         char path[48];
         snprintf(path, sizeof(path), "/proc/%d/%s", pid, (*entry)->name);
-        uintptr_t index = (uintptr_t)(entry - __proc_pid_files_start);
+        uintptr_t packed = (uintptr_t)pid << PID_FILE_BITS | (uintptr_t)(entry - __proc_pid_files_start);
         uint32_t mode = S_IFREG | ((*entry)->write ? 0644 : 0444);
-        int error = vfs_create_device(path, mode, &procfs_pid_ops, (void *)(((uintptr_t)pid << PID_FILE_BITS) | index));
+        int error = vfs_create_device(path, mode, &procfs_pid_ops, (void *)packed);
         if (error)
             printk("procfs: cannot create %s: %d\n", path, error);
     }

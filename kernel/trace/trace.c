@@ -296,8 +296,8 @@ static void print_event(struct proc_text *text, const struct trace_event *event)
     uint64_t us = event->time_ns / 1000;
     const char *type = event->type < TRACE_TYPE_COUNT && type_names[event->type] ? type_names[event->type] : "?";
     proc_printf(text, "%16s-%-5d [%03u] %5llu.%06llu: %s:%s%s\n", name, pid, event->cpu,
-                (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), type, details[0] ? " " : "",
-                details);
+                (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), type,
+                details[0] ? " " : "", details);
 }
 
 struct cpu_events {
