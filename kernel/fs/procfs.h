@@ -13,14 +13,16 @@
 
 /* Text being built, as snprintf builds it: what goes past the capacity is
  * counted in `length` but not stored, so the caller can tell it must
- * retry with more room. While it fits, it ends with a NUL (not counted). */
+ * retry with more room. What fits ends with a NUL (not counted) once
+ * anything was written. proc_write_bytes() is for text with NULs in it
+ * (/proc/PID/cmdline). */
 struct proc_text {
     char *data;
     size_t length, capacity;
 };
 
 void proc_printf(struct proc_text *text, const char *format, ...) __attribute__((format(printf, 2, 3)));
-void proc_write_bytes(struct proc_text *text, const void *bytes, size_t count);  /* NULs included */
+void proc_write_bytes(struct proc_text *text, const void *bytes, size_t count); /* NULs included */
 
 /* A global file. With a write function it is writable (mode 0644, else
  * 0444): write gets a kernel copy of what was written and returns count
@@ -31,9 +33,9 @@ struct proc_file {
     long (*write)(const char *data, size_t count);
 };
 
-#define PROC_FILE(path, generate, write)                                                   \
-    static const struct proc_file generate##_proc_file = { path, generate, write };        \
-    static const struct proc_file *const generate##_proc_file_entry                       \
+#define PROC_FILE(path, generate, write)                                                      \
+    static const struct proc_file generate##_proc_file = { path, generate, write };           \
+    static const struct proc_file *const generate##_proc_file_entry                           \
         __attribute__((used, section(".proc_files"))) = &generate##_proc_file
 
 /* A file of every /proc/PID, named `name` there. generate gets the
@@ -47,9 +49,9 @@ struct proc_pid_file {
     long (*write)(int pid, const char *data, size_t count);
 };
 
-#define PROC_PID_FILE(name, generate, write)                                               \
-    static const struct proc_pid_file generate##_proc_pid_file = { name, generate, write }; \
-    static const struct proc_pid_file *const generate##_proc_pid_file_entry               \
+#define PROC_PID_FILE(name, generate, write)                                                  \
+    static const struct proc_pid_file generate##_proc_pid_file = { name, generate, write };   \
+    static const struct proc_pid_file *const generate##_proc_pid_file_entry                   \
         __attribute__((used, section(".proc_pid_files"))) = &generate##_proc_pid_file
 
 /* Create every registered file and /proc/self, and have each process's
