@@ -18,6 +18,7 @@
 #include "kernel/console/console.h"
 #include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/fs/vfs.h"
 #include "kernel/time/housekeeping.h"
 #include "kernel/debug/ktest.h"

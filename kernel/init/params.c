@@ -6,6 +6,7 @@
 #include "kernel/init/cmdline.h"
 #include "kernel/console/printk.h"
 #include "kernel/entry/syscall.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/time/tick.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
@@ -56,3 +57,10 @@ int params_parse(const char *cmdline)
     kernel_params.require_hpet = clocksource == CLOCKSOURCE_HPET;
     return errors;
 }
+
+static void generate_cmdline(struct proc_text *text)
+{
+    proc_printf(text, "%s\n", kernel_command_line);
+}
+
+PROC_FILE("/proc/cmdline", generate_cmdline, NULL);

@@ -117,6 +117,15 @@ void process_put(struct process *process);        /* no spinlock held: may wait 
 struct process *process_table_first_locked(void); /* then ->next_in_table */
 #define for_each_process(p) for (struct process *p = process_table_first_locked(); p; p = p->next_in_table)
 struct process *process_init(void);               /* adopts orphans; NULL before it exists */
+/* Told after a process enters the table and after it leaves it, holding
+ * no lock (procfs creates and removes /proc/PID). A hook is added at boot,
+ * before the first process, and stays. */
+struct process_table_hook {
+    void (*added)(int pid);
+    void (*removed)(int pid);
+    struct process_table_hook *next;
+};
+void process_table_add_hook(struct process_table_hook *hook);
 void process_set_cmdline(struct process *process, const char *const *argv);
 void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
 /* Whether its task has the nohz attribute (kernel/time/nohz_task.c). */

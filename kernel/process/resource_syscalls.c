@@ -20,7 +20,6 @@
 #include "sched/task.h"
 
 #define NS_PER_SECOND  1000000000ul
-#define USER_HZ        100
 
 /* ---- getrusage, times ---- */
 
@@ -63,11 +62,6 @@ struct linux_tms {
     int64_t user, system, children_user, children_system;   /* USER_HZ ticks */
 };
 
-static int64_t user_hz_ticks(uint64_t ns)
-{
-    return (int64_t)(ns / (NS_PER_SECOND / USER_HZ));
-}
-
 /* times: the ticks since boot (Linux's arbitrary point in the past). */
 long sys_times(void *user_buffer)
 {
@@ -76,14 +70,14 @@ long sys_times(void *user_buffer)
         uint64_t user, system;
         own_times(&user, &system);
         spin_lock(&process_tree_lock);
-        struct linux_tms times = { user_hz_ticks(user), user_hz_ticks(system),
-                                   user_hz_ticks(process->children_user_ns),
-                                   user_hz_ticks(process->children_system_ns) };
+        struct linux_tms times = { (int64_t)user_hz_ticks(user), (int64_t)user_hz_ticks(system),
+                                   (int64_t)user_hz_ticks(process->children_user_ns),
+                                   (int64_t)user_hz_ticks(process->children_system_ns) };
         spin_unlock(&process_tree_lock);
         if (copy_to_user(user_buffer, &times, sizeof(times)) < 0)
             return -EFAULT;
     }
-    return user_hz_ticks(clock_now());
+    return (long)user_hz_ticks(clock_now());
 }
 
 /* ---- sysinfo ---- */

@@ -29,14 +29,16 @@ TREE = {
         };
         """),
     "kernel/fs/procfs.c": textwrap.dedent("""\
-        static const struct procfs_entry entries[] = {
-            { "/proc/tick", generate_tick, NULL },
-            { "/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy },
-        };
-        static const struct procfs_pid_entry pid_entries[] = {
-            { "nohz", 0644, generate_pid_nohz, nohz_task_proc_write },
-        };
+        #define PROC_FILE(path, generate, write) { path, generate, write }
+        void procfs_init(void) { vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0); }
         """),
+    "kernel/time/tick_proc.c": textwrap.dedent("""\
+        PROC_FILE("/proc/tick", generate_tick, NULL);
+        PROC_FILE("/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy);
+        """),
+    "kernel/process/proc_pid.c": 'PROC_PID_FILE("nohz", generate_pid_nohz, nohz_task_proc_write);\n',
+    "rcu/proc.c": 'PROC_FILE("/proc/rcu", generate_rcu, NULL);\n',
+    "user/tock.c": '/* not the kernel\'s */\nPROC_FILE("/proc/tock", generate_tock, NULL);\n',
     "kernel/tick.c": textwrap.dedent("""\
         /* tick_imaginary() is only mentioned here */
         #define TICK_MACRO(x) (x)
@@ -170,8 +172,9 @@ class Proc(Tree):
     def test_unknown_proc_file(self):
         self.fails("proc", "Read `/proc/tock`.")
         self.fails("proc", "Read /proc/self/tock.")
+        self.fails("proc", "Read `/proc/PID/tick`.")
         self.passes("Read `/proc/tick`, /proc/self/nohz, `/proc/PID/nohz`, `/proc/sys/kernel/tick_policy` "
-                    "and /proc/sys/kernel; `cat /proc/$!/nohz`.")
+                    "and /proc/sys/kernel; `cat /proc/$!/nohz`; `/proc/rcu`, `/proc/self`.")
 
 
 class Suites(Tree):
@@ -249,7 +252,8 @@ class Tables(Tree):
         self.fails("table", "<!-- check-docs: proc-files -->\n| f | m |\n| --- | --- |\n| `/proc/tick` | a |\n"
                    "<!-- /check-docs -->\n")
         self.passes("<!-- check-docs: proc-files -->\n| f | m |\n| --- | --- |\n| `/proc/tick` | a |\n"
-                    "| `/proc/sys/kernel/tick_policy` | b |\n| `/proc/PID/nohz` | c |\n<!-- /check-docs -->\n")
+                    "| `/proc/sys/kernel/tick_policy` | b |\n| `/proc/rcu` | c |\n| `/proc/self` | d |\n"
+                    "| `/proc/PID/nohz` | e |\n<!-- /check-docs -->\n")
         self.passes("<!-- check-docs: make-targets -->\n| c | d |\n| --- | --- |\n| `make all`, `make run` | a |"
                     "\n| `make test` | b |\n| `make docs` | c |\n<!-- /check-docs -->\n")
 
@@ -294,7 +298,8 @@ class RealTree(unittest.TestCase):
         self.assertTrue({"hz", "tick", "ktest", "nohz_full"} <= set(repo.params()))
         self.assertIn("task", repo.params()["tick"])
         self.assertTrue({"tick", "nohz", "nohz_race"} <= repo.suites())
-        self.assertTrue({"/proc/tick", "/proc/PID/nohz"} <= repo.proc_files())
+        self.assertTrue({"/proc/tick", "/proc/rcu", "/proc/stat", "/proc/self", "/proc/PID/nohz"} <= repo.proc_files())
+        self.assertNotIn("/proc/PID/tick", repo.proc_files())
         self.assertTrue({"nohz-spin", "nohz-race"} <= repo.scenarios())
         self.assertTrue({"run", "test", "docs"} <= repo.make_targets())
         self.assertIn("a_second_task_kicks_the_tick_back", repo.test_cases())
