@@ -2,7 +2,7 @@
  * driven from user space: user/rcustress.c). Numbers are read without
  * locks: a moment old at most. */
 #include "kernel/cpu/percpu.h"
-#include "kernel/fs/proc_parse.h"
+#include "kernel/lib/proc_parse.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/lib/errno.h"
 #include "rcu/internal.h"

@@ -25,7 +25,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
-#include "kernel/fs/proc_parse.h"
+#include "kernel/lib/proc_parse.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
