@@ -64,6 +64,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+
 #define MAX_WORKERS     16
 #define MAX_ERRNO       134
 #define TIDY_EVERY      4      /* bursts between two tidy-ups */
@@ -739,13 +741,6 @@ static void nohz_race(void)
 /* ---- Time ---- */
 
 #define NS_PER_SECOND 1000000000l
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * NS_PER_SECOND + now.tv_nsec;
-}
 
 /* ---- Siblings: the board ----
  * Slot s holds worker s's pid, slot MAX_WORKERS + s the pid of its latest

@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
 
@@ -67,13 +68,6 @@ static unsigned long parse_count(const char *text)
     if (!*text || *end || value == 0)
         usage();
     return value;
-}
-
-static unsigned long long now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
 }
 
 static void sample_cpu(void)

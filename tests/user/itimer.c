@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "../../user/lib/clock.h"
 #include "../../user/lib/pin.h"
 #include "../../user/lib/proc_interrupts.h"
 
@@ -31,18 +32,6 @@
 
 static volatile sig_atomic_t fired[65];
 static volatile int64_t cpu_ns_at_signal, wall_ns_at_signal;
-
-static int64_t ns_of_timespec(const struct timespec *time)
-{
-    return time->tv_sec * 1000000000ll + time->tv_nsec;
-}
-
-static int64_t clock_ns(clockid_t clock)
-{
-    struct timespec now;
-    clock_gettime(clock, &now);
-    return ns_of_timespec(&now);
-}
 
 /* User (or user + system) CPU time of this process, from getrusage. */
 static int64_t cpu_ns(int with_system)
@@ -63,7 +52,7 @@ static void count_signal(int signal)
          * timer's own count (host-itimer failed once so); the total is
          * exact and bounds user time from above. */
         cpu_ns_at_signal = cpu_ns(1);
-        wall_ns_at_signal = clock_ns(CLOCK_MONOTONIC);
+        wall_ns_at_signal = now_ns();
     }
 }
 
@@ -94,9 +83,9 @@ static int disarmed(int which)
 /* Spin (burning user time) until count signals arrived or the limit. */
 static int spin_until(int signal, int count)
 {
-    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
+    int64_t limit = now_ns() + LIMIT_NS;
     volatile uint64_t sink = 0;
-    while (fired[signal] < count && clock_ns(CLOCK_MONOTONIC) < limit) {
+    while (fired[signal] < count && now_ns() < limit) {
         for (int i = 0; i < 100000; i++)
             sink += (uint64_t)i;
     }
@@ -106,8 +95,8 @@ static int spin_until(int signal, int count)
 /* Sleep in pause() until count signals arrived or the limit. */
 static int pause_until(int signal, int count)
 {
-    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
-    while (fired[signal] < count && clock_ns(CLOCK_MONOTONIC) < limit) {
+    int64_t limit = now_ns() + LIMIT_NS;
+    while (fired[signal] < count && now_ns() < limit) {
         struct timespec step = { 0, 20000000 };
         nanosleep(&step, 0);
     }
@@ -117,7 +106,7 @@ static int pause_until(int signal, int count)
 static int real_one_shot_is_never_early(void)
 {
     catch(SIGALRM);
-    int64_t start = clock_ns(CLOCK_MONOTONIC);
+    int64_t start = now_ns();
     struct itimerval timer = itimer_of(30000, 0);
     CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
     CHECK(!disarmed(ITIMER_REAL));
@@ -296,7 +285,7 @@ static int real_tiny_interval_is_bounded(void)
     catch(SIGALRM);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long long before = timer_interrupts();
-    int64_t start = clock_ns(CLOCK_MONOTONIC);
+    int64_t start = now_ns();
     struct itimerval timer = itimer_of(1, 1);
     CHECK(before >= 0 && setitimer(ITIMER_REAL, &timer, 0) == 0);
     struct timespec step = { 0, 200000000 };
@@ -305,7 +294,7 @@ static int real_tiny_interval_is_bounded(void)
     timer = itimer_of(0, 0);
     CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
     long long after = timer_interrupts(), taken = after - before;
-    int64_t elapsed_ms = (clock_ns(CLOCK_MONOTONIC) - start) / 1000000;
+    int64_t elapsed_ms = (now_ns() - start) / 1000000;
     printf("# %lld timer interrupts on %ld CPUs in %lld ms with a 1 us ITIMER_REAL; %d SIGALRMs\n", taken, cpus,
            (long long)elapsed_ms, (int)fired[SIGALRM]);
     CHECK(fired[SIGALRM] >= 1 && after >= 0);
@@ -368,8 +357,8 @@ static int tick_row(int cpu, char *state, char *deps)
 static int spin_until_tick(int cpu, const char *wanted, char *deps)
 {
     char state[32] = "";
-    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
-    while (clock_ns(CLOCK_MONOTONIC) < limit) {
+    int64_t limit = now_ns() + LIMIT_NS;
+    while (now_ns() < limit) {
         if (tick_row(cpu, state, deps) == 0 && !strcmp(state, wanted))
             return 1;
         for (volatile int i = 0; i < 100000; i++)

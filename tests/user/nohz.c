@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "../../user/lib/clock.h"
 #include "../../user/lib/pin.h"
 
 static int pin(pid_t pid, int cpu)
@@ -143,13 +144,6 @@ static int housekeeping_has(int cpu)
     return result;
 }
 
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* For a nohz task: spin in user mode, looking at /proc/tick now and then,
  * until its own CPU's row says the tick is stopped with itself as the
  * owner, i.e. stopped while it runs (5 s at most). */
@@ -158,7 +152,7 @@ static int spin_until_own_tick_stopped(int cpu)
     char self[16];
     struct tick_row row;
     snprintf(self, sizeof(self), "%d", (int)getpid());
-    for (double limit = seconds_now() + 5; seconds_now() < limit;) {
+    for (int64_t limit = now_ns() + 5000000000ll; now_ns() < limit;) {
         for (volatile unsigned long i = 0; i < 2000000; i++)
             ;
         if (read_tick_row(cpu, &row) && !strcmp(row.state, "stopped") && !strcmp(row.nohz, self))
@@ -357,7 +351,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     CHECK(housekeeping_has(cpu) == 1);
     /* Now idle, the CPU stops its tick: stopped, no reason, counters agree. */
     int stopped = 0;
-    for (double limit = seconds_now() + 2; !stopped && seconds_now() < limit; usleep(10000))
+    for (int64_t limit = now_ns() + 2000000000ll; !stopped && now_ns() < limit; usleep(10000))
         stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
     printf("# cpu %d after its nohz task died of SIGSEGV: %s, reason %s, nohz %s, stops %lu, restarts %lu, "
            "housekeeping %s\n", cpu, row.state, row.reason, row.nohz, row.stops, row.restarts,
@@ -496,7 +490,7 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     int status = 0;
     CHECK(kill(task, SIGSTOP) == 0 && waitpid(task, &status, WUNTRACED) == task && WIFSTOPPED(status));
     int idle_and_stopped = 0;
-    for (double limit = seconds_now() + 2; !idle_and_stopped && seconds_now() < limit; usleep(10000))
+    for (int64_t limit = now_ns() + 2000000000ll; !idle_and_stopped && now_ns() < limit; usleep(10000))
         idle_and_stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
     int owner_while_stopped = nohz_owner_in_proc_tick(cpu), flag_while_stopped = read_nohz(task);
     printf("# cpu %d with its nohz task stopped: %s, reason %s, nohz %s, owner %d\n", cpu, row.state, row.reason,

@@ -24,13 +24,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec * 1000000000ll + now.tv_nsec;
-}
+#include "../../user/lib/clock.h"
 
 static int empty_pipe_is_not_readable(void)
 {

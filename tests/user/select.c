@@ -22,13 +22,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec * 1000000000ll + now.tv_nsec;
-}
+#include "../../user/lib/clock.h"
 
 /* A pipe's write end is writable, its read end readable once written;
  * one descriptor in two sets counts twice. */
