@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/pin.h"
 
 #define MAX_WORKERS     16
 #define MAX_ERRNO       134
@@ -709,14 +710,6 @@ static void proc_write(void)
  * workers do the same on the other CPUs meanwhile, and random /proc
  * writes and sched_setaffinity calls set and move at other moments. A
  * kernel without /proc/self/nohz counts ENOENT. */
-static void pin_to(unsigned cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void nohz_race(void)
 {
     counts.nohz_tries++;
@@ -735,7 +728,7 @@ static void nohz_race(void)
         counts.nohz_moved_while_set++;  /* patch 13: must be EBUSY */
     count_result(counts.nohz_result, raw_syscall(NR_write, fd, (long)"0", 1, 0, 0, 0));
     close(fd);
-    pin_to(worker_cpu);
+    pin_to_cpu(0, (int)worker_cpu);
 }
 
 /* ---- Time ---- */
@@ -1679,7 +1672,7 @@ static void worker(unsigned cpu, unsigned generation, uint64_t seed, time_t dead
     if (stats_fd < 0 || board_fd < 0)
         _exit(96);
     board_write(worker_slot, self);
-    pin_to(cpu);
+    pin_to_cpu(0, (int)cpu);
     setpgid(0, 0);     /* so that kill(0, ...) reaches only us */
     set_up_world();
     add_proc_files("/proc");
@@ -1692,7 +1685,7 @@ static void worker(unsigned cpu, unsigned generation, uint64_t seed, time_t dead
         if (burst % TIDY_EVERY == 0) {
             tidy_up();
             if (class != CLASS_NOHZ)    /* back to our CPU, which others change */
-                pin_to(worker_cpu);
+                pin_to_cpu(0, (int)worker_cpu);
         }
         counts.bursts[class]++;
         classes[class].burst();

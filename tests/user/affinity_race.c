@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "../../user/lib/pin.h"
 
 #define ROUNDS 600                  /* affinity changes per child */
 #define NOHZ_ROUNDS 3000
@@ -46,14 +47,6 @@ static int pick_cpus(int cpu[2])
     cpu[0] = online >= 3 ? 1 : 0;
     cpu[1] = cpu[0] + 1;
     return 1;
-}
-
-static int set_cpu(pid_t pid, int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return sched_setaffinity(pid, sizeof(set), &set);
 }
 
 /* The one CPU pid may run on, or -1 if its mask has more (or the call
@@ -200,7 +193,7 @@ static int setaffinity_on_children_in_system_calls(void)
     for (int round = 0; round < ROUNDS; round++) {
         for (int i = 0; i < LOOP_COUNT; i++) {
             int target = cpu[(round + i) % 2];
-            if (set_cpu(children[i], target) != 0) {
+            if (pin_to_cpu(children[i], target) != 0) {
                 printf("# round %d: sched_setaffinity(%s child) failed, errno %d\n", round, loops[i].name, errno);
                 refused++;
             } else if (only_cpu(children[i]) != target) {
@@ -233,7 +226,7 @@ static void nohz_body(struct report *report, const void *arg)
     const int *cpu = arg;
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/nohz", (int)getpid());
-    int fd = set_cpu(0, cpu[0]) == 0 ? open(path, O_WRONLY) : -1;
+    int fd = pin_to_cpu(0, cpu[0]) == 0 ? open(path, O_WRONLY) : -1;
     if (fd < 0) {
         report->failures++;
         report->last_errno = errno;
@@ -277,7 +270,7 @@ static int nohz_write_races_an_affinity_change(void)
     CHECK(child > 0);
     int moved = 0, busy = 0, other = 0, last_errno = 0;
     for (int round = 0; round < NOHZ_ROUNDS; round++) {
-        if (set_cpu(child, cpu[round % 2]) == 0) {
+        if (pin_to_cpu(child, cpu[round % 2]) == 0) {
             moved++;
         } else if (errno == EBUSY) {
             busy++;             /* a nohz task's affinity cannot change */

@@ -25,6 +25,7 @@
 
 #include "ktap.h"
 #include "../../user/lib/clock.h"
+#include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
 #include "../../user/lib/proc_interrupts.h"
 
@@ -376,8 +377,7 @@ static void nohz_child(int cpu)
     char deps[32] = "";
     if (pin_to_cpu(0, cpu) < 0)
         _exit(10);
-    FILE *nohz = fopen("/proc/self/nohz", "w");
-    if (!nohz || fputs("1", nohz) < 0 || fclose(nohz) != 0)
+    if (write_nohz(0, "1") != 0)
         _exit(11);
     if (!spin_until_tick(cpu, "stopped", deps) || strcmp(deps, "-"))
         _exit(12);

@@ -18,29 +18,12 @@
 
 #include "ktap.h"
 #include "../../user/lib/clock.h"
+#include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
-
-static int pin(pid_t pid, int cpu)
-{
-    return pin_to_cpu(pid, cpu);
-}
 
 static int unpin(void)
 {
     return set_affinity_range(0, 0, (int)sysconf(_SC_NPROCESSORS_ONLN) - 1);
-}
-
-/* write(2) of text to /proc/PID/nohz: 0, or the errno. */
-static int write_nohz(pid_t pid, const char *text)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/nohz", (int)pid);
-    int fd = open(path, O_WRONLY);
-    if (fd < 0)
-        return errno;
-    int result = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno;
-    close(fd);
-    return result;
 }
 
 static int read_nohz(pid_t pid)
@@ -55,52 +38,14 @@ static int read_nohz(pid_t pid)
     return got == 2 && text[1] == '\n' && (text[0] == '0' || text[0] == '1') ? text[0] - '0' : -2;
 }
 
-/* The "nohz" column of cpu's row in /proc/tick: a pid, or -1 for none. */
+/* The "nohz" column of cpu's row in /proc/tick: a pid, -1 for none, -2
+ * if there is no row. */
 static int nohz_owner_in_proc_tick(int cpu)
 {
-    char *line = NULL;
-    size_t size = 0;
-    int owner = -2;
-    FILE *file = fopen("/proc/tick", "r");
-    if (!file)
-        return -3;
-    while (getline(&line, &size, file) > 0) {
-        int row_cpu;
-        char state[16], reason[16], nohz[16];
-        if (sscanf(line, "%d %15s %15s %15s", &row_cpu, state, reason, nohz) == 4 && row_cpu == cpu &&
-            (!strcmp(state, "ticking") || !strcmp(state, "stopped"))) {
-            owner = !strcmp(nohz, "-") ? -1 : atoi(nohz);
-            break;
-        }
-    }
-    free(line);
-    fclose(file);
-    return owner;
-}
-
-/* cpu's row of /proc/tick. */
-struct tick_row {
-    char state[16], reason[16], nohz[16];
-    unsigned long ticks, missed, stops, restarts;
-};
-
-static int read_tick_row(int cpu, struct tick_row *row)
-{
-    char *line = NULL;
-    size_t size = 0;
-    int found = 0;
-    FILE *file = fopen("/proc/tick", "r");
-    if (!file)
-        return 0;
-    while (!found && getline(&line, &size, file) > 0) {
-        int row_cpu;
-        found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, row->state, row->reason, row->nohz,
-                       &row->ticks, &row->missed, &row->stops, &row->restarts) == 8 &&
-                row_cpu == cpu && (!strcmp(row->state, "ticking") || !strcmp(row->state, "stopped"));
-    }
-    free(line);
-    fclose(file);
-    return found;
+    struct tick_row row;
+    if (tick_row_read(cpu, &row) != 1)
+        return -2;
+    return !strcmp(row.nohz, "-") ? -1 : atoi(row.nohz);
 }
 
 /* The row says what the tick does, and its counters agree: every CPU
@@ -155,7 +100,7 @@ static int spin_until_own_tick_stopped(int cpu)
     for (int64_t limit = now_ns() + 5000000000ll; now_ns() < limit;) {
         for (volatile unsigned long i = 0; i < 2000000; i++)
             ;
-        if (read_tick_row(cpu, &row) && !strcmp(row.state, "stopped") && !strcmp(row.nohz, self))
+        if (tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped") && !strcmp(row.nohz, self))
             return 1;
     }
     return 0;
@@ -180,7 +125,7 @@ static int reads_0_by_default(void)
 
 static int only_the_task_itself_may_write(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getppid(), "1") == EPERM);
     CHECK(write_nohz(getppid(), "0") == EPERM);
     CHECK(read_nohz(getppid()) == 0);
@@ -190,7 +135,7 @@ static int only_the_task_itself_may_write(void)
 static int only_0_or_1(void)
 {
     static const char *const bad[] = { "2", "", "10", "1x", "yes", "-1", "1 1", "\n" };
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         int error = write_nohz(getpid(), bad[i]);
         if (error != EINVAL)
@@ -203,7 +148,7 @@ static int only_0_or_1(void)
 
 static int whitespace_is_trimmed(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getpid(), " 1\n") == 0);
     CHECK(read_nohz(getpid()) == 1);
     CHECK(nohz_owner_in_proc_tick(1) == getpid());
@@ -223,7 +168,7 @@ static int unbound_task_is_ebusy(void)
 
 static int one_nohz_task_per_cpu_and_fork_does_not_inherit(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getpid(), "1") == 0);
     pid_t child = fork();
     if (child == 0) {
@@ -238,13 +183,13 @@ static int one_nohz_task_per_cpu_and_fork_does_not_inherit(void)
 
 static int nohz_task_affinity_cannot_change(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getpid(), "1") == 0);
-    CHECK(pin(0, 0) == -1 && errno == EBUSY);
+    CHECK(pin_to_cpu(0, 0) == -1 && errno == EBUSY);
     CHECK(unpin() == -1 && errno == EBUSY);
     CHECK(sched_getcpu() == 1);
     CHECK(write_nohz(getpid(), "0") == 0);
-    CHECK(pin(0, 0) == 0);          /* cleared: it may move again */
+    CHECK(pin_to_cpu(0, 0) == 0);          /* cleared: it may move again */
     CHECK(sched_getcpu() == 0);
     return 1;
 }
@@ -259,7 +204,7 @@ static int last_free_cpu_is_ebusy(void)
     for (int cpu = 1; cpu < cpus; cpu++) {
         if (fork() == 0) {
             close(hold[1]);
-            byte = pin(0, cpu) == 0 && write_nohz(getpid(), "1") == 0 ? 'y' : 'n';
+            byte = pin_to_cpu(0, cpu) == 0 && write_nohz(getpid(), "1") == 0 ? 'y' : 'n';
             write(ready[1], &byte, 1);
             read(hold[0], &byte, 1);        /* until the parent closes it */
             _exit(0);
@@ -269,7 +214,7 @@ static int last_free_cpu_is_ebusy(void)
     int all_set = 1;
     for (int cpu = 1; cpu < cpus; cpu++)
         all_set &= read(ready[0], &byte, 1) == 1 && byte == 'y';
-    int error = pin(0, 0) == 0 ? write_nohz(getpid(), "1") : -1;
+    int error = pin_to_cpu(0, 0) == 0 ? write_nohz(getpid(), "1") : -1;
     close(hold[1]);
     while (wait(0) > 0)
         ;
@@ -285,7 +230,7 @@ static int exec_keeps_it(void)
 {
     pid_t child = fork();
     if (child == 0) {
-        if (pin(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
+        if (pin_to_cpu(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
         execl("/bin/sh", "sh", "-c", "read v < /proc/self/nohz; exit $((v + 40))", (char *)0);
         _exit(8);
@@ -302,7 +247,7 @@ static int exit_and_fault_clear_the_mask(void)
     for (int round = 0; round < 2; round++) {
         pid_t child = fork();
         if (child == 0) {
-            if (pin(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
+            if (pin_to_cpu(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
                 _exit(9);
             if (round == 1)
                 *(volatile int *)(long)getpid() = 0;    /* a fault at a small address: SIGSEGV */
@@ -314,7 +259,7 @@ static int exit_and_fault_clear_the_mask(void)
         else
             CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
         CHECK(nohz_owner_in_proc_tick(1) == -1);
-        CHECK(pin(0, 1) == 0 && write_nohz(getpid(), "1") == 0);
+        CHECK(pin_to_cpu(0, 1) == 0 && write_nohz(getpid(), "1") == 0);
         CHECK(write_nohz(getpid(), "0") == 0);
         CHECK(unpin() == 0);
     }
@@ -334,7 +279,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     CHECK(cpu >= 1);
     pid_t victim = fork();
     if (victim == 0) {
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
         if (!spin_until_own_tick_stopped(cpu))
             _exit(10);
@@ -352,7 +297,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     /* Now idle, the CPU stops its tick: stopped, no reason, counters agree. */
     int stopped = 0;
     for (int64_t limit = now_ns() + 2000000000ll; !stopped && now_ns() < limit; usleep(10000))
-        stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
+        stopped = tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped");
     printf("# cpu %d after its nohz task died of SIGSEGV: %s, reason %s, nohz %s, stops %lu, restarts %lu, "
            "housekeeping %s\n", cpu, row.state, row.reason, row.nohz, row.stops, row.restarts,
            housekeeping_has(cpu) == 1 ? "yes" : "no");
@@ -364,7 +309,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     if (next == 0) {
         close(ready[0]);
         close(go[1]);
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || read_nohz(getpid()) != 1)
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || read_nohz(getpid()) != 1)
             _exit(9);
         write(ready[1], "y", 1);
         if (!spin_until_own_tick_stopped(cpu))
@@ -406,7 +351,7 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     for (int other = 0; other < cpu; other++) {
         spinners[other] = fork();
         if (spinners[other] == 0) {
-            pin(0, other);
+            pin_to_cpu(0, other);
             for (;;)
                 ;
         }
@@ -426,7 +371,7 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     if (nohz == 0) {
         close(ready[0]);
         close(go[1]);
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || !spin_until_own_tick_stopped(cpu))
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || !spin_until_own_tick_stopped(cpu))
             _exit(9);
         write(ready[1], "s", 1);    /* wakes the test process: where does it run? */
         for (volatile unsigned long i = 0; i < 100000000; i++)
@@ -473,7 +418,7 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     pid_t task = fork();
     if (task == 0) {
         signal(SIGCONT, on_continue);
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
         if (!spin_until_own_tick_stopped(cpu))
             _exit(10);
@@ -491,7 +436,7 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     CHECK(kill(task, SIGSTOP) == 0 && waitpid(task, &status, WUNTRACED) == task && WIFSTOPPED(status));
     int idle_and_stopped = 0;
     for (int64_t limit = now_ns() + 2000000000ll; !idle_and_stopped && now_ns() < limit; usleep(10000))
-        idle_and_stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
+        idle_and_stopped = tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped");
     int owner_while_stopped = nohz_owner_in_proc_tick(cpu), flag_while_stopped = read_nohz(task);
     printf("# cpu %d with its nohz task stopped: %s, reason %s, nohz %s, owner %d\n", cpu, row.state, row.reason,
            row.nohz, owner_while_stopped);
