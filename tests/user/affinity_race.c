@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 #include "../../user/lib/pin.h"
 
 #define ROUNDS 600                  /* affinity changes per child */
@@ -91,8 +92,7 @@ static int call_fork_exit(pid_t parent)
     pid_t child = fork();
     if (child == 0)
         _exit(7);
-    int status;
-    return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 7;
+    return child > 0 && exit_status_of(child) == 7;
 }
 
 static int call_open_proc_stat(pid_t parent)

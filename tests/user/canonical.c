@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define LAST_PAGE       0x7ffffffff000ul    /* the page below 2^47 */
 #define NON_CANONICAL   0x800000000000ul    /* 2^47, the first non-canonical address */
@@ -40,22 +41,6 @@
 #define EXEC_FAILED     99
 
 static char **saved_argv;
-
-/* Runs body in a child; its wait status. */
-static int in_child(void (*body)(void))
-{
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        body();
-        fflush(stdout);
-        _exit(0);
-    }
-    int status = -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return status;
-}
 
 static int killed_by(int status, int signal)
 {
@@ -263,22 +248,22 @@ static void restorer_non_canonical(void) { raise_with((uint64_t)empty_handler, N
 
 static int handler_at_a_non_canonical_address_is_sigsegv(void)
 {
-    return killed_by(in_child(handler_non_canonical), SIGSEGV);
+    return killed_by(status_of_child(handler_non_canonical), SIGSEGV);
 }
 
 static int handler_at_a_kernel_address_is_sigsegv(void)
 {
-    return killed_by(in_child(handler_in_the_kernel), SIGSEGV);
+    return killed_by(status_of_child(handler_in_the_kernel), SIGSEGV);
 }
 
 static int handler_in_the_last_page_is_sigsegv(void)
 {
-    return killed_by(in_child(handler_in_the_last_page), SIGSEGV);
+    return killed_by(status_of_child(handler_in_the_last_page), SIGSEGV);
 }
 
 static int restorer_at_a_non_canonical_address_is_sigsegv(void)
 {
-    return killed_by(in_child(restorer_non_canonical), SIGSEGV);
+    return killed_by(status_of_child(restorer_non_canonical), SIGSEGV);
 }
 
 /* The SIGSEGV is a fault's: a SIGSEGV handler gets it (SI_KERNEL, as
@@ -321,12 +306,12 @@ static void handler_non_canonical_segv_blocked(void)
 
 static int handler_at_a_non_canonical_address_reaches_a_sigsegv_handler(void)
 {
-    return exited_with(in_child(handler_non_canonical_caught), 42);
+    return exited_with(status_of_child(handler_non_canonical_caught), 42);
 }
 
 static int handler_at_a_non_canonical_address_with_sigsegv_blocked_kills(void)
 {
-    return killed_by(in_child(handler_non_canonical_segv_blocked), SIGSEGV);
+    return killed_by(status_of_child(handler_non_canonical_segv_blocked), SIGSEGV);
 }
 
 /* ---- rt_sigreturn with crafted frames ---- */
@@ -385,7 +370,7 @@ static void raise_and_edit(void)
 static int edited_frame_is_sigsegv(enum edit e)
 {
     edit = e;
-    return killed_by(in_child(raise_and_edit), SIGSEGV);
+    return killed_by(status_of_child(raise_and_edit), SIGSEGV);
 }
 
 static int sigreturn_to_a_non_canonical_rip_is_sigsegv(void) { return edited_frame_is_sigsegv(RIP_NON_CANONICAL); }
@@ -499,34 +484,34 @@ static void frame_crossing_caught(void)
 
 static int unreadable_sigreturn_frame_reaches_a_sigsegv_handler(void)
 {
-    return exited_with(in_child(frame_crossing_caught), 42);
+    return exited_with(status_of_child(frame_crossing_caught), 42);
 }
 
 static int sigreturn_frame_at_a_kernel_address_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_in_the_kernel), SIGSEGV);
+    return killed_by(status_of_child(frame_in_the_kernel), SIGSEGV);
 }
 
 static int sigreturn_frame_at_a_non_canonical_address_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_non_canonical), SIGSEGV);
+    return killed_by(status_of_child(frame_non_canonical), SIGSEGV);
 }
 
 static int sigreturn_frame_in_the_last_page_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_in_the_last_page), SIGSEGV);
+    return killed_by(status_of_child(frame_in_the_last_page), SIGSEGV);
 }
 
 static int sigreturn_frame_crossing_into_an_unmapped_page_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_crossing_into_an_unmapped_page), SIGSEGV);
+    return killed_by(status_of_child(frame_crossing_into_an_unmapped_page), SIGSEGV);
 }
 
 static void exit_seven(void) { _exit(7); }
 
 static int a_process_runs_afterwards(void)
 {
-    return exited_with(in_child(exit_seven), 7);
+    return exited_with(status_of_child(exit_seven), 7);
 }
 
 static const struct ktap_case cases[] = {

@@ -14,6 +14,7 @@
 
 #include "ktap.h"
 #include "conform.h"
+#include "testlib.h"
 
 #define ANONYMOUS (MAP_PRIVATE | MAP_ANONYMOUS)
 #define MAP_FIXED_NOREPLACE_FLAG 0x100000
@@ -25,23 +26,6 @@ static char file_path[64];
 static long raw_mmap(void *address, unsigned long length, long prot, long flags, long fd, long offset)
 {
     return syscall(SYS_mmap, address, length, prot, flags, fd, offset);
-}
-
-/* Runs body in a child: its wait status. For faults, and for the break
- * (the C library's malloc must not see it move). */
-static int status_of_child(void (*body)(void))
-{
-    fflush(stdout);
-    pid_t child = fork();
-    if (child == 0) {
-        struct rlimit no_core = { 0, 0 };
-        setrlimit(RLIMIT_CORE, &no_core);
-        body();
-        _exit(0);
-    }
-    int status = 0;
-    waitpid(child, &status, 0);
-    return status;
 }
 
 #define KILLED_BY(status, signal) (WIFSIGNALED(status) && WTERMSIG(status) == (signal))

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 #include "../../user/lib/clock.h"
 #include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
@@ -114,8 +115,7 @@ static int real_one_shot_is_never_early(void)
     CHECK(pause_until(SIGALRM, 1));
     CHECK(wall_ns_at_signal - start >= 30000000);
     CHECK(disarmed(ITIMER_REAL));       /* a one-shot timer is spent */
-    struct timespec step = { 0, 60000000 };
-    nanosleep(&step, 0);
+    sleep_ms(60);
     CHECK(fired[SIGALRM] == 1);         /* and fires once */
     return 1;
 }
@@ -132,8 +132,7 @@ static int real_periodic_keeps_firing(void)
     CHECK(setitimer(ITIMER_REAL, &timer, &old) == 0);
     CHECK(old.it_interval.tv_usec == 5000);     /* the old value comes back */
     int count = fired[SIGALRM];
-    struct timespec step = { 0, 50000000 };
-    nanosleep(&step, 0);
+    sleep_ms(50);
     CHECK(fired[SIGALRM] == count);             /* disarmed: no more */
     return 1;
 }
@@ -145,8 +144,7 @@ static int virtual_counts_user_time(void)
     struct itimerval timer = itimer_of(20000, 0);
     CHECK(setitimer(ITIMER_VIRTUAL, &timer, 0) == 0);
     /* Sleeping uses no user time: the timer must not fire meanwhile. */
-    struct timespec step = { 0, 60000000 };
-    nanosleep(&step, 0);
+    sleep_ms(60);
     CHECK(fired[SIGVTALRM] == 0);
     CHECK(spin_until(SIGVTALRM, 1));
     /* Linux fires ITIMER_VIRTUAL on tick-sampled user time, while
@@ -201,9 +199,7 @@ static int fork_does_not_inherit(void)
     pid_t pid = fork();
     if (pid == 0)
         child_checks_its_timers();
-    int status;
-    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(pid > 0 && exit_status_of(pid) == 0);
     CHECK(!disarmed(ITIMER_REAL) && !disarmed(ITIMER_VIRTUAL));     /* the parent's are untouched */
     timer = itimer_of(0, 0);
     CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0 && setitimer(ITIMER_VIRTUAL, &timer, 0) == 0);
@@ -289,9 +285,7 @@ static int real_tiny_interval_is_bounded(void)
     int64_t start = now_ns();
     struct itimerval timer = itimer_of(1, 1);
     CHECK(before >= 0 && setitimer(ITIMER_REAL, &timer, 0) == 0);
-    struct timespec step = { 0, 200000000 };
-    while (nanosleep(&step, &step) != 0)
-        ;                       /* SIGALRM interrupts it: sleep the rest */
+    sleep_ms(200);
     timer = itimer_of(0, 0);
     CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
     long long after = timer_interrupts(), taken = after - before;

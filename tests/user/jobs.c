@@ -21,17 +21,11 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 /* Each case ends within this, or dies of SIGALRM and fails: a kernel
  * without stops would leave waitpid(WUNTRACED) waiting for ever. */
 #define GUARD_SECONDS 30
-
-static void sleep_ms(long ms)
-{
-    struct timespec pause = {ms / 1000, ms % 1000 * 1000000};
-    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-        ;
-}
 
 /* fork, with the child leading a process group of its own whose parent
  * (we) is in the same session, so the group is never orphaned: Linux
@@ -76,26 +70,6 @@ static long drain(int fd)
     return total;
 }
 
-/* /proc/PID/stat's state letter. */
-static char state_of(pid_t pid)
-{
-    char path[64], text[256];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *file = fopen(path, "r");
-    size_t length = file ? fread(text, 1, sizeof(text) - 1, file) : 0;
-    if (file)
-        fclose(file);
-    text[length] = '\0';
-    const char *end = strrchr(text, ')');
-    return end && end[1] == ' ' ? end[2] : '?';
-}
-
-static void kill_and_reap(pid_t pid)
-{
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-}
-
 static int sigstop_stops_and_sigcont_continues(void)
 {
     alarm(GUARD_SECONDS);
@@ -107,7 +81,7 @@ static int sigstop_stops_and_sigcont_continues(void)
     CHECK(waitpid(child, &status, WUNTRACED) == child);
     CHECK(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
     CHECK(waitpid(child, &status, WUNTRACED | WNOHANG) == 0);      /* told once */
-    CHECK(state_of(child) == 'T');
+    CHECK(proc_state_of(child) == 'T');
     drain(ticks);       /* written before the stop */
     sleep_ms(50);
     long while_stopped = drain(ticks);
@@ -121,17 +95,6 @@ static int sigstop_stops_and_sigcont_continues(void)
     return 1;
 }
 
-/* Has pid stopped (state T), within 10 s? */
-static int stops_soon(pid_t pid)
-{
-    for (int tries = 0; tries < 1000; tries++) {
-        if (state_of(pid) == 'T')
-            return 1;
-        sleep_ms(10);
-    }
-    return 0;
-}
-
 /* Without WUNTRACED, a stop is not a reason to return; the report waits
  * for a wait that asks. Without WCONTINUED, neither is a continue. */
 static int plain_wait_ignores_stops(void)
@@ -142,7 +105,7 @@ static int plain_wait_ignores_stops(void)
     CHECK(child > 0);
     int status = 0;
     CHECK(kill(child, SIGTSTP) == 0);
-    CHECK(stops_soon(child));
+    CHECK(state_soon(child, 'T'));
     CHECK(waitpid(child, &status, WNOHANG) == 0);
     CHECK(waitpid(child, &status, WUNTRACED | WNOHANG) == child && WIFSTOPPED(status) && WSTOPSIG(status) == SIGTSTP);
     CHECK(kill(child, SIGCONT) == 0);
@@ -299,18 +262,6 @@ static int sigcont_discards_a_pending_stop(void)
     return 1;
 }
 
-/* Wait (at most 10 s) until pid sleeps (state S) after telling us it is
- * about to: then it is in the call under test. */
-static int sleeps_soon(pid_t pid)
-{
-    for (int tries = 0; tries < 1000; tries++) {
-        if (state_of(pid) == 'S')
-            return 1;
-        sleep_ms(10);
-    }
-    return 0;
-}
-
 enum waiting_call { IN_POLL, IN_SELECT, IN_NANOSLEEP, IN_SIGSUSPEND };
 
 /* A stop and a continue, with no handler, are invisible to a waiting
@@ -351,17 +302,18 @@ static int stop_and_continue_are_invisible_to(enum waiting_call call)
     }
     CHECK(child > 0);
     char byte;
-    CHECK(read(ready[0], &byte, 1) == 1 && sleeps_soon(child));
+    /* told "r", then asleep: in the call under test */
+    CHECK(read(ready[0], &byte, 1) == 1 && state_soon(child, 'S'));
     int status;
     CHECK(kill(child, SIGSTOP) == 0 && waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status));
     CHECK(kill(child, SIGCONT) == 0 && waitpid(child, &status, WCONTINUED) == child && WIFCONTINUED(status));
     if (call == IN_POLL || call == IN_SELECT)
         CHECK(write(data[1], "d", 1) == 1);
     if (call == IN_SIGSUSPEND) {
-        CHECK(sleeps_soon(child));
+        CHECK(state_soon(child, 'S'));
         CHECK(kill(child, SIGUSR1) == 0);
     }
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     return 1;
 }
 

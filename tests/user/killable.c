@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define BUFFER_SIZE (16ul << 20)        /* each fork copies it on nohzk */
 #define IOVECS 256                      /* 4 GiB in all, over the one buffer */
@@ -63,7 +64,7 @@ static int status_after_kill(void (*call)(void))
     char byte;
     int ready = child > 0 && read(ready_pipe[0], &byte, 1) == 1;
     close(ready_pipe[0]);
-    nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, 0);
+    sleep_ms(50);
     if (child > 0)
         kill(child, SIGKILL);
     int status = -1;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define PAGE 4096ul
 #define KERNEL_ADDRESS 0xffff800000000000ul
@@ -83,21 +84,6 @@ static int still_there(const char *pages)
         if (pages[i] != 0x5a)
             return 0;
     return 1;
-}
-
-/* Run body in a child; its wait status. */
-static int status_of_child(void (*body)(void))
-{
-    fflush(stdout);
-    pid_t child = fork();
-    if (child == 0) {
-        body();
-        _exit(0);
-    }
-    int status = -1;
-    if (child < 0 || waitpid(child, &status, 0) != child)
-        return -1;
-    return status;
 }
 
 /* ---- munmap ---- */

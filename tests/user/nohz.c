@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 #include "../../user/lib/clock.h"
 #include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
@@ -106,14 +107,6 @@ static int spin_until_own_tick_stopped(int cpu)
     return 0;
 }
 
-static int wait_status(pid_t pid)
-{
-    int status = -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return status;
-}
-
 /* --- the tests, each in a child so that nothing leaks between them ----- */
 
 static int reads_0_by_default(void)
@@ -175,8 +168,7 @@ static int one_nohz_task_per_cpu_and_fork_does_not_inherit(void)
         /* bound to CPU 1 too, by inheritance, but not a nohz task */
         _exit(read_nohz(getpid()) == 0 && write_nohz(getpid(), "1") == EBUSY && read_nohz(getpid()) == 0 ? 0 : 1);
     }
-    int status = wait_status(child);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     CHECK(read_nohz(getpid()) == 1);
     return 1;
 }
@@ -235,8 +227,7 @@ static int exec_keeps_it(void)
         execl("/bin/sh", "sh", "-c", "read v < /proc/self/nohz; exit $((v + 40))", (char *)0);
         _exit(8);
     }
-    int status = wait_status(child);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 41);
+    CHECK(exit_status_of(child) == 41);
     return 1;
 }
 
@@ -296,7 +287,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     CHECK(housekeeping_has(cpu) == 1);
     /* Now idle, the CPU stops its tick: stopped, no reason, counters agree. */
     int stopped = 0;
-    for (int64_t limit = now_ns() + 2000000000ll; !stopped && now_ns() < limit; usleep(10000))
+    for (int64_t limit = now_ns() + 2000000000ll; !stopped && now_ns() < limit; sleep_ms(10))
         stopped = tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped");
     printf("# cpu %d after its nohz task died of SIGSEGV: %s, reason %s, nohz %s, stops %lu, restarts %lu, "
            "housekeeping %s\n", cpu, row.state, row.reason, row.nohz, row.stops, row.restarts,
@@ -359,7 +350,7 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     /* The only idle CPU left is the last one: a wakeup puts us there. */
     int there = 0;
     for (int tries = 0; tries < 200 && !there; tries++) {
-        usleep(10000);
+        sleep_ms(10);
         there = sched_getcpu() == cpu;
     }
     if (!there) {
@@ -435,7 +426,7 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     int status = 0;
     CHECK(kill(task, SIGSTOP) == 0 && waitpid(task, &status, WUNTRACED) == task && WIFSTOPPED(status));
     int idle_and_stopped = 0;
-    for (int64_t limit = now_ns() + 2000000000ll; !idle_and_stopped && now_ns() < limit; usleep(10000))
+    for (int64_t limit = now_ns() + 2000000000ll; !idle_and_stopped && now_ns() < limit; sleep_ms(10))
         idle_and_stopped = tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped");
     int owner_while_stopped = nohz_owner_in_proc_tick(cpu), flag_while_stopped = read_nohz(task);
     printf("# cpu %d with its nohz task stopped: %s, reason %s, nohz %s, owner %d\n", cpu, row.state, row.reason,

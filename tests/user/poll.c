@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 #include "../../user/lib/clock.h"
 
 static int empty_pipe_is_not_readable(void)
@@ -122,30 +123,23 @@ static int write_wakes_the_poller(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    pid_t child = fork();
-    if (child == 0) {
-        struct timespec pause = {0, 50000000};
-        nanosleep(&pause, NULL);
-        _exit(write(ends[1], "w", 1) == 1 ? 0 : 1);
-    }
+    pid_t child = write_later(ends[1], 'w', 50);
     CHECK(child > 0);
     struct pollfd in = {ends[0], POLLIN, 0};
     CHECK(poll(&in, 1, -1) == 1 && in.revents == POLLIN);
     char c = 0;
     CHECK(read(ends[0], &c, 1) == 1 && c == 'w');
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     /* ppoll without a timeout too, woken by the other end's close */
     child = fork();
     if (child == 0) {
         close(ends[1]);
-        struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
+        sleep_ms(20);
         _exit(0);
     }
     close(ends[1]);
     CHECK(ppoll(&in, 1, NULL, NULL) == 1 && (in.revents & POLLHUP));
-    CHECK(waitpid(child, &status, 0) == child);
+    CHECK(waitpid(child, NULL, 0) == child);
     close(ends[0]);
     return 1;
 }
@@ -156,18 +150,12 @@ static int huge_timeout_waits_for_the_write(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    pid_t child = fork();
-    if (child == 0) {
-        struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
-        _exit(write(ends[1], "h", 1) == 1 ? 0 : 1);
-    }
+    pid_t child = write_later(ends[1], 'h', 20);
     CHECK(child > 0);
     struct pollfd in = {ends[0], POLLIN, 0};
     struct timespec forever = {18446744071ll, 999999999};    /* ns: 1.7 s short of 2^64 */
     CHECK(ppoll(&in, 1, &forever, NULL) == 1 && in.revents == POLLIN);
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     close(ends[0]);
     close(ends[1]);
     return 1;

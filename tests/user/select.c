@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 #include "../../user/lib/clock.h"
 
 /* A pipe's write end is writable, its read end readable once written;
@@ -176,12 +177,7 @@ static int write_wakes_the_selector(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    pid_t child = fork();
-    if (child == 0) {
-        struct timespec pause = {0, 50000000};
-        nanosleep(&pause, NULL);
-        _exit(write(ends[1], "w", 1) == 1 ? 0 : 1);
-    }
+    pid_t child = write_later(ends[1], 'w', 50);
     CHECK(child > 0);
     fd_set in;
     FD_ZERO(&in);
@@ -189,8 +185,7 @@ static int write_wakes_the_selector(void)
     CHECK(select(ends[0] + 1, &in, NULL, NULL, NULL) == 1 && FD_ISSET(ends[0], &in));
     char c = 0;
     CHECK(read(ends[0], &c, 1) == 1 && c == 'w');
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     close(ends[0]);
     close(ends[1]);
     return 1;

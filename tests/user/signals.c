@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 static void install(int signal, void (*handler)(int, siginfo_t *, void *), int flags)
 {
@@ -34,20 +35,6 @@ static void set_default(int signal, void (*handler)(int))
     memset(&action, 0, sizeof(action));
     action.sa_handler = handler;
     sigaction(signal, &action, 0);
-}
-
-/* Run body in a child; return its wait status. */
-static int in_child(void (*body)(void))
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        body();
-        _exit(0);
-    }
-    int status = -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return status;
 }
 
 /* --- a handler runs, sees siginfo, and the interrupted code resumes ---- */
@@ -217,7 +204,7 @@ static int sigsuspend_waits_for_child(void)
     sigprocmask(SIG_BLOCK, &block, 0);
     pid_t pid = fork();
     if (pid == 0) {
-        usleep(20000);
+        sleep_ms(20);
         _exit(5);
     }
     sigemptyset(&empty);
@@ -226,8 +213,7 @@ static int sigsuspend_waits_for_child(void)
     CHECK(seen_signal == SIGCHLD && seen_pid == pid && seen_code == CLD_EXITED);
     sigprocmask(SIG_BLOCK, 0, &after);
     CHECK(sigismember(&after, SIGCHLD)); /* sigsuspend's mask is gone again */
-    int status;
-    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 5);
+    CHECK(exit_status_of(pid) == 5);
     sigprocmask(SIG_UNBLOCK, &block, 0);
     set_default(SIGCHLD, SIG_DFL);
     return 1;
@@ -268,17 +254,17 @@ static void ignore_and_go_on(void)
 
 static int default_actions(void)
 {
-    int status = in_child(die_by_term);
+    int status = status_of_child(die_by_term);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !WCOREDUMP(status));
-    status = in_child(die_by_segv);
+    status = status_of_child(die_by_segv);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
-    status = in_child(die_by_pipe);
+    status = status_of_child(die_by_pipe);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE);
-    status = in_child(survive_pipe_ignored);
+    status = status_of_child(survive_pipe_ignored);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
-    status = in_child(die_after_resethand);
+    status = status_of_child(die_after_resethand);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1);
-    status = in_child(ignore_and_go_on);
+    status = status_of_child(ignore_and_go_on);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
     return 1;
 }
@@ -297,9 +283,9 @@ static int interrupted_read(int flags)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        usleep(20000);
+        sleep_ms(20);
         kill(parent, SIGUSR1);
-        usleep(20000);
+        sleep_ms(20);
         write(fds[1], "z", 1);
         _exit(0);
     }
@@ -327,7 +313,7 @@ static int nanosleep_reports_time_left(void)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        usleep(20000);
+        sleep_ms(20);
         kill(parent, SIGUSR1);
         _exit(0);
     }
@@ -377,9 +363,9 @@ static void no_stack_for_handler(void)
 
 static int broken_frames_kill_only_the_process(void)
 {
-    int status = in_child(bad_sigreturn);
+    int status = status_of_child(bad_sigreturn);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
-    status = in_child(no_stack_for_handler);
+    status = status_of_child(no_stack_for_handler);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
     return 1;
 }

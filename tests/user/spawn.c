@@ -24,16 +24,9 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 extern char **environ;
-
-static int exit_status_of(pid_t pid)
-{
-    int status;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-        return -1;
-    return WEXITSTATUS(status);
-}
 
 static int posix_spawn_runs_a_program(void)
 {
@@ -150,7 +143,7 @@ static int ends_soon(pid_t pid, int *status)
     for (int tries = 0; tries < 1000; tries++) {
         if (waitpid(pid, status, WNOHANG) == pid)
             return 1;
-        usleep(10000);
+        sleep_ms(10);
     }
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define EXIT_CODE 7
 
@@ -58,9 +59,7 @@ static pid_t make_zombie(int own_group)
 
 static int reap(pid_t child)
 {
-    int status;
-    CHECK(waitpid(child, &status, 0) == child);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_CODE);
+    CHECK(exit_status_of(child) == EXIT_CODE);
     return 1;
 }
 
