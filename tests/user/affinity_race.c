@@ -134,10 +134,8 @@ static pid_t start_looper(int report_fd, void (*body)(struct report *report, con
     pid_t child = fork();
     if (child != 0)
         return child;
-    struct sigaction action = { .sa_handler = on_sigterm, .sa_flags = SA_RESTART };
-    sigemptyset(&action.sa_mask);
     struct report report = { 0 };
-    if (sigaction(SIGTERM, &action, 0) != 0) {
+    if (set_handler(SIGTERM, on_sigterm, SA_RESTART) != 0) {
         report.failures = 1;
         report.last_errno = errno;
     } else {

@@ -281,18 +281,9 @@ static void on_segv_report(int signal, siginfo_t *info, void *context)
     _exit(43);
 }
 
-static void install_segv_report(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_segv_report;
-    action.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &action, NULL);
-}
-
 static void handler_non_canonical_caught(void)
 {
-    install_segv_report();
+    set_siginfo_handler(SIGSEGV, on_segv_report, 0);
     raise_with(NON_CANONICAL, (uint64_t)canonical_restorer, 0);
 }
 
@@ -300,7 +291,7 @@ static void handler_non_canonical_caught(void)
  * caught: the program dies of it. */
 static void handler_non_canonical_segv_blocked(void)
 {
-    install_segv_report();
+    set_siginfo_handler(SIGSEGV, on_segv_report, 0);
     raise_with(NON_CANONICAL, (uint64_t)canonical_restorer, 1ul << (SIGSEGV - 1));
 }
 
@@ -359,11 +350,7 @@ static void editing_handler(int signal, siginfo_t *info, void *context)
  * returned to. */
 static void raise_and_edit(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = editing_handler;
-    action.sa_flags = SA_SIGINFO;
-    sigaction(SIGUSR1, &action, NULL);
+    set_siginfo_handler(SIGUSR1, editing_handler, 0);
     raise(SIGUSR1);
 }
 
@@ -474,11 +461,7 @@ static void on_segv_exit(int signal, siginfo_t *info, void *context)
 
 static void frame_crossing_caught(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_segv_exit;
-    action.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &action, NULL);
+    set_siginfo_handler(SIGSEGV, on_segv_exit, 0);
     frame_crossing_into_an_unmapped_page();
 }
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define RFLAGS_TF   0x100ul
 #define RFLAGS_DF   0x400ul
@@ -87,15 +88,6 @@ static void on_alarm(int signal)
     alarms++;
 }
 
-static void install(int signal, void (*handler)(int))
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = handler;    /* no SA_RESTART: rt_sigsuspend ends with EINTR */
-    sigemptyset(&action.sa_mask);
-    sigaction(signal, &action, 0);
-}
-
 struct expectation {
     uint64_t bit;
     int settable;               /* popf in ring 3 sets it */
@@ -129,8 +121,8 @@ static int check_flags(const char *call, const struct expectation *e, const stru
  * bit set; then one more ordinary call to show the process is sound. */
 static int run_calls(const struct expectation *e)
 {
-    install(SIGTRAP, on_trap);
-    install(SIGALRM, on_alarm);
+    set_handler(SIGTRAP, on_trap, 0);
+    set_handler(SIGALRM, on_alarm, 0);     /* no SA_RESTART: rt_sigsuspend ends with EINTR */
     int pipe_fds[2];
     CHECK(pipe(pipe_fds) == 0);
 
@@ -155,9 +147,7 @@ static int run_calls(const struct expectation *e)
 
     /* SIGALRM is blocked until rt_sigsuspend opens the mask: an alarm
      * that comes early waits for it, so the call always ends by it. */
-    sigset_t alarm_only, none;
-    sigemptyset(&alarm_only);
-    sigaddset(&alarm_only, SIGALRM);
+    sigset_t alarm_only = signal_set(SIGALRM), none;
     sigemptyset(&none);
     CHECK(sigprocmask(SIG_BLOCK, &alarm_only, 0) == 0);
     struct itimerval one_shot = {{0, 0}, {0, 1000}};
@@ -226,7 +216,7 @@ static int id_over_syscalls(void)
  * same answers, bit by bit. */
 static int all_but_tf_over_syscalls(void)
 {
-    install(SIGALRM, on_alarm);
+    set_handler(SIGALRM, on_alarm, 0);
     uint64_t bits = RFLAGS_NT | RFLAGS_AC | RFLAGS_DF | RFLAGS_IOPL | RFLAGS_ID;
     struct flagged r = flagged_syscall(bits, SYS_getpid, 0, 0, 0);
     CHECK(r.result == getpid());

@@ -60,12 +60,7 @@ static void count_signal(int signal)
 
 static void catch(int signal)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = count_signal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(signal, &action, 0);
+    set_handler(signal, count_signal, SA_RESTART);
     fired[signal] = 0;
 }
 

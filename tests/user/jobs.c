@@ -127,15 +127,12 @@ static void on_signal(int signal)
 static int caught_or_ignored_sigtstp_does_not_stop(void)
 {
     alarm(GUARD_SECONDS);
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_signal;
-    CHECK(sigaction(SIGTSTP, &action, NULL) == 0);
+    CHECK(set_handler(SIGTSTP, on_signal, 0) == 0);
     CHECK(raise(SIGTSTP) == 0 && handled == 1);
     CHECK(signal(SIGTSTP, SIG_IGN) != SIG_ERR);
     CHECK(raise(SIGTSTP) == 0 && handled == 1);
     errno = 0;
-    CHECK(sigaction(SIGSTOP, &action, NULL) == -1 && errno == EINVAL);
+    CHECK(set_handler(SIGSTOP, on_signal, 0) == -1 && errno == EINVAL);
     return 1;
 }
 
@@ -153,12 +150,8 @@ static void on_sigchld(int signal, siginfo_t *info, void *context)
 
 static int watch_sigchld(int flags)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_sigchld;
-    action.sa_flags = SA_SIGINFO | flags;
     sigchlds = 0;
-    return sigaction(SIGCHLD, &action, NULL);
+    return set_siginfo_handler(SIGCHLD, on_sigchld, flags);
 }
 
 /* Wait (at most 10 s) until count SIGCHLDs have come. */
@@ -239,9 +232,7 @@ static int sigcont_discards_a_pending_stop(void)
     CHECK(pipe(to_us) == 0 && pipe(to_child) == 0);
     pid_t child = fork_own_group();
     if (child == 0) {
-        sigset_t tstp, pending;
-        sigemptyset(&tstp);
-        sigaddset(&tstp, SIGTSTP);
+        sigset_t tstp = signal_set(SIGTSTP), pending;
         sigprocmask(SIG_BLOCK, &tstp, NULL);
         char c = 'r';
         if (write(to_us[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
@@ -277,13 +268,8 @@ static int stop_and_continue_are_invisible_to(enum waiting_call call)
     CHECK(pipe(ready) == 0 && pipe(data) == 0);
     pid_t child = fork();
     if (child == 0) {
-        sigset_t usr1, old;
-        sigemptyset(&usr1);
-        sigaddset(&usr1, SIGUSR1);
-        struct sigaction action;
-        memset(&action, 0, sizeof(action));
-        action.sa_handler = on_signal;
-        sigaction(SIGUSR1, &action, NULL);
+        sigset_t usr1 = signal_set(SIGUSR1), old;
+        set_handler(SIGUSR1, on_signal, 0);
         sigprocmask(SIG_BLOCK, &usr1, &old);
         fd_set in;
         FD_ZERO(&in);

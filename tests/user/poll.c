@@ -174,11 +174,7 @@ static int signal_interrupts_the_wait(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_alarm;
-    action.sa_flags = SA_RESTART;
-    CHECK(sigaction(SIGALRM, &action, NULL) == 0);
+    CHECK(set_handler(SIGALRM, on_alarm, SA_RESTART) == 0);
     struct itimerval once = {{0, 0}, {0, 30000}};
     CHECK(setitimer(ITIMER_REAL, &once, NULL) == 0);
     struct pollfd in = {ends[0], POLLIN, 0};
@@ -207,13 +203,8 @@ static void on_usr1(int signal)
  * below waited out its 10 s.) */
 static int ppoll_mask_is_in_force_during_the_wait(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_usr1;
-    CHECK(sigaction(SIGUSR1, &action, NULL) == 0);
-    sigset_t usr1, during, after;
-    sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
+    CHECK(set_handler(SIGUSR1, on_usr1, 0) == 0);
+    sigset_t usr1 = signal_set(SIGUSR1), during, after;
     CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
     CHECK(raise(SIGUSR1) == 0 && usr1_count == 0);
 

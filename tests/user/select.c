@@ -205,13 +205,8 @@ static void on_usr1(int signal)
  * ready descriptor is reported and the signal stays pending. */
 static int pselect_mask_is_in_force_during_the_wait(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_usr1;
-    CHECK(sigaction(SIGUSR1, &action, NULL) == 0);
-    sigset_t usr1, during, after;
-    sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
+    CHECK(set_handler(SIGUSR1, on_usr1, 0) == 0);
+    sigset_t usr1 = signal_set(SIGUSR1), during, after;
     CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
     CHECK(raise(SIGUSR1) == 0 && usr1_count == 0);
 

@@ -1,5 +1,5 @@
-/* Helpers shared by the test programs of tests/user/: children, sleeps and
- * /proc/PID/stat. Each program is one .c file built into a static binary
+/* Helpers shared by the test programs of tests/user/: children, sleeps,
+ * signal handlers and masks, and /proc/PID/stat. Each program is one .c file built into a static binary
  * (the Makefile rebuilds every program when a header here changes), so
  * all of it is static. The KTAP report is ktap.h's; the clock, CPU
  * pinning and the nohz files are in user/lib/, shared with user/. */
@@ -78,6 +78,40 @@ static inline pid_t write_later(int fd, char byte, long delay_ms)
         _exit(write(fd, &byte, 1) == 1 ? 0 : 1);
     }
     return child;
+}
+
+/* ---- Signals ---- */
+
+/* handler for signal, with flags (SA_RESTART...) and nothing more blocked
+ * while it runs: sigaction's result. */
+static inline int set_handler(int signal, void (*handler)(int), int flags)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = handler;
+    action.sa_flags = flags;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signal, &action, NULL);
+}
+
+/* The same for a handler that takes the siginfo and the context. */
+static inline int set_siginfo_handler(int signal, void (*handler)(int, siginfo_t *, void *), int flags)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = handler;
+    action.sa_flags = SA_SIGINFO | flags;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signal, &action, NULL);
+}
+
+/* The set of signal alone, for sigprocmask, sigsuspend, ppoll... */
+static inline sigset_t signal_set(int signal)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signal);
+    return set;
 }
 
 /* ---- /proc/PID/stat ---- */

@@ -33,13 +33,8 @@ static void on_sigchld(int signal)
  * once it is a zombie, SIGCHLD blocked again. */
 static pid_t make_zombie(int own_group)
 {
-    sigset_t chld, old;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_sigchld;
-    if (sigaction(SIGCHLD, &action, 0) < 0 || sigprocmask(SIG_BLOCK, &chld, &old) < 0)
+    sigset_t chld = signal_set(SIGCHLD), old;
+    if (set_handler(SIGCHLD, on_sigchld, 0) < 0 || sigprocmask(SIG_BLOCK, &chld, &old) < 0)
         return -1;
     child_exited = 0;
     fflush(stdout);
