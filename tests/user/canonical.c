@@ -30,11 +30,6 @@
 #define NON_CANONICAL   0x800000000000ul    /* 2^47, the first non-canonical address */
 #define KERNEL_ADDRESS  0xffffffff81000000ul
 #define PAGE            4096ul
-#define RFLAGS_TF       0x100ul
-#define RFLAGS_DF       0x400ul
-#define RFLAGS_IOPL     0x3000ul
-#define RFLAGS_NT       0x4000ul
-#define RFLAGS_AC       0x40000ul
 #define UC_STRICT_RESTORE_SS 0x4ul
 #define KERNEL_SA_RESTORER 0x04000000ul
 #define SI_KERNEL_CODE  0x80
@@ -374,13 +369,6 @@ static int sigreturn_with_a_non_canonical_fpstate_is_sigsegv(void)
 static int sigreturn_with_fpstate_in_the_null_page_is_sigsegv(void)
 {
     return edited_frame_is_sigsegv(FPSTATE_NULL_PAGE);
-}
-
-static uint64_t read_flags(void)
-{
-    uint64_t flags;
-    __asm__ volatile("pushfq; popq %0" : "=r"(flags));
-    return flags;
 }
 
 static uint16_t read_ss(void)

@@ -28,13 +28,6 @@
 #include "ktap.h"
 #include "testlib.h"
 
-#define RFLAGS_TF   0x100ul
-#define RFLAGS_DF   0x400ul
-#define RFLAGS_IOPL 0x3000ul
-#define RFLAGS_NT   0x4000ul
-#define RFLAGS_AC   0x40000ul
-#define RFLAGS_ID   0x200000ul
-
 /* Instructions run with TF set after the popf that sets it: pushfq, popq,
  * syscall, pushfq, popq, pushfq, notq, andq, popfq. Each traps but the
  * syscall, whose trap the kernel's entry mask (TF) swallows. */
@@ -63,13 +56,6 @@ static struct flagged flagged_syscall(uint64_t bit, long nr, long a0, long a1, l
                      : "a"(nr), "D"(a0), "S"(a1), "d"(a2)
                      : "rcx", "r11", "memory", "cc");
     return r;
-}
-
-static uint64_t read_flags(void)
-{
-    uint64_t flags;
-    __asm__ volatile("pushfq; popq %0" : "=r"(flags));
-    return flags;
 }
 
 static volatile int traps, alarms;

@@ -24,8 +24,6 @@
 
 #define KERNEL_ADDRESS     0xffffffff80100000ul
 #define NON_CANONICAL      0x8000000000000000ul
-#define RFLAGS_TF          0x100
-#define RFLAGS_AC          0x40000
 
 static int number, failures, skipped;
 

@@ -1,5 +1,5 @@
 /* Helpers shared by the test programs of tests/user/: children, sleeps,
- * signal handlers and masks, and /proc/PID/stat. Each program is one .c file built into a static binary
+ * signal handlers and masks, /proc/PID/stat and the flags register. Each program is one .c file built into a static binary
  * (the Makefile rebuilds every program when a header here changes), so
  * all of it is static. The KTAP report is ktap.h's; the clock, CPU
  * pinning and the nohz files are in user/lib/, shared with user/. */
@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -139,6 +140,22 @@ static inline int state_soon(pid_t pid, char state)
         sleep_ms(10);
     }
     return 0;
+}
+
+/* ---- The flags register (RFLAGS) ---- */
+
+#define RFLAGS_TF   0x100ul         /* single-step trap */
+#define RFLAGS_DF   0x400ul         /* string direction */
+#define RFLAGS_IOPL 0x3000ul        /* I/O privilege level: ring 3 cannot raise it */
+#define RFLAGS_NT   0x4000ul        /* nested task */
+#define RFLAGS_AC   0x40000ul       /* alignment check */
+#define RFLAGS_ID   0x200000ul      /* CPUID available */
+
+static inline uint64_t read_flags(void)
+{
+    uint64_t flags;
+    __asm__ volatile("pushfq; popq %0" : "=r"(flags));
+    return flags;
 }
 
 #endif
