@@ -523,5 +523,5 @@ int main(int argc, char **argv)
     (void)argc;
     saved_argv = argv;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

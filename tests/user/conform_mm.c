@@ -455,7 +455,7 @@ int main(void)
         return 1;
     }
     close(fd);
-    int status = conform_main(cases, sizeof(cases) / sizeof(cases[0]));
+    int status = conform_main(cases, KTAP_COUNT(cases));
     unlink(file_path);
     return status;
 }

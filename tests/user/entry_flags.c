@@ -221,5 +221,5 @@ static const struct ktap_case cases[] = {
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

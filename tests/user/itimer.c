@@ -424,5 +424,5 @@ int main(void)
         KTAP_CASE(sleep_too_long_to_count_waits_for_the_signal),
         KTAP_CASE(cpu_timer_holds_a_nohz_tick),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -342,5 +342,5 @@ int main(void)
         KTAP_CASE(stop_and_continue_are_invisible_to_nanosleep),
         KTAP_CASE(stop_and_continue_are_invisible_to_sigsuspend),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

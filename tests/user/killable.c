@@ -162,5 +162,5 @@ int main(void)
     }
     memset(buffer, 0, BUFFER_SIZE);
     fill_iovecs();
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -227,5 +227,5 @@ int main(void)
         KTAP_CASE(mmap_fixed_refuses_bad_ranges),
     };
     task_size = find_task_size();
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -457,5 +457,5 @@ int main(void)
         KTAP_CASE(a_waking_task_avoids_a_nohz_cpu),
         KTAP_CASE(stopped_nohz_task_keeps_its_cpu),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

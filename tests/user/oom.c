@@ -130,5 +130,5 @@ int main(void)
         KTAP_CASE(a_mapping_larger_than_free_memory_fails_at_once),
         KTAP_CASE(fork_fails_with_enomem_and_recovers),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -202,5 +202,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

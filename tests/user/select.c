@@ -243,5 +243,5 @@ int main(void)
         KTAP_CASE(write_wakes_the_selector),
         KTAP_CASE(pselect_mask_is_in_force_during_the_wait),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

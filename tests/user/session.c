@@ -149,5 +149,5 @@ int main(void)
         KTAP_CASE(setpgid_of_a_child_in_another_session_fails),
         KTAP_CASE(a_zombie_keeps_its_group),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

@@ -364,5 +364,5 @@ int main(void)
         KTAP_CASE(bad_arguments_rejected),
         KTAP_CASE(broken_frames_kill_only_the_process),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

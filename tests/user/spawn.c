@@ -211,5 +211,5 @@ int main(void)
         KTAP_CASE(vfork_parent_dies_of_sigkill),
         KTAP_CASE(vfork_parent_dies_of_sigterm),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }
