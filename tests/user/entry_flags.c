@@ -58,14 +58,8 @@ static struct flagged flagged_syscall(uint64_t bit, long nr, long a0, long a1, l
     return r;
 }
 
-static volatile int traps, alarms;
+static volatile int alarms;
 static volatile uint64_t handler_flags;
-
-static void on_trap(int signal)
-{
-    (void)signal;
-    traps++;
-}
 
 static void on_alarm(int signal)
 {
@@ -107,29 +101,29 @@ static int check_flags(const char *call, const struct expectation *e, const stru
  * bit set; then one more ordinary call to show the process is sound. */
 static int run_calls(const struct expectation *e)
 {
-    set_handler(SIGTRAP, on_trap, 0);
+    set_handler(SIGTRAP, count_caught, 0);
     set_handler(SIGALRM, on_alarm, 0);     /* no SA_RESTART: rt_sigsuspend ends with EINTR */
     int pipe_fds[2];
     CHECK(pipe(pipe_fds) == 0);
 
-    traps = 0;
+    caught[SIGTRAP] = 0;
     struct flagged r = flagged_syscall(e->bit, SYS_getpid, 0, 0, 0);
     CHECK(r.result == getpid());
-    CHECK(check_flags("getpid", e, &r, traps));
+    CHECK(check_flags("getpid", e, &r, caught[SIGTRAP]));
 
     static const char message[8] __attribute__((aligned(8))) = "flagged";
-    traps = 0;
+    caught[SIGTRAP] = 0;
     r = flagged_syscall(e->bit, SYS_write, pipe_fds[1], (long)message, sizeof(message));
     CHECK(r.result == (long)sizeof(message));
-    CHECK(check_flags("write", e, &r, traps));
+    CHECK(check_flags("write", e, &r, caught[SIGTRAP]));
     char back[8];
     CHECK(read(pipe_fds[0], back, sizeof(back)) == (ssize_t)sizeof(back) && memcmp(back, message, 8) == 0);
 
     static const struct timespec one_ms = {0, 1000000};
-    traps = 0;
+    caught[SIGTRAP] = 0;
     r = flagged_syscall(e->bit, SYS_nanosleep, (long)&one_ms, 0, 0);
     CHECK(r.result == 0);
-    CHECK(check_flags("nanosleep", e, &r, traps));
+    CHECK(check_flags("nanosleep", e, &r, caught[SIGTRAP]));
 
     /* SIGALRM is blocked until rt_sigsuspend opens the mask: an alarm
      * that comes early waits for it, so the call always ends by it. */
@@ -139,11 +133,11 @@ static int run_calls(const struct expectation *e)
     struct itimerval one_shot = {{0, 0}, {0, 1000}};
     CHECK(setitimer(ITIMER_REAL, &one_shot, 0) == 0);
     alarms = 0;
-    traps = 0;
+    caught[SIGTRAP] = 0;
     r = flagged_syscall(e->bit, SYS_rt_sigsuspend, (long)&none, 8, 0);
     CHECK(r.result == -EINTR);
     CHECK(alarms == 1);
-    CHECK(check_flags("rt_sigsuspend", e, &r, traps));
+    CHECK(check_flags("rt_sigsuspend", e, &r, caught[SIGTRAP]));
     if (((handler_flags & e->bit) != 0) != e->in_handler) {
         printf("# the SIGALRM handler ran with flags %#lx; expected the bit %s\n", (unsigned long)handler_flags,
                e->in_handler ? "set" : "clear");

@@ -115,24 +115,16 @@ static int plain_wait_ignores_stops(void)
     return 1;
 }
 
-static volatile sig_atomic_t handled;
-
-static void on_signal(int signal)
-{
-    (void)signal;
-    handled++;
-}
-
 /* SIGTSTP caught or ignored does not stop (SIGSTOP cannot be either). */
 static int caught_or_ignored_sigtstp_does_not_stop(void)
 {
     alarm(GUARD_SECONDS);
-    CHECK(set_handler(SIGTSTP, on_signal, 0) == 0);
-    CHECK(raise(SIGTSTP) == 0 && handled == 1);
+    CHECK(set_handler(SIGTSTP, count_caught, 0) == 0);
+    CHECK(raise(SIGTSTP) == 0 && caught[SIGTSTP] == 1);
     CHECK(signal(SIGTSTP, SIG_IGN) != SIG_ERR);
-    CHECK(raise(SIGTSTP) == 0 && handled == 1);
+    CHECK(raise(SIGTSTP) == 0 && caught[SIGTSTP] == 1);
     errno = 0;
-    CHECK(set_handler(SIGSTOP, on_signal, 0) == -1 && errno == EINVAL);
+    CHECK(set_handler(SIGSTOP, count_caught, 0) == -1 && errno == EINVAL);
     return 1;
 }
 
@@ -269,7 +261,7 @@ static int stop_and_continue_are_invisible_to(enum waiting_call call)
     pid_t child = fork();
     if (child == 0) {
         sigset_t usr1 = signal_set(SIGUSR1), old;
-        set_handler(SIGUSR1, on_signal, 0);
+        set_handler(SIGUSR1, count_caught, 0);
         sigprocmask(SIG_BLOCK, &usr1, &old);
         fd_set in;
         FD_ZERO(&in);
@@ -282,7 +274,7 @@ static int stop_and_continue_are_invisible_to(enum waiting_call call)
         case IN_POLL: _exit(poll(&poll_in, 1, -1) == 1 ? 0 : 1);
         case IN_SELECT: _exit(select(data[0] + 1, &in, NULL, NULL, NULL) == 1 ? 0 : 1);
         case IN_NANOSLEEP: _exit(nanosleep(&nap, NULL) == 0 ? 0 : 1);
-        case IN_SIGSUSPEND: _exit(sigsuspend(&old) == -1 && errno == EINTR && handled == 1 ? 0 : 1);
+        case IN_SIGSUSPEND: _exit(sigsuspend(&old) == -1 && errno == EINTR && caught[SIGUSR1] == 1 ? 0 : 1);
         }
         _exit(3);
     }

@@ -161,20 +161,12 @@ static int huge_timeout_waits_for_the_write(void)
     return 1;
 }
 
-static volatile sig_atomic_t alarms;
-
-static void on_alarm(int signal)
-{
-    (void)signal;
-    alarms++;
-}
-
 /* A handled signal ends the wait with EINTR, even with SA_RESTART. */
 static int signal_interrupts_the_wait(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    CHECK(set_handler(SIGALRM, on_alarm, SA_RESTART) == 0);
+    CHECK(set_handler(SIGALRM, count_caught, SA_RESTART) == 0);
     struct itimerval once = {{0, 0}, {0, 30000}};
     CHECK(setitimer(ITIMER_REAL, &once, NULL) == 0);
     struct pollfd in = {ends[0], POLLIN, 0};
@@ -184,16 +176,8 @@ static int signal_interrupts_the_wait(void)
     close(ends[0]);
     close(ends[1]);
     errno = error;
-    CHECK(result == -1 && error == EINTR && alarms == 1);
+    CHECK(result == -1 && error == EINTR && caught[SIGALRM] == 1);
     return 1;
-}
-
-static volatile sig_atomic_t usr1_count;
-
-static void on_usr1(int signal)
-{
-    (void)signal;
-    usr1_count++;
 }
 
 /* ppoll's mask is in force only during the wait: a pending SIGUSR1,
@@ -203,21 +187,21 @@ static void on_usr1(int signal)
  * below waited out its 10 s.) */
 static int ppoll_mask_is_in_force_during_the_wait(void)
 {
-    CHECK(set_handler(SIGUSR1, on_usr1, 0) == 0);
+    CHECK(set_handler(SIGUSR1, count_caught, 0) == 0);
     sigset_t usr1 = signal_set(SIGUSR1), during, after;
     CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
-    CHECK(raise(SIGUSR1) == 0 && usr1_count == 0);
+    CHECK(raise(SIGUSR1) == 0 && caught[SIGUSR1] == 0);
 
     int ends[2];
     CHECK(pipe(ends) == 0);
     struct pollfd out = {ends[1], POLLOUT, 0};
-    CHECK(ppoll(&out, 1, NULL, &usr1) == 1 && usr1_count == 0);     /* still blocked */
+    CHECK(ppoll(&out, 1, NULL, &usr1) == 1 && caught[SIGUSR1] == 0);     /* still blocked */
     struct pollfd in = {ends[0], POLLIN, 0};
     struct timespec long_wait = {10, 0};
     sigemptyset(&during);
     errno = 0;
     CHECK(ppoll(&in, 1, &long_wait, &during) == -1 && errno == EINTR);
-    CHECK(usr1_count == 1);
+    CHECK(caught[SIGUSR1] == 1);
     CHECK(sigprocmask(SIG_BLOCK, NULL, &after) == 0 && sigismember(&after, SIGUSR1));
     uint64_t mask = 0;
     struct timespec zero = {0, 0};

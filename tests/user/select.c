@@ -191,31 +191,23 @@ static int write_wakes_the_selector(void)
     return 1;
 }
 
-static volatile sig_atomic_t usr1_count;
-
-static void on_usr1(int signal)
-{
-    (void)signal;
-    usr1_count++;
-}
-
 /* pselect's mask is in force only during the wait: a SIGUSR1 blocked
  * before, and pending, is let in by the mask (EINTR, its handler runs),
  * and is blocked again afterwards. With a mask that keeps it blocked, a
  * ready descriptor is reported and the signal stays pending. */
 static int pselect_mask_is_in_force_during_the_wait(void)
 {
-    CHECK(set_handler(SIGUSR1, on_usr1, 0) == 0);
+    CHECK(set_handler(SIGUSR1, count_caught, 0) == 0);
     sigset_t usr1 = signal_set(SIGUSR1), during, after;
     CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
-    CHECK(raise(SIGUSR1) == 0 && usr1_count == 0);
+    CHECK(raise(SIGUSR1) == 0 && caught[SIGUSR1] == 0);
 
     int ends[2];
     CHECK(pipe(ends) == 0);
     fd_set out;
     FD_ZERO(&out);
     FD_SET(ends[1], &out);
-    CHECK(pselect(ends[1] + 1, NULL, &out, NULL, NULL, &usr1) == 1 && usr1_count == 0);   /* still blocked */
+    CHECK(pselect(ends[1] + 1, NULL, &out, NULL, NULL, &usr1) == 1 && caught[SIGUSR1] == 0);   /* still blocked */
 
     fd_set in;
     FD_ZERO(&in);
@@ -224,7 +216,7 @@ static int pselect_mask_is_in_force_during_the_wait(void)
     sigemptyset(&during);
     errno = 0;
     CHECK(pselect(ends[0] + 1, &in, NULL, NULL, &long_wait, &during) == -1 && errno == EINTR);
-    CHECK(usr1_count == 1);
+    CHECK(caught[SIGUSR1] == 1);
     CHECK(sigprocmask(SIG_BLOCK, NULL, &after) == 0 && sigismember(&after, SIGUSR1));
     close(ends[0]);
     close(ends[1]);
