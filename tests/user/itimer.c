@@ -292,10 +292,6 @@ static int real_tiny_interval_is_bounded(void)
     return 1;
 }
 
-/* ---- nohzk only: the CPU-time timer is a tick dependency ---- */
-
-/* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
- * dependencies section, its bits. 0 if both were found. */
 /* A sleep whose length in nanoseconds does not fit in 64 bits is as good
  * as for ever: the alarm, 600 ms on, ends it with EINTR. (18446744074 s
  * is 2^64 ns plus 0.29 s: a kernel that multiplied without care slept
@@ -316,6 +312,12 @@ static int sleep_too_long_to_count_waits_for_the_signal(void)
     return 1;
 }
 
+/* ---- nohzk only: the CPU-time timer is a tick dependency ---- */
+
+/* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
+ * dependencies section, its bits, both from one reading of the file
+ * (tick_row_read() of user/lib/nohz.h reads the state only). 0 if both
+ * were found. */
 static int tick_row(int cpu, char *state, char *deps)
 {
     char *line = NULL, word[32];
