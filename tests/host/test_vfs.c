@@ -1,8 +1,8 @@
 /* Host unit tests of the file layer: kernel/fs/vfs.c (the tree, lookup, the
  * initramfs), kernel/fs/fd.c (descriptor tables) and kernel/fs/fs_syscalls.c
  * (the system calls), run against a pretend current process. The kernel's
- * services are replaced below: kmalloc by malloc, spinlocks by nothing (one
- * thread), user memory by plain memory. */
+ * services are replaced: the heap and spinlocks by stubs.c's, the current
+ * process and user memory (plain memory) below. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,47 +15,11 @@
 #include "kernel/fs/cpio.h"
 #include "kernel/lib/errno.h"
 #include "kernel/fs/fs_syscalls.h"
-#include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
-#include "kernel/locking/spinlock.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
 
-/* ---- The kernel services the file layer uses ---- */
-
-void *kmalloc(size_t size)
-{
-    return malloc(size);
-}
-
-void *kzalloc(size_t size)
-{
-    return calloc(1, size);
-}
-
-void kfree(void *object)
-{
-    free(object);
-}
-
-void spin_lock_init(struct spinlock *lock, const char *name)
-{
-    lock->locked = 0;
-    lock->name = name;
-}
-
-/* Held-twice and released-unheld are bugs the kernel would panic on. */
-void spin_lock(struct spinlock *lock)
-{
-    assert_int_equal(lock->locked, 0);
-    lock->locked = 1;
-}
-
-void spin_unlock(struct spinlock *lock)
-{
-    assert_int_equal(lock->locked, 1);
-    lock->locked = 0;
-}
+/* ---- The kernel services the file layer uses, beyond stubs.c's ---- */
 
 static struct process test_process = { .rlimits[7] = { FD_MAX, FD_MAX } };     /* RLIMIT_NOFILE's default */
 
