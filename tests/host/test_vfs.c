@@ -18,6 +18,7 @@
 #include "kernel/process/process.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
+#include "cpio_archive.h"
 
 /* ---- The kernel services the file layer uses, beyond stubs.c's ---- */
 
@@ -85,32 +86,10 @@ size_t user_accessible_prefix(const void *user_start, size_t length, bool for_wr
 
 /* ---- Archives ---- */
 
-struct archive {
-    unsigned char *bytes;
-    size_t length;
-};
-
-static void append(struct archive *archive, const void *bytes, size_t length)
-{
-    archive->bytes = realloc(archive->bytes, archive->length + length + 1);
-    assert_non_null(archive->bytes);
-    if (length)
-        memcpy(archive->bytes + archive->length, bytes, length);
-    archive->length += length;
-}
-
+/* Every entry has inode 0 and mtime 1234 (which stat then reports). */
 static void add_entry(struct archive *archive, const char *name, uint32_t mode, const char *data)
 {
-    static const char zeroes[4];
-    char header[CPIO_HEADER_SIZE + 1];
-    size_t size = data ? strlen(data) : 0;
-    snprintf(header, sizeof(header), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", 0, mode, 0,
-             0, 1, 1234, (unsigned)size, 0, 0, 0, 0, (unsigned)strlen(name) + 1, 0);
-    append(archive, header, CPIO_HEADER_SIZE);
-    append(archive, name, strlen(name) + 1);
-    append(archive, zeroes, (4 - archive->length % 4) % 4);
-    append(archive, data, size);
-    append(archive, zeroes, (4 - archive->length % 4) % 4);
+    archive_add_entry(archive, name, mode, data, 0, 1234);
 }
 
 static int unpack(struct archive *archive)
