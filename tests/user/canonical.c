@@ -37,28 +37,6 @@
 
 static char **saved_argv;
 
-static int killed_by(int status, int signal)
-{
-    if (WIFSIGNALED(status) && WTERMSIG(status) == signal)
-        return 1;
-    if (WIFSIGNALED(status))
-        printf("# killed by signal %d, expected %d\n", WTERMSIG(status), signal);
-    else
-        printf("# exited with %d, expected signal %d\n", WEXITSTATUS(status), signal);
-    return 0;
-}
-
-static int exited_with(int status, int code)
-{
-    if (WIFEXITED(status) && WEXITSTATUS(status) == code)
-        return 1;
-    if (WIFSIGNALED(status))
-        printf("# killed by signal %d, expected exit %d\n", WTERMSIG(status), code);
-    else
-        printf("# exited with %d, expected %d\n", WEXITSTATUS(status), code);
-    return 0;
-}
-
 /* ---- the last page cannot be mapped ---- */
 
 static int mmap_fixed_fails(uint64_t address, uint64_t length, int expected_errno)

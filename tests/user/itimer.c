@@ -214,7 +214,7 @@ static int default_action_terminates(void)
     }
     int status;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM);
+    CHECK(killed_by(status, SIGALRM));
     return 1;
 }
 

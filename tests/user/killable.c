@@ -73,8 +73,6 @@ static int status_after_kill(void (*call)(void))
     return status;
 }
 
-#define KILLED(status) (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-
 static void fill_iovecs(void)
 {
     for (int i = 0; i < IOVECS; i++)
@@ -118,31 +116,31 @@ static void sleep_forever(void)
 
 static int sigkill_ends_a_write_blocked_on_a_full_pipe(void)
 {
-    CHECK(KILLED(status_after_kill(write_to_full_pipe)));
+    CHECK(killed_by(status_after_kill(write_to_full_pipe), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_a_readv_of_gigabytes(void)
 {
-    CHECK(KILLED(status_after_kill(read_urandom_gigabytes)));
+    CHECK(killed_by(status_after_kill(read_urandom_gigabytes), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_getrandom(void)
 {
-    CHECK(KILLED(status_after_kill(getrandom_all_it_gives)));
+    CHECK(killed_by(status_after_kill(getrandom_all_it_gives), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_munmap_of_huge_ranges(void)
 {
-    CHECK(KILLED(status_after_kill(munmap_huge_range)));
+    CHECK(killed_by(status_after_kill(munmap_huge_range), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_pause(void)
 {
-    CHECK(KILLED(status_after_kill(sleep_forever)));
+    CHECK(killed_by(status_after_kill(sleep_forever), SIGKILL));
     return 1;
 }
 

@@ -233,17 +233,17 @@ static void ignore_and_go_on(void)
 static int default_actions(void)
 {
     int status = status_of_child(die_by_term);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !WCOREDUMP(status));
+    CHECK(killed_by(status, SIGTERM) && !WCOREDUMP(status));
     status = status_of_child(die_by_segv);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    CHECK(killed_by(status, SIGSEGV));
     status = status_of_child(die_by_pipe);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE);
+    CHECK(killed_by(status, SIGPIPE));
     status = status_of_child(survive_pipe_ignored);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+    CHECK(exited_with(status, 7));
     status = status_of_child(die_after_resethand);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1);
+    CHECK(killed_by(status, SIGUSR1));
     status = status_of_child(ignore_and_go_on);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+    CHECK(exited_with(status, 9));
     return 1;
 }
 
@@ -342,9 +342,9 @@ static void no_stack_for_handler(void)
 static int broken_frames_kill_only_the_process(void)
 {
     int status = status_of_child(bad_sigreturn);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    CHECK(killed_by(status, SIGSEGV));
     status = status_of_child(no_stack_for_handler);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    CHECK(killed_by(status, SIGSEGV));
     return 1;
 }
 

@@ -52,6 +52,31 @@ static inline int status_of_child(void (*body)(void))
     return child < 0 ? -1 : wait_status(child);
 }
 
+/* A wait status is a death by signal: 1, or 0 after printing what it is
+ * instead (as a KTAP comment). */
+static inline int killed_by(int status, int signal)
+{
+    if (WIFSIGNALED(status) && WTERMSIG(status) == signal)
+        return 1;
+    if (WIFSIGNALED(status))
+        printf("# killed by signal %d, expected %d\n", WTERMSIG(status), signal);
+    else
+        printf("# exited with %d, expected signal %d\n", WEXITSTATUS(status), signal);
+    return 0;
+}
+
+/* The same for an exit with code. */
+static inline int exited_with(int status, int code)
+{
+    if (WIFEXITED(status) && WEXITSTATUS(status) == code)
+        return 1;
+    if (WIFSIGNALED(status))
+        printf("# killed by signal %d, expected exit %d\n", WTERMSIG(status), code);
+    else
+        printf("# exited with %d, expected %d\n", WEXITSTATUS(status), code);
+    return 0;
+}
+
 static inline void kill_and_reap(pid_t pid)
 {
     kill(pid, SIGKILL);
