@@ -1,8 +1,9 @@
 /* Helpers shared by the test programs of tests/user/: children, sleeps,
- * signal handlers and masks, /proc/PID/stat and the flags register. Each program is one .c file built into a static binary
- * (the Makefile rebuilds every program when a header here changes), so
- * all of it is static. The KTAP report is ktap.h's; the clock, CPU
- * pinning and the nohz files are in user/lib/, shared with user/. */
+ * signal handlers and masks, /proc/PID/stat and the flags register. Each
+ * program is one .c file built into a static binary (the Makefile
+ * rebuilds every program when a header here changes), so all of it is
+ * static. The KTAP report is ktap.h's; the clock, CPU pinning and the
+ * nohz files are in user/lib/, shared with user/. */
 #ifndef TESTS_USER_TESTLIB_H
 #define TESTS_USER_TESTLIB_H
 
