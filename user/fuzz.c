@@ -64,6 +64,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+#include "lib/pin.h"
+
 #define MAX_WORKERS     16
 #define MAX_ERRNO       134
 #define TIDY_EVERY      4      /* bursts between two tidy-ups */
@@ -707,14 +710,6 @@ static void proc_write(void)
  * workers do the same on the other CPUs meanwhile, and random /proc
  * writes and sched_setaffinity calls set and move at other moments. A
  * kernel without /proc/self/nohz counts ENOENT. */
-static void pin_to(unsigned cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void nohz_race(void)
 {
     counts.nohz_tries++;
@@ -733,19 +728,12 @@ static void nohz_race(void)
         counts.nohz_moved_while_set++;  /* patch 13: must be EBUSY */
     count_result(counts.nohz_result, raw_syscall(NR_write, fd, (long)"0", 1, 0, 0, 0));
     close(fd);
-    pin_to(worker_cpu);
+    pin_to_cpu(0, (int)worker_cpu);
 }
 
 /* ---- Time ---- */
 
 #define NS_PER_SECOND 1000000000l
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * NS_PER_SECOND + now.tv_nsec;
-}
 
 /* ---- Siblings: the board ----
  * Slot s holds worker s's pid, slot MAX_WORKERS + s the pid of its latest
@@ -1684,7 +1672,7 @@ static void worker(unsigned cpu, unsigned generation, uint64_t seed, time_t dead
     if (stats_fd < 0 || board_fd < 0)
         _exit(96);
     board_write(worker_slot, self);
-    pin_to(cpu);
+    pin_to_cpu(0, (int)cpu);
     setpgid(0, 0);     /* so that kill(0, ...) reaches only us */
     set_up_world();
     add_proc_files("/proc");
@@ -1697,7 +1685,7 @@ static void worker(unsigned cpu, unsigned generation, uint64_t seed, time_t dead
         if (burst % TIDY_EVERY == 0) {
             tidy_up();
             if (class != CLASS_NOHZ)    /* back to our CPU, which others change */
-                pin_to(worker_cpu);
+                pin_to_cpu(0, (int)worker_cpu);
         }
         counts.bursts[class]++;
         classes[class].burst();

@@ -218,5 +218,5 @@ int main(void)
         KTAP_CASE(rewind_and_seek_come_back),
         KTAP_CASE(proc_keeps_its_names),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -24,16 +24,9 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 extern char **environ;
-
-static int exit_status_of(pid_t pid)
-{
-    int status;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-        return -1;
-    return WEXITSTATUS(status);
-}
 
 static int posix_spawn_runs_a_program(void)
 {
@@ -150,7 +143,7 @@ static int ends_soon(pid_t pid, int *status)
     for (int tries = 0; tries < 1000; tries++) {
         if (waitpid(pid, status, WNOHANG) == pid)
             return 1;
-        usleep(10000);
+        sleep_ms(10);
     }
     return 0;
 }
@@ -218,5 +211,5 @@ int main(void)
         KTAP_CASE(vfork_parent_dies_of_sigkill),
         KTAP_CASE(vfork_parent_dies_of_sigterm),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

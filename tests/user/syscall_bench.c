@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../user/lib/clock.h"
+
 #define ROUNDS 31
 #define BATCH  200
 #define SPAWNS 11
@@ -36,13 +38,6 @@ static uint64_t median(uint64_t *values, int count)
 {
     qsort(values, count, sizeof(values[0]), compare);
     return values[count / 2];
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 }
 
 int main(int argc, char **argv)
