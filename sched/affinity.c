@@ -15,9 +15,10 @@
  *
  * A nohz task's affinity cannot change (-EBUSY): it owns its CPU until it
  * clears the attribute or exits
- * (docs/nohz-task.md#patch-13-a-nohz-tasks-affinity-cannot-change). The attribute is read
- * under the task's lock, which try_set() in kernel/time/nohz_task.c holds while it checks the
- * mask and sets the attribute: one happens wholly before the other. */
+ * (docs/nohz-task.md#patch-13-a-nohz-tasks-affinity-cannot-change). The
+ * attribute is read under the task's lock, which try_set() in
+ * kernel/time/nohz_task.c holds while it checks the mask and sets the
+ * attribute: one happens wholly before the other. */
 #include "arch/x86/cpu.h"
 #include "kernel/lib/errno.h"
 #include "kernel/irq/ipi.h"

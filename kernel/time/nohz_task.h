@@ -17,7 +17,8 @@
 struct task;
 
 /* CPUs whose nohz task exists, running or not
- * (docs/nohz-task.md#patch-01-a-mask-of-cpus-that-have-a-nohz-task). Changed under nohz_lock, read without it (atomic bits). */
+ * (docs/nohz-task.md#patch-01-a-mask-of-cpus-that-have-a-nohz-task).
+ * Changed under nohz_lock, read without it (atomic bits). */
 extern struct cpumask cpu_has_nohz_task;
 
 bool task_is_nohz(const struct task *task);
