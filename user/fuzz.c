@@ -87,7 +87,7 @@
 #define NON_CANONICAL   0x0000800000000000ul   /* the first non-canonical address */
 #define USER_END        NON_CANONICAL
 #define PATH_SIZE       4096
-#define SYMLINK_NESTING 8      /* links followed inside links (Linux: 8; nohzk: SYMLINK_DEPTH_MAX) */
+#define SYMLINK_NESTING 8      /* links followed inside links (Linux: 8; nohzk: SYMLINK_MAX in all) */
 
 /* Syscall numbers (x86-64). */
 enum {
