@@ -1,6 +1,6 @@
 /* rcutorture, in miniature (after Linux's kernel/rcu/rcutorture.c).
  *
- * One writer keeps replacing the object that `torture_current` points to
+ * One writer keeps replacing the object that `torture.current` points to
  * and hands the old one to call_rcu. Its callback bumps the object's
  * pipeline count and queues it again, RCU_TORTURE_PIPE_LEN times; then
  * the object is poisoned and goes back to a small pool, from which the

@@ -90,7 +90,7 @@
 #define NON_CANONICAL   0x0000800000000000ul   /* the first non-canonical address */
 #define USER_END        NON_CANONICAL
 #define PATH_SIZE       4096
-#define SYMLINK_NESTING 8      /* links followed inside links (Linux: 8; nohzk: SYMLINK_DEPTH_MAX) */
+#define SYMLINK_NESTING 8      /* links followed inside links (Linux: 8; nohzk: SYMLINK_MAX in all) */
 
 /* Syscall numbers (x86-64). */
 enum {
@@ -725,7 +725,7 @@ static void nohz_race(void)
     CPU_SET((worker_cpu + 1) % cpu_count, &other);
     long moved = raw_syscall(NR_sched_setaffinity, 0, sizeof(other), (long)&other, 0, 0, 0);
     if (set == 1 && moved != -EBUSY && cpu_count > 1)
-        counts.nohz_moved_while_set++;  /* patch 13: must be EBUSY */
+        counts.nohz_moved_while_set++;  /* a nohz task's affinity cannot change */
     count_result(counts.nohz_result, raw_syscall(NR_write, fd, (long)"0", 1, 0, 0, 0));
     close(fd);
     pin_to_cpu(0, (int)worker_cpu);

@@ -16,8 +16,7 @@
 #include "kernel/lib/linux_abi.h"
 
 /* termios flag bits and c_cc indices, from Linux's asm-generic/termbits.h
- * (octal, as there). They belong in linux_abi.h next to struct
- * linux_termios; kept here until that file has a quiet moment. */
+ * (octal, as there). */
 #define IGNBRK 0000001
 #define BRKINT 0000002
 #define ISTRIP 0000040

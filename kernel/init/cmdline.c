@@ -44,7 +44,7 @@ static void message_append_number(struct message *message, uint64_t number)
 
 /* A word from the command line, shown as '?' for each control character:
  * a quoted word may hold a newline or an escape sequence, and a report is
- * one printable line (found by tests/fuzz/fuzz_cmdline.c). */
+ * one printable line (tests/fuzz/fuzz_cmdline.c). */
 static void message_append_word(struct message *message, const char *word)
 {
     size_t length = strnlen(word, MESSAGE_WORD_LIMIT + 1);

@@ -1,4 +1,4 @@
-/* The nohz task attribute (docs/nohz-task.md, from "Patch 01" to "Patch 15").
+/* The nohz task attribute (docs/nohz-task.md, the whole series).
  *
  * A task asks for it by writing 1 to /proc/self/nohz. It must then be
  * bound to exactly one CPU, that CPU must have no other nohz task, and at
@@ -16,8 +16,9 @@
 
 struct task;
 
-/* Patch 01's cpu_has_nohz_task: CPUs whose nohz task exists (running or
- * not). Changed under nohz_lock, read without it (atomic bits). */
+/* CPUs whose nohz task exists, running or not
+ * (docs/nohz-task.md#patch-01-a-mask-of-cpus-that-have-a-nohz-task).
+ * Changed under nohz_lock, read without it (atomic bits). */
 extern struct cpumask cpu_has_nohz_task;
 
 bool task_is_nohz(const struct task *task);

@@ -4,7 +4,7 @@
  *   kernel/time/tick_stop.c      stopping and restarting it, the nohz kick;
  *   kernel/time/timekeeping.c    jiffies, the timekeeper, the clocksource watchdog;
  *   kernel/time/tick_policy.c    which policy is in force (tick=, /proc/sys/kernel/tick_policy);
- *   kernel/time/tick_policies.c  the policies;
+ *   kernel/time/tick_policies.c  the policies (and tick_policy_patient.c, an example);
  *   kernel/time/tick_dep.c       the tick dependencies. */
 #ifndef KERNEL_TICK_H
 #define KERNEL_TICK_H

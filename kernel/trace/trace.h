@@ -32,7 +32,7 @@ enum trace_class {
 #define TRACE_CLASSES_ALL ((1u << TRACE_CLASS_COUNT) - 1)
 
 /* Event types. arg0 is 32 bits, arg1 64; what they hold is in the comment,
- * and in trace_format_event() (kernel/trace/trace.c). */
+ * and in format_details() (kernel/trace/trace.c). */
 enum trace_type {
     TRACE_NONE,
     TRACE_IRQ_ENTER,        /* vector */

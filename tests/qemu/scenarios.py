@@ -179,7 +179,8 @@ SCENARIOS = [
      "command": "taskset -c 3 spin 3 --nohz",
      "must_contain": [r"^spin: cpu 3 after the first second: LOC [1-9]\d\d+,"]},
     # Grace periods complete while CPU 3's nohz task is in user space, and
-    # CPU 3 receives nothing for them (patches 10-11).
+    # CPU 3 receives nothing for them
+    # (docs/nohz-task.md#patches-10-and-11-user-mode-is-an-extended-quiescent-state).
     {"name": "nohz-rcu-load", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
      "command": "taskset -c 3 spin 4 --nohz & sleep 1.2; g1=$(grep gps_completed /proc/rcu); rcustress 2; "
                 "g2=$(grep gps_completed /proc/rcu); wait; echo \"$g1 -> $g2\"",
@@ -315,8 +316,7 @@ SCENARIOS = [
     _program("session", "session"),
     # Program output and kernel messages never share a line: a shell on
     # CPU 1 prints 400 lines of 60 U's while strace=1 logs every system
-    # call of a loop on CPU 2. Before console_output() took printk's lock,
-    # 65 of the 400 lines were cut by a kernel message.
+    # call of a loop on CPU 2 (console_output() takes printk's lock).
     {"name": "console-lines", "smp": 4, "ktap": False, "timeout": 150, "append": "strace=1",
      "command": "taskset -c 1 sh -c 'i=0; while [ $i -lt 400 ]; do echo UUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUU; i=$((i+1)); done' & "
                 "taskset -c 2 sh -c 'i=0; while [ $i -lt 400 ]; do : > /dev/null; i=$((i+1)); done' & wait",
@@ -519,7 +519,7 @@ SCENARIOS = [
      "must_contain": [r"nohzk: power-off status=0"]},
     # sched_setaffinity() on children busy in getsid, kill, wait4, fork and
     # /proc opens, and /proc/self/nohz against another process's affinity
-    # change (docs/reliability.md, 2026-12-04): no hang, no panic; passes
+    # change (docs/reliability.md): no hang, no panic; passes
     # on the Linux host too ("host-affinity_race" in tests/run).
     dict(_program("affinity-race", "affinity_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
     dict(_program("affinity-race-glibc", "affinity_race", "glibc"), smp=4,
@@ -589,7 +589,7 @@ SCENARIOS = [
      "must_not_contain": [r"tsc marked unstable"]},
     # The measuring tools at a CPU count whose /proc/interrupts rows are
     # long (64 CPUs: 700 characters): the last CPU's ticks are seen, not
-    # a false 0 (docs/reliability.md, 2026-12-04).
+    # a false 0 (docs/reliability.md).
     {"name": "tools-smp64", "smp": 64, "ktap": False, "timeout": 300, "append": "hz=1000",
      "command": "taskset -c 63 spin 2; osnoise --cpu 63 --duration 1 --warmup-ms 200 --json",
      "must_contain": [r"^spin: 2 s, \d+ iterations, 0 syscalls, 0 faults, cpus 63:\d+\n"

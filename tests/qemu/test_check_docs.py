@@ -262,6 +262,54 @@ class Tables(Tree):
         self.fails("table", "<!-- check-docs: colours -->\n<!-- /check-docs -->\n")
 
 
+class Sources(Tree):
+    """Comments in the sources cite the book by existing anchors, and the
+    2010 series by chapter, not by patch number."""
+
+    def source_classes(self, text, name="kernel/tick.c"):
+        return [repr(p) for p in self.checker.check_source(name, text)]
+
+    def test_anchor_in_a_comment(self):
+        self.assertEqual([], self.source_classes("int x; /* (docs/tick.md#stopping-it), docs/tick.md */\n"))
+        self.assertEqual(["2: source: no heading for `#starting-it` in docs/tick.md"],
+                         self.source_classes("int x;\n/* (docs/tick.md#starting-it) */\n"))
+        self.assertEqual(["1: source: no such file `docs/tock.md`"],
+                         self.source_classes("// docs/tock.md#stopping-it\n"))
+        self.assertEqual([], self.source_classes("/* each docs/NAME.md is a chapter */\n"))
+
+    def test_numbered_patch_in_a_comment(self):
+        for text, name in [("x(); /* (patch 05) */\n", "kernel/tick.c"),
+                           ("/* restarts it (patch\n * 06) */\n", "kernel/tick.h"),
+                           ("x = 1  # patches 10-11\n", "tests/qemu/scenarios.py"),
+                           ("def f():\n    'Patch 13: it stays.'\n", "tools/lib/x.py"),
+                           ("        iretq   ; patch 08\n", "arch/x86/entry.asm")]:
+            found = self.source_classes(text, name)
+            self.assertEqual(1, len(found), "%r in %s: %r" % (text, name, found))
+            self.assertIn(": source: ", found[0])
+
+    def test_code_is_not_a_comment(self):
+        self.assertEqual([], self.source_classes('printk("patch 05 docs/tock.md");\n'))
+        self.assertEqual([], self.source_classes('x = "patch 05"  # docs/tick.md#stopping-it\n',
+                                                 "tools/lib/x.py"))
+        self.assertEqual([], self.source_classes("/* patch-05, 2 patches */\n"))
+
+    def test_the_whole_tree_is_read(self):
+        top = tempfile.mkdtemp(prefix="check-docs-src-")
+        try:
+            for rel, text in TREE.items():
+                os.makedirs(os.path.dirname(os.path.join(top, rel)), exist_ok=True)
+                with open(os.path.join(top, rel), "w") as f:
+                    f.write(text)
+            with open(os.path.join(top, "rcu", "gp.c"), "w") as f:
+                f.write("/* ok (docs/tick.md#stopping-it) */\nint gp;\n/* kept (patch 06) */\n")
+            found = [(rel, p.line, p.cls) for rel, p in check_docs.run(top, diagrams=False) if p.cls == "source"]
+            self.assertEqual([("rcu/gp.c", 3, "source")], found)
+            self.assertEqual(["rcu/gp.c:3: source"],
+                             ["%s:%d: %s" % (rel, p.line, p.cls) for rel, p in check_docs.run(top, ["rcu/gp.c"])])
+        finally:
+            shutil.rmtree(top)
+
+
 class Diagrams(unittest.TestCase):
     SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d"><g id="node1" class="node"><title>a</title>'
            '<ellipse cx="%d" cy="1" rx="2" ry="3"/><text x="%d" y="4">%s</text></g></svg>')
