@@ -4,7 +4,7 @@
  * returns. The programs run on the Linux host first (tests/run), so an
  * expectation that is not Linux's fails there.
  *
- * A difference from Linux that nohzk keeps for now is declared in the case
+ * A difference from Linux that nohzk keeps is declared in the case
  * with NOHZK_DIFFERS("why") just before the check that shows it: on nohzk,
  * if that check fails, the case is reported as a SKIP with the reason (and
  * the check's diagnostic); if it passes, the case passes. On Linux the

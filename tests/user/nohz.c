@@ -1,4 +1,4 @@
-/* The rules of /proc/PID/nohz (patches 01, 13, 14, 15): every error
+/* The rules of /proc/PID/nohz (docs/nohz-task.md#patch-15-procselfnohz): every error
  * path, and what exec, fork, exit and a fatal fault do to the attribute
  * and to the nohz task's CPU.
  * Prints KTAP; scenario "nohz-rules" runs it at -smp 4 and -smp 2.
@@ -231,7 +231,7 @@ static int exec_keeps_it(void)
     return 1;
 }
 
-/* Exit, and a kill by a fault, clear the attribute and the mask (patch 14):
+/* Exit, and a kill by a fault, clear the attribute and the mask (docs/nohz-task.md#patch-14-exit-clears-the-attribute):
  * the CPU is free for another nohz task at once. */
 static int exit_and_fault_clear_the_mask(void)
 {

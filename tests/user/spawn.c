@@ -5,12 +5,9 @@
  * (scenario "spawn", "spawn-glibc") and, unchanged, on the Linux host
  * (tests/run's host-spawn.*).
  *
- * Found when a system() call in fuzz died of a general protection fault:
- * the kernel ran the child on the parent's stack pointer, not the one
- * clone() was given, so the child popped garbage. Then glibc's
- * posix_spawn() of a missing program said it worked: its child reports
- * the failed exec by writing into the parent's memory, which a vfork run
- * as a fork had copied. */
+ * Two rules matter: the child runs on the stack clone() was given, not the
+ * parent's; and a vfork child shares its parent's memory (glibc's
+ * posix_spawn() reports a failed exec by writing into it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
