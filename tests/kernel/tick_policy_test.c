@@ -69,5 +69,69 @@ static void each_policy_isolates_its_own_cpus(struct ktest *test)
     }
 }
 
+/* tick=budget (kernel/time/tick_policy_budget.c): BUDGET_RESTARTS busy tick
+ * restarts a second, then the tick stays on until the second ends. */
+#define BUDGET_RESTARTS 10
+#define SECOND_NS 1000000000ul
+
+struct made_up_cpu {
+    uint64_t state[TICK_POLICY_STATE_WORDS];
+    struct tick_policy_view view;
+};
+
+static void made_up_cpu_init(struct made_up_cpu *cpu, const struct tick_policy *policy, uint64_t now)
+{
+    memset(cpu, 0, sizeof(*cpu));
+    cpu->view.cpu = 1;
+    cpu->view.now = now;
+    cpu->view.state = cpu->state;
+    cpu->view.task.is_nohz = true;
+    if (policy->switched_to)
+        policy->switched_to(&cpu->view);
+}
+
+static void restart(const struct tick_policy *policy, struct made_up_cpu *cpu, bool idle)
+{
+    cpu->view.task.is_idle = idle;
+    if (policy->tick_restarted)
+        policy->tick_restarted(&cpu->view);
+    cpu->view.task.is_idle = false;
+}
+
+static void budget_keeps_the_tick_once_spent(struct ktest *test)
+{
+    const struct tick_policy *budget = tick_policy_find("budget");
+    struct made_up_cpu cpu;
+    if (!budget) {
+        KTEST_EXPECT(test, budget, "budget is not registered");
+        return;
+    }
+    KTEST_EXPECT(test, budget->busy_may_stop && budget->tick_restarted, "budget lacks its question or event");
+    if (!budget->busy_may_stop || !budget->tick_restarted)
+        return;
+    made_up_cpu_init(&cpu, budget, 5 * SECOND_NS);
+    KTEST_EXPECT(test, budget->busy_may_stop(&cpu.view), "a fresh nohz task may not stop");
+    unsigned allowed = 0;
+    for (unsigned i = 0; i < 3 * BUDGET_RESTARTS; i++) {
+        restart(budget, &cpu, true);        /* idle restarts cost nothing */
+        cpu.view.now += 1000;
+    }
+    while (allowed <= BUDGET_RESTARTS && budget->busy_may_stop(&cpu.view)) {
+        restart(budget, &cpu, false);
+        cpu.view.now += 1000;
+        allowed++;
+    }
+    KTEST_EXPECT(test, allowed == BUDGET_RESTARTS, "stopped again after %u busy restarts, want %u", allowed,
+                 BUDGET_RESTARTS);
+    cpu.view.now = 5 * SECOND_NS + SECOND_NS - 1;
+    KTEST_EXPECT(test, !budget->busy_may_stop(&cpu.view), "the budget came back within the second");
+    cpu.view.now = 6 * SECOND_NS;
+    KTEST_EXPECT(test, budget->busy_may_stop(&cpu.view), "a new second gave no new budget");
+    cpu.view.task.is_nohz = false;
+    KTEST_EXPECT(test, !budget->busy_may_stop(&cpu.view), "a task that is not nohz may stop");
+    KTEST_EXPECT(test, !asks_isolates(budget, false, true) && asks_isolates(budget, true, false),
+                 "budget isolates other cpus than task");
+}
+
 KTEST_SUITE(tick_policy, KTEST_CASE(policies_are_listed_in_a_stable_order), KTEST_CASE(unknown_names_change_nothing),
-            KTEST_CASE(each_policy_isolates_its_own_cpus));
+            KTEST_CASE(each_policy_isolates_its_own_cpus), KTEST_CASE(budget_keeps_the_tick_once_spent));

@@ -686,4 +686,12 @@ SCENARIOS = [
     # Tick policies registered with TICK_POLICY: the list, its order, the
     # isolation rule of each, and any new policy's own rule.
     {"name": "tick-policy", "smp": 2, "append": "ktest=tick_policy"},
+    # tick=budget, found by name with no edit but its own file: in force,
+    # listed, and a nohz task alone stops its tick under it.
+    {"name": "tick-policy-budget", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=budget",
+     "command": "cat /proc/sys/kernel/tick_policy; grep -c '^budget ' /proc/sys/kernel/tick_policies; "
+                "taskset -c 3 spin 3 --nohz",
+     "must_contain": [r"^budget$", r"^1$",
+                      r"^spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$"]},
 ]
