@@ -253,6 +253,7 @@ static void schedule_common(bool preempted)
     next->on_cpu = true;
     rq->current = next;
     rq->switched_from = prev;
+    tick_policy_notify(cpu, next->switched_in_at, TICK_EVENT_TASK_SWITCHED_IN);
     rq->context_switches++;
     cpu->arch.tss.rsp[0] = next->stack_top;      /* interrupts from ring 3 */
     cpu->syscall_stack_top = next->stack_top;    /* system calls */

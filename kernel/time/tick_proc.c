@@ -117,8 +117,9 @@ static void generate_tick_policy(struct proc_text *text)
 
 static void generate_tick_policies(struct proc_text *text)
 {
-    for (const struct tick_policy *const *policy = tick_policies; *policy; policy++)
-        proc_printf(text, "%-10s %s\n", (*policy)->name, (*policy)->summary);
+    const struct tick_policy *policy;
+    for_each_tick_policy(policy)
+        proc_printf(text, "%-10s %s\n", policy->name, policy->summary);
 }
 
 /* A policy's name, blanks around it ignored; -EINVAL for an unknown one. */

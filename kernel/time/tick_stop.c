@@ -56,7 +56,7 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
     bool idle = cpu_is_idle(rq);
 
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
-    if (idle ? !policy->stop_when_idle : !policy->busy_may_stop(cpu, now))
+    if (idle ? !policy->stop_when_idle : !tick_policy_busy_may_stop(policy, cpu, now))
         return TICK_KEEP_POLICY;
     uint32_t deps = idle ? 0 : tick_dep_mask_of(cpu->id);   /* an idle CPU stops, as on Linux */
     if (deps)
@@ -74,7 +74,7 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
     return TICK_MAY_STOP;
 }
 
-static void stop_locked(struct cpu *cpu)
+static void stop_locked(struct cpu *cpu, uint64_t now)
 {
     struct tick_state *tick = &cpu->tick;
     trace_tick_stop(cpu_is_idle(&cpu->rq) ? "idle" : "alone");
@@ -83,6 +83,7 @@ static void stop_locked(struct cpu *cpu)
     tick->stops++;
     if (cpu->id == timekeeper_cpu && !isolated_cpus_exist())
         __atomic_store_n(&timekeeper_cpu, TIMEKEEPER_NONE, __ATOMIC_SEQ_CST);   /* whoever ticks next */
+    tick_policy_notify(cpu, now, TICK_EVENT_STOPPED);
 }
 
 static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason reason)
@@ -93,6 +94,7 @@ static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason 
     tick->reason = reason;
     tick->restarts++;
     tick->next_deadline = now + tick_period_ns;
+    tick_policy_notify(cpu, now, TICK_EVENT_RESTARTED);
 }
 
 /* Stop the tick if nothing needs it; else count why not. Interrupts off. */
@@ -105,7 +107,7 @@ static void try_stop(struct cpu *cpu, uint64_t now, bool at_tick)
             trace_tick_keep(tick_keep_reason_names[reason]);    /* changes only: not one per tick */
         cpu->tick.reason = reason;
         if (reason == TICK_MAY_STOP)
-            stop_locked(cpu);
+            stop_locked(cpu, now);
         else
             cpu->tick.refusals[reason]++;
     }
@@ -146,11 +148,10 @@ void tick_recheck(void)
  * tick_nohz_user_enter_prepare(), tick_nohz_task_switch()). rcu_pending()
  * counts, as at a tick: RCU work waits for the tick that does it. These
  * checks are not counted in the "kept by" table, which counts the checks
- * of the tick itself and of idle entry. Only isolated CPUs (a nohz task
- * or nohz_full=) look: no policy in the tree stops a busy tick elsewhere,
- * and the check costs a clocksource read on every system call's way out.
- * (A new policy that stops other busy CPUs does so at their next tick.)
- * Interrupts off. */
+ * of the tick itself and of idle entry. Only CPUs the policy isolates
+ * (tick_policy_isolates) look: the check costs a clocksource read on
+ * every system call's way out. (A policy that stops busy ticks on CPUs it
+ * does not isolate does so at their next tick.) Interrupts off. */
 void tick_update(void)
 {
     struct cpu *cpu = this_cpu();
@@ -158,13 +159,13 @@ void tick_update(void)
         tick_recheck();
         return;
     }
-    if (cpu_is_idle(&cpu->rq) || !cpu_is_isolated(cpu->id))
+    if (cpu_is_idle(&cpu->rq) || !tick_policy_isolates(cpu))
         return;
     uint64_t now = clock_now();
     spin_lock(&cpu->rq.lock);
     bool stop = cpu->tick.running && keep_reason(cpu, now, true) == TICK_MAY_STOP;
     if (stop)
-        stop_locked(cpu);
+        stop_locked(cpu, now);
     spin_unlock(&cpu->rq.lock);
     if (stop)
         tick_program_hardware();

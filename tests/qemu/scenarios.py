@@ -201,7 +201,7 @@ SCENARIOS = [
      "command": "taskset -c 3 spin 3; taskset -c 3 spin 3 --syscall-every 100000; "
                 "taskset -c 3 spin 3 --fault-every 100000; "
                 "taskset -c 3 spin 4 & sleep 1.2; rcustress 2 >/dev/null; wait; "
-                "cat /proc/sys/kernel/tick_policy; grep -c . /proc/sys/kernel/tick_policies",
+                "cat /proc/sys/kernel/tick_policy; grep -cE '^(periodic|idle|task|full|patient) ' /proc/sys/kernel/tick_policies",
      # Zero interrupts of any kind over the whole loop (tick=full's target):
      # the tick stops as the task is switched in, before its first period.
      "must_contain": [r"^nohz_full: cpus 1-3$",
@@ -381,8 +381,10 @@ SCENARIOS = [
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
 
     # Bad parameters are reported, never silently ignored.
-    {"name": "unknown-param", "append": "bogus=1 hz=123 trace=irq,bogus trace_size=3 ktest=boot",
+    {"name": "unknown-param", "append": "bogus=1 hz=123 trace=irq,bogus trace_size=3 tick=bogus ktest=boot",
      "must_contain": [r'unknown parameter "bogus=1"',
+                      r"^cmdline: tick=bogus: no such policy, must be one of periodic idle task full patient\b.*; "
+                      r"tick=task kept$",
                       r"hz=123: must be one of 100, 250, 1000",
                       r"trace: trace=irq,bogus: no class named 'bogus' .*tracing stays off",
                       r"trace_size=3: must be a number from 16 to 1048576"],
@@ -681,4 +683,15 @@ SCENARIOS = [
     {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot",
      "must_contain": [r"^nohz_full: cpus 1$"],
      "must_not_contain": [r"takes effect with", r"without nohz_full="]},
+    # Tick policies registered with TICK_POLICY: the list, its order, the
+    # isolation rule of each, and any new policy's own rule.
+    {"name": "tick-policy", "smp": 2, "append": "ktest=tick_policy"},
+    # tick=budget, found by name with no edit but its own file: in force,
+    # listed, and a nohz task alone stops its tick under it.
+    {"name": "tick-policy-budget", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=budget",
+     "command": "cat /proc/sys/kernel/tick_policy; grep -c '^budget ' /proc/sys/kernel/tick_policies; "
+                "taskset -c 3 spin 3 --nohz",
+     "must_contain": [r"^budget$", r"^1$",
+                      r"^spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$"]},
 ]

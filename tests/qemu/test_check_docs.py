@@ -21,13 +21,14 @@ TREE = {
     "Makefile": ".PHONY: all run test docs\nall:\n",
     "README.md": "# nohzk\n",
     "kernel/init/params.c": textwrap.dedent("""\
-        static const char *const tick_policy_names[] = { "periodic", "task", 0 };
         static struct kernel_param params[] = {
             PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
             PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
-            PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
+            PARAM_STRING("tick", tick_param, sizeof(tick_param)),
         };
         """),
+    "kernel/time/tick_policy_periodic.c": "TICK_POLICY(periodic,\n    .summary = \"every CPU ticks\");\n",
+    "kernel/time/tick_policy_task.c": "TICK_POLICY(task, .summary = \"a nohz task\");\n",
     "kernel/fs/procfs.c": textwrap.dedent("""\
         #define PROC_FILE(path, generate, write) { path, generate, write }
         void procfs_init(void) { vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0); }
