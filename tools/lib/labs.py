@@ -15,6 +15,9 @@ A lab file, docs/labs/NAME.lab, is JSON:
                 "must_contain": ["regex"], "must_not_contain": ["regex"],
                 "skeleton": "fail"}]}     ("pass": the skeleton keeps it)
 
+A test may give "scenario": NAME (tests/qemu/scenarios.py) instead of
+"boot"; tools/grade then boots and judges it as that scenario.
+
 A function is found by its definition: a line at column 0 naming it,
 followed by its parameters and then "{" (a prototype ends with ";"
 first). Its body runs to the matching "}", strings, characters and
@@ -63,8 +66,9 @@ def load_lab(repo, name):
             problems.append("function %r: 'at' must be 'path.c: function_name'" % entry.get("at"))
     points = 0
     for test in lab.get("tests", []):
-        if not test.get("name") or not isinstance(test.get("points"), int) or "boot" not in test:
-            problems.append("test %r: needs name, points (integer) and boot" % test.get("name"))
+        if not test.get("name") or not isinstance(test.get("points"), int) or \
+                ("boot" in test) == ("scenario" in test):
+            problems.append("test %r: needs name, points (integer), and boot or scenario" % test.get("name"))
             continue
         if test.get("skeleton", "fail") not in ("fail", "pass"):
             problems.append("test %r: skeleton must be 'fail' or 'pass'" % test["name"])
