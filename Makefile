@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps fuzz soak docs
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps fuzz soak docs lab-start grade
 
 all: kernel initrd user-programs host-tests
 
@@ -87,11 +87,22 @@ help:
 	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS each (default 60)"
 	@echo "make soak       mixed load at -smp 4 for SOAK_SECONDS (default 600): no stall, panic or leak"
 	@echo "make docs       redraw docs/img/*.svg from docs/diagrams/*.dot, then check the book (tools/check-docs)"
+	@echo "make lab-start LAB=NAME  the lab's skeleton: a worktree on branch lab/NAME (docs/labs/)"
+	@echo "make grade LAB=NAME      run the lab's tests in QEMU and score them"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
 
 deps:
 	@tools/check-deps
+
+# The labs (docs/labs/README.md): the skeleton is made from today's sources.
+lab-start:
+	@test -n "$(LAB)" || { echo "usage: make lab-start LAB=NAME (tools/lab list)"; exit 2; }
+	@tools/lab start $(LAB)
+
+grade: kernel initrd
+	@test -n "$(LAB)" || { echo "usage: make grade LAB=NAME (tools/lab list)"; exit 2; }
+	@tools/grade $(LAB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,0 +1,202 @@
+"""The labs (docs/labs/README.md): reading a lab file, finding a C
+function's body in today's sources, and replacing it by the lab's stub.
+Used by tools/lab and tools/grade.
+
+A lab file, docs/labs/NAME.lab, is JSON:
+
+    {"handout": "docs/labs/NAME.md",
+     "functions": [{"at": "kernel/time/tick_stop.c: try_stop",
+                    "stub": "(void)cpu, (void)now, (void)at_tick;"}],
+     "policy": "patient",                 (optional; {policy} in tests)
+     "tests": [{"name": "...", "points": 20,
+                "boot": {"smp": 4, "append": "ktest=tick", "command": "...",
+                         "timeout": 90},
+                "ktap_case": "tick/idle_cpus_stop_their_tick",
+                "must_contain": ["regex"], "must_not_contain": ["regex"],
+                "skeleton": "fail"}]}     ("pass": the skeleton keeps it)
+
+A test may give "scenario": NAME (tests/qemu/scenarios.py) instead of
+"boot"; tools/grade then boots and judges it as that scenario.
+
+A function is found by its definition: a line at column 0 naming it,
+followed by its parameters and then "{" (a prototype ends with ";"
+first). Its body runs to the matching "}", strings, characters and
+comments skipped. A listed function found zero times or twice is an
+error: code that moved is noticed at once.
+"""
+
+import json
+import os
+import re
+
+LAB_DIR = os.path.join("docs", "labs")
+
+
+class LabError(Exception):
+    pass
+
+
+def lab_path(repo, name):
+    return os.path.join(repo, LAB_DIR, name + ".lab")
+
+
+def lab_names(repo):
+    directory = os.path.join(repo, LAB_DIR)
+    if not os.path.isdir(directory):
+        return []
+    return sorted(f[:-4] for f in os.listdir(directory) if f.endswith(".lab"))
+
+
+def load_lab(repo, name):
+    if not re.match(r"^[a-z0-9][a-z0-9-]*$", name or ""):
+        raise LabError("bad lab name %r (letters, digits, -)" % name)
+    path = lab_path(repo, name)
+    if not os.path.isfile(path):
+        raise LabError("no lab %r: %s does not exist (labs: %s)"
+                       % (name, os.path.relpath(path, repo), ", ".join(lab_names(repo)) or "none"))
+    try:
+        with open(path, encoding="utf-8") as f:
+            lab = json.load(f)
+    except ValueError as e:
+        raise LabError("%s: not JSON: %s" % (os.path.relpath(path, repo), e))
+    lab["name"] = name
+    problems = []
+    for entry in lab.get("functions", []):
+        if not re.match(r"^[\w./-]+\.c: *\w+$", entry.get("at", "")):
+            problems.append("function %r: 'at' must be 'path.c: function_name'" % entry.get("at"))
+    points = 0
+    for test in lab.get("tests", []):
+        if not test.get("name") or not isinstance(test.get("points"), int) or \
+                ("boot" in test) == ("scenario" in test):
+            problems.append("test %r: needs name, points (integer), and boot or scenario" % test.get("name"))
+            continue
+        if test.get("skeleton", "fail") not in ("fail", "pass"):
+            problems.append("test %r: skeleton must be 'fail' or 'pass'" % test["name"])
+        points += test["points"]
+    if not lab.get("tests"):
+        problems.append("no tests")
+    if problems:
+        raise LabError("%s: %s" % (os.path.relpath(path, repo), "; ".join(problems)))
+    lab["total"] = points
+    return lab
+
+
+def split_at(at):
+    path, _, function = at.partition(":")
+    return path.strip(), function.strip()
+
+
+# ---- C scanning ----
+
+def _skip(text, i):
+    """If text[i] starts a comment, string or character literal, the index
+    just after it; else None."""
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return len(text) if end < 0 else end + 2
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    if text[i] in "\"'":
+        quote, j = text[i], i + 1
+        while j < len(text) and text[j] != quote:
+            j += 2 if text[j] == "\\" else 1
+        return j + 1
+    return None
+
+
+def _match(text, i, opening, closing):
+    """text[i] is opening: the index of its matching closing."""
+    depth = 0
+    while i < len(text):
+        after = _skip(text, i)
+        if after is not None:
+            i = after
+            continue
+        if text[i] == opening:
+            depth += 1
+        elif text[i] == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _code_index(text, i):
+    """The first index at or after i that is not blank or comment."""
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        after = _skip(text, i) if text[i] == "/" else None
+        if after is None:
+            return i
+        i = after
+    return i
+
+
+def find_function_bodies(text, name):
+    """(open, close) indexes of the braces of each definition of name."""
+    found = []
+    pattern = re.compile(r"^(?![ \t#/*}])[^\n;{}]*?(?<![\w.>])%s[ \t]*\(" % re.escape(name), re.MULTILINE)
+    for m in pattern.finditer(text):
+        paren = m.end() - 1
+        close = _match(text, paren, "(", ")")
+        if close < 0:
+            continue
+        brace = _code_index(text, close + 1)
+        if brace < len(text) and text[brace] == "{":
+            end = _match(text, brace, "{", "}")
+            if end > 0:
+                found.append((brace, end))
+    return found
+
+
+def line_of(text, index):
+    return text.count("\n", 0, index) + 1
+
+
+def find_function(text, name, where="source"):
+    bodies = find_function_bodies(text, name)
+    if not bodies:
+        raise LabError("%s: function %s not found (no definition at column 0): "
+                       "the lab file is out of date with the code" % (where, name))
+    if len(bodies) > 1:
+        raise LabError("%s: function %s defined %d times (lines %s): the lab file cannot "
+                       "say which" % (where, name, len(bodies),
+                                      ", ".join(str(line_of(text, b)) for b, _ in bodies)))
+    return bodies[0]
+
+
+def marker(lab_name, handout):
+    return "/* LAB %s: your code here (%s) */" % (lab_name, handout)
+
+
+def stub_function(text, name, stub, mark, where="source"):
+    """text with name's body replaced by the marker and the stub."""
+    brace, end = find_function(text, name, where)
+    lines = ["{", "    " + mark]
+    lines += ["    " + line for line in stub.splitlines() if line.strip()]
+    return text[:brace] + "\n".join(lines) + "\n}" + text[end + 1:]
+
+
+def stub_tree(root, lab):
+    """Replace, under root, the body of every function the lab lists.
+    Checks every function before writing any file. Returns the paths."""
+    handout = lab.get("handout", "%s/%s.md" % (LAB_DIR, lab["name"]))
+    mark = marker(lab["name"], handout)
+    texts = {}
+    for entry in lab.get("functions", []):
+        path, function = split_at(entry["at"])
+        full = os.path.join(root, path)
+        if path not in texts:
+            if not os.path.isfile(full):
+                raise LabError("%s: no such file (listed by lab %s)" % (path, lab["name"]))
+            with open(full, encoding="utf-8") as f:
+                texts[path] = f.read()
+        texts[path] = stub_function(texts[path], function, entry.get("stub", ""), mark, path)
+    for path, text in texts.items():
+        with open(os.path.join(root, path), "w", encoding="utf-8") as f:
+            f.write(text)
+    return sorted(texts)
