@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as pyplot  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "noiselab"
+matplotlib.rcParams["svg.fonttype"] = "none"      # text stays text: searchable, and small
 
 
 def label(value):
