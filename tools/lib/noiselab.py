@@ -234,7 +234,11 @@ def parse_session(text, scenarios, kernel, cpu, witness):
         if window is None:
             problems.append("%s: %d witness window(s) on cpu %d, %d mark(s): want one" % (name, len(mine), cpu, marks))
             continue
-        run = run_numbers(measured, window)
+        try:
+            run = run_numbers(measured, window)
+        except LabError as e:
+            problems.append("%s: %s" % (name, e))
+            continue
         if kernel == "nohzk":
             ticks = tick_delta(section, cpu)
             if ticks is None:

@@ -168,6 +168,13 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(runs, {})
         self.assertEqual(problems, ["alone: osnoise did not end with status 0", "compete: no osnoise JSON line"])
 
+    def test_a_count_not_reported_is_no_run(self):
+        measured = json.loads(osnoise_json())
+        del measured["interrupts"]["LOC"]
+        text = section("alone", MARKS + json.dumps(measured) + "\n") + witness_line(1, 0, 0, 0, 0)
+        runs, _, problems = self.parse(text, ["alone"])
+        self.assertEqual((runs, problems), ({}, ["alone: osnoise reported no LOC"]))
+
     def test_windows_follow_the_marks_of_each_scenario(self):
         # alone wrote no marks (it failed before): compete's window is the first
         text = (section("alone", "", status=1) + section("compete", MARKS + osnoise_json(5, 5) + "\n") +
