@@ -8,10 +8,10 @@
  *
  * Times under TCG depend on the host: reported, never asserted. */
 #include "arch/x86/clock.h"
-#include "kernel/debug/bench.h"
 #include "kernel/mm/heap.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
+#include "kernel/lib/median.h"
 #include "kernel/time/tick.h"
 #include "rcu/bench.h"
 #include "rcu/internal.h"
@@ -31,8 +31,8 @@ void rcu_bench_synchronize(void)
         ns[i] = clock_now() - start;
         ticks[i] = jiffies - start_jiffies;
     }
-    printk("bench: synchronize_rcu ns_median=%lu ticks_median=%lu runs=%d gps=%lu\n", bench_median(ns, RUNS),
-           bench_median(ticks, RUNS), RUNS, rcu_gps_completed() - gps_before);
+    printk("bench: synchronize_rcu ns_median=%lu ticks_median=%lu runs=%d gps=%lu\n", median(ns, RUNS),
+           median(ticks, RUNS), RUNS, rcu_gps_completed() - gps_before);
 }
 
 static unsigned long flood_invoked;

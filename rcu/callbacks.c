@@ -63,9 +63,9 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
     uint64_t flags = irq_save();
     unsigned cpu = this_cpu_id();
     queue_on_cpu(cpu, head, false);
-    /* The callbacks need this CPU's tick, even if it was stopped (patch
-     * 06); an offloaded CPU's are rcuo's business, and its tick stays as
-     * it is. */
+    /* The callbacks need this CPU's tick, even if it was stopped
+     * (docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it); an
+     * offloaded CPU's are rcuo's business, and its tick stays as it is. */
     if (!rcu_data_of(cpu)->offloaded)
         tick_recheck();
     irq_restore(flags);

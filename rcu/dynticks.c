@@ -11,7 +11,8 @@
  * accesses after leaving before it. A snapshot that is even, or a later
  * value that differs from the snapshot, proves a QS since the snapshot.
  * This is Linux's single-counter design; docs/rcu.md says why we chose it
- * over patch 09's three fields (nohz, irq_nest, qs_seq).
+ * over the series' three fields, nohz, irq_nest and qs_seq
+ * (docs/nohz-task.md#patch-09-extended-quiescent-states-entered-from-interrupts).
  *
  * Interrupts may arrive in the EQS: the outermost rcu_irq_enter leaves it
  * (the handler may use RCU) and the matching rcu_irq_exit enters it again.

@@ -168,11 +168,13 @@ static void kicked(void *unused)
     rcu_holdout_kicked();
 }
 
-/* The holdout's tick must run until it reports (patch 07): RCU's tick
- * dependency. If its tick was stopped, setting the bit kicks it, and the
- * kick reports (kernel/time/tick.c nohz_kick_interrupt); a ticking CPU gets a
- * function call instead. The bit is cleared by the report, or when the
- * grace period ends without one (rcu_tick_dep_clear_all). */
+/* The holdout's tick must run until it reports
+ * (docs/nohz-task.md#patch-07-rcus-prod-of-a-nohz-cpu-restarts-its-tick):
+ * RCU's tick dependency. If its tick was stopped, setting the bit kicks
+ * it, and the kick reports (kernel/time/tick_stop.c nohz_kick_interrupt);
+ * a ticking CPU gets a function call instead. The bit is cleared by the
+ * report, or when the grace period ends without one
+ * (rcu_tick_dep_clear_all). */
 void rcu_kick_holdout_cpu(unsigned cpu)
 {
     __atomic_add_fetch(&rcu_data_of(cpu)->kicks, 1, __ATOMIC_RELAXED);

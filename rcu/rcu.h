@@ -73,7 +73,8 @@ void rcu_irq_exit(void);
 void rcu_user_enter(void);
 void rcu_user_exit(void);
 
-/* For the tick policy (patch 06), on cpu's own tick:
+/* For the tick policy (docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it),
+ * on cpu's own tick:
  * rcu_pending(cpu): RCU has work for this CPU's next tick: a new GP to
  *   notice, a quiescent state to report, or callbacks to move along.
  * rcu_needs_cpu(cpu): the CPU holds callbacks, so its tick must go on (it
@@ -85,7 +86,8 @@ bool rcu_needs_cpu(unsigned cpu);
  * grace period and is not in an extended QS. Today a call-function IPI
  * whose handler reports a QS (or defers it to the outermost
  * rcu_read_unlock); a CPU whose tick is stopped gets the nohz kick
- * instead, which reports the same way and restarts its tick (patch 07). */
+ * instead, which reports the same way and restarts its tick
+ * (docs/nohz-task.md#patch-07-rcus-prod-of-a-nohz-cpu-restarts-its-tick). */
 void rcu_kick_holdout_cpu(unsigned cpu);
 /* At the end of a grace period: no CPU's tick is needed for it any more. */
 void rcu_tick_dep_clear_all(void);

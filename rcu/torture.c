@@ -1,6 +1,6 @@
 /* rcutorture, in miniature (after Linux's kernel/rcu/rcutorture.c).
  *
- * One writer keeps replacing the object that `torture_current` points to
+ * One writer keeps replacing the object that `torture.current` points to
  * and hands the old one to call_rcu. Its callback bumps the object's
  * pipeline count and queues it again, RCU_TORTURE_PIPE_LEN times; then
  * the object is poisoned and goes back to a small pool, from which the
@@ -25,6 +25,7 @@
 
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"
 #include "kernel/time/nohz_task.h"
@@ -294,20 +295,14 @@ int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
     return 0;
 }
 
-size_t rcu_torture_format(const struct rcu_torture_result *result, char *buffer, size_t size)
+void rcu_torture_format(const struct rcu_torture_result *result, struct proc_text *text)
 {
-    size_t length = 0;
-#define APPEND(...)                                                                                  \
-    length += (size_t)snprintf(length < size ? buffer + length : 0, length < size ? size - length : 0, \
-                               __VA_ARGS__)
-    APPEND("rcutorture: reads %lu (in interrupts %lu) writes %lu syncs %lu barriers %lu\n", result->reads,
-           result->irq_reads, result->writes, result->syncs, result->barriers);
-    APPEND("rcutorture: grace periods %lu, stalls %lu, errors %lu, cpus %u\n", result->gps, result->stalls,
-           result->errors, result->cpus);
-    APPEND("rcutorture: Reader Pipe:");
+    proc_printf(text, "rcutorture: reads %lu (in interrupts %lu) writes %lu syncs %lu barriers %lu\n",
+                result->reads, result->irq_reads, result->writes, result->syncs, result->barriers);
+    proc_printf(text, "rcutorture: grace periods %lu, stalls %lu, errors %lu, cpus %u\n", result->gps,
+                result->stalls, result->errors, result->cpus);
+    proc_printf(text, "rcutorture: Reader Pipe:");
     for (unsigned i = 0; i <= RCU_TORTURE_PIPE_LEN; i++)
-        APPEND(" %lu", result->pipe[i]);
-    APPEND("\nrcutorture: %s\n", result->errors || result->stalls ? "FAILURE" : "SUCCESS");
-#undef APPEND
-    return length;
+        proc_printf(text, " %lu", result->pipe[i]);
+    proc_printf(text, "\nrcutorture: %s\n", result->errors || result->stalls ? "FAILURE" : "SUCCESS");
 }

@@ -23,7 +23,8 @@ struct rcu_torture_result {
 /* Run for duration_ns of clock time; 0, or -EBUSY if a run is going on. */
 int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result);
 
-/* The result as text, one "rcutorture: ..." line each; like snprintf. */
-size_t rcu_torture_format(const struct rcu_torture_result *result, char *buffer, size_t size);
+/* The result as text, one "rcutorture: ..." line each. */
+struct proc_text;
+void rcu_torture_format(const struct rcu_torture_result *result, struct proc_text *text);
 
 #endif

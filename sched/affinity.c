@@ -14,9 +14,11 @@
  * process's task: sys_sched_setaffinity pins its process).
  *
  * A nohz task's affinity cannot change (-EBUSY): it owns its CPU until it
- * clears the attribute or exits (patch 13). The attribute is read
- * under the task's lock, which try_set() in kernel/time/nohz_task.c holds while it checks the
- * mask and sets the attribute: one happens wholly before the other. */
+ * clears the attribute or exits
+ * (docs/nohz-task.md#patch-13-a-nohz-tasks-affinity-cannot-change). The
+ * attribute is read under the task's lock, which try_set() in
+ * kernel/time/nohz_task.c holds while it checks the mask and sets the
+ * attribute: one happens wholly before the other. */
 #include "arch/x86/cpu.h"
 #include "kernel/lib/errno.h"
 #include "kernel/irq/ipi.h"
@@ -57,7 +59,7 @@ int set_affinity(struct task *task, const struct cpumask *mask)
     spin_lock(&task->lock);
     if (task->nohz) {
         spin_unlock(&task->lock);
-        return -EBUSY;          /* a nohz task stays on its CPU (patch 13) */
+        return -EBUSY;          /* a nohz task stays on its CPU */
     }
     unsigned cpu = task->cpu;
     struct runqueue *rq = &cpus[cpu]->rq;

@@ -85,10 +85,12 @@ bool queue_remove_task(struct runqueue *rq, struct task *task)
 /* Put a runnable task on cpu's runqueue; the caller holds that lock.
  * Returns the IPI the caller must send after unlocking: a reschedule if the
  * CPU is idle; the nohz kick if a task runs there with its tick stopped
- * (patch 05: the tick must come back for time slices). A second runnable
- * task sets the CPU's `tasks` tick dependency (kernel/time/tick_dep.c), which
- * reads the tick's state under the lock its owner changes it under, so the
- * kick goes exactly to CPUs whose tick is stopped, and is never missed. */
+ * (the tick must come back for time slices:
+ * docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes).
+ * A second runnable task sets the CPU's `tasks` tick dependency
+ * (kernel/time/tick_dep.c), which reads the tick's state under the lock
+ * its owner changes it under, so the kick goes exactly to CPUs whose tick
+ * is stopped, and is never missed. */
 enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };
 
 static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
@@ -251,6 +253,7 @@ static void schedule_common(bool preempted)
     next->on_cpu = true;
     rq->current = next;
     rq->switched_from = prev;
+    tick_policy_notify(cpu, next->switched_in_at, TICK_EVENT_TASK_SWITCHED_IN);
     rq->context_switches++;
     cpu->arch.tss.rsp[0] = next->stack_top;      /* interrupts from ring 3 */
     cpu->syscall_stack_top = next->stack_top;    /* system calls */

@@ -64,6 +64,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+#include "lib/pin.h"
+
 #define MAX_WORKERS     16
 #define MAX_ERRNO       134
 #define TIDY_EVERY      4      /* bursts between two tidy-ups */
@@ -87,7 +90,7 @@
 #define NON_CANONICAL   0x0000800000000000ul   /* the first non-canonical address */
 #define USER_END        NON_CANONICAL
 #define PATH_SIZE       4096
-#define SYMLINK_NESTING 8      /* links followed inside links (Linux: 8; nohzk: SYMLINK_DEPTH_MAX) */
+#define SYMLINK_NESTING 8      /* links followed inside links (Linux: 8; nohzk: SYMLINK_MAX in all) */
 
 /* Syscall numbers (x86-64). */
 enum {
@@ -707,14 +710,6 @@ static void proc_write(void)
  * workers do the same on the other CPUs meanwhile, and random /proc
  * writes and sched_setaffinity calls set and move at other moments. A
  * kernel without /proc/self/nohz counts ENOENT. */
-static void pin_to(unsigned cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void nohz_race(void)
 {
     counts.nohz_tries++;
@@ -730,22 +725,15 @@ static void nohz_race(void)
     CPU_SET((worker_cpu + 1) % cpu_count, &other);
     long moved = raw_syscall(NR_sched_setaffinity, 0, sizeof(other), (long)&other, 0, 0, 0);
     if (set == 1 && moved != -EBUSY && cpu_count > 1)
-        counts.nohz_moved_while_set++;  /* patch 13: must be EBUSY */
+        counts.nohz_moved_while_set++;  /* a nohz task's affinity cannot change */
     count_result(counts.nohz_result, raw_syscall(NR_write, fd, (long)"0", 1, 0, 0, 0));
     close(fd);
-    pin_to(worker_cpu);
+    pin_to_cpu(0, (int)worker_cpu);
 }
 
 /* ---- Time ---- */
 
 #define NS_PER_SECOND 1000000000l
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * NS_PER_SECOND + now.tv_nsec;
-}
 
 /* ---- Siblings: the board ----
  * Slot s holds worker s's pid, slot MAX_WORKERS + s the pid of its latest
@@ -1684,7 +1672,7 @@ static void worker(unsigned cpu, unsigned generation, uint64_t seed, time_t dead
     if (stats_fd < 0 || board_fd < 0)
         _exit(96);
     board_write(worker_slot, self);
-    pin_to(cpu);
+    pin_to_cpu(0, (int)cpu);
     setpgid(0, 0);     /* so that kill(0, ...) reaches only us */
     set_up_world();
     add_proc_files("/proc");
@@ -1697,7 +1685,7 @@ static void worker(unsigned cpu, unsigned generation, uint64_t seed, time_t dead
         if (burst % TIDY_EVERY == 0) {
             tidy_up();
             if (class != CLASS_NOHZ)    /* back to our CPU, which others change */
-                pin_to(worker_cpu);
+                pin_to_cpu(0, (int)worker_cpu);
         }
         counts.bursts[class]++;
         classes[class].burst();

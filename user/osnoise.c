@@ -76,6 +76,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+#include "lib/nohz.h"
 #include "lib/pin.h"
 #include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
@@ -107,13 +109,6 @@ static uint64_t rdtsc(void)
     uint32_t low, high;
     __asm__ volatile("rdtsc" : "=a"(low), "=d"(high));
     return ((uint64_t)high << 32) | low;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 }
 
 static void usage(void)
@@ -221,19 +216,18 @@ static int pin(int cpu)
 /* 1: we are a nohz task; 0: no nohz tasks here and --nohz-optional. */
 static int become_nohz(const struct options *o)
 {
-    int fd = open("/proc/self/nohz", O_WRONLY);
-    if (fd < 0 && errno == ENOENT) {
+    int error = write_nohz(0, "1");
+    if (error == ENOENT) {
         fprintf(stderr, "osnoise: --nohz: this kernel has no nohz tasks (no /proc/self/nohz)%s\n",
                 o->nohz_optional ? "; measuring without" : "");
         if (!o->nohz_optional)
             exit(1);
         return 0;
     }
-    if (fd < 0 || write(fd, "1", 1) != 1) {
-        fprintf(stderr, "osnoise: --nohz: cannot write 1 to /proc/self/nohz: %s\n", strerror(errno));
+    if (error) {
+        fprintf(stderr, "osnoise: --nohz: cannot write 1 to /proc/self/nohz: %s\n", strerror(error));
         exit(1);
     }
-    close(fd);
     return 1;
 }
 

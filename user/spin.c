@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
+#include "lib/nohz.h"
 #include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
 
@@ -67,13 +69,6 @@ static unsigned long parse_count(const char *text)
     if (!*text || *end || value == 0)
         usage();
     return value;
-}
-
-static unsigned long long now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec;
 }
 
 static void sample_cpu(void)
@@ -154,26 +149,15 @@ static void check_stayed_on(unsigned cpu)
  * there is no /proc/tick (Linux). A row not found is fatal. */
 static long long ticks_of(unsigned cpu)
 {
-    char *line = NULL;
-    size_t size = 0;
-    long long ticks = -1;
-    FILE *file = fopen("/proc/tick", "r");
-    if (!file && errno == ENOENT)
+    struct tick_row row;
+    int found = tick_row_read((int)cpu, &row);
+    if (found < 0 && errno == ENOENT)
         return -1;
-    if (!file)
+    if (found < 0)
         cannot_count("cannot open /proc/tick");
-    while (ticks < 0 && getline(&line, &size, file) > 0) {
-        unsigned row;
-        char state[16];
-        if (sscanf(line, "%u %15s %*s %*s %lld", &row, state, &ticks) != 3 || row != cpu ||
-            (strcmp(state, "ticking") && strcmp(state, "stopped")))
-            ticks = -1;
-    }
-    free(line);
-    fclose(file);
-    if (ticks < 0)
+    if (!found)
         cannot_count("no row for its CPU in /proc/tick");
-    return ticks;
+    return (long long)row.ticks;
 }
 
 static void print_mark(const char *which, unsigned cpu)
@@ -188,12 +172,11 @@ static void print_mark(const char *which, unsigned cpu)
 
 static void become_nohz(void)
 {
-    int fd = open("/proc/self/nohz", O_WRONLY);
-    if (fd < 0 || write(fd, "1", 1) != 1) {
-        fprintf(stderr, "spin: --nohz: cannot write 1 to /proc/self/nohz: %s\n", strerror(errno));
+    int error = write_nohz(0, "1");
+    if (error) {
+        fprintf(stderr, "spin: --nohz: cannot write 1 to /proc/self/nohz: %s\n", strerror(error));
         exit(1);
     }
-    close(fd);
 }
 
 

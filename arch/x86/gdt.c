@@ -4,7 +4,9 @@
  * IST stacks for double fault, NMI and machine check). */
 #include "arch/x86/gdt.h"
 
+#include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/trap.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/lib/string.h"
@@ -47,13 +49,13 @@ static void load_gdt_and_tss(const uint64_t *gdt)
         "movw %%ax, %%ss\n\t"
         "xorl %%eax, %%eax\n\t"
         "movw %%ax, %%fs\n\t"           /* GS is left alone: its base (this_cpu()) */
-        "ltr %w3"                       /* was set by percpu_install() before this */
+        "ltr %w3"                       /* was set by arch_cpu_init() before this */
         :
         : "m"(pointer), "i"(SELECTOR_KERNEL_CODE), "r"(SELECTOR_KERNEL_DATA), "r"(SELECTOR_TSS)
         : "rax", "memory");
 }
 
-void gdt_init_cpu(struct cpu *cpu)
+static void gdt_init_cpu(struct cpu *cpu)
 {
     struct arch_cpu *arch = &cpu->arch;
 
@@ -71,4 +73,12 @@ void gdt_init_cpu(struct cpu *cpu)
     arch->tss.rsp[0] = cpu->kernel_stack_top;
     arch->tss.iomap_base = sizeof(struct tss);      /* no I/O bitmap: ring 3 gets no ports */
     load_gdt_and_tss(arch->gdt);
+}
+
+void arch_cpu_init(struct cpu *cpu)
+{
+    wrmsr(MSR_GS_BASE, (uint64_t)cpu);
+    wrmsr(MSR_KERNEL_GS_BASE, 0);
+    gdt_init_cpu(cpu);
+    idt_load();
 }

@@ -36,7 +36,9 @@ struct arch_cpu {
     struct tss tss;
 };
 
+/* On the CPU itself, once memory is set up: the GS base first (everything,
+ * even a spinlock, reads this_cpu()), then its GDT and TSS, and the IDT. */
 struct cpu;
-void gdt_init_cpu(struct cpu *cpu);
+void arch_cpu_init(struct cpu *cpu);
 
 #endif

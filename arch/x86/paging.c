@@ -1,4 +1,5 @@
-/* Kernel page tables: see arch/x86/paging.h.
+/* Page tables: the kernel's, and the walks of user tables. See
+ * arch/x86/paging.h.
  *
  * paging_init() replaces boot/multiboot2.asm's early tables (which map
  * everything read-write-execute) with tables that enforce W^X on the kernel
@@ -6,12 +7,12 @@
  * processors use them for the few instructions between the trampoline and
  * ap_entry64, which switches to kernel_page_table_phys.
  *
- * Left out: global pages, 1 GiB pages, freeing page-table pages. */
+ * Left out: global pages, 1 GiB pages, freeing the kernel's page-table
+ * pages. */
 #include "arch/x86/paging.h"
 
 #include "arch/x86/cpu.h"
 #include "kernel/lib/errno.h"
-#include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/debug/panic.h"
 #include "kernel/console/printk.h"
@@ -61,10 +62,11 @@ static void split_huge_entry(uint64_t *entry)
     *entry = table_phys | PTE_PRESENT | PTE_WRITE;
 }
 
+static size_t stack_table_pages;    /* page-table pages under KERNEL_STACKS_BASE: kept for ever */
+
 /* The entry for address at the given level (1 = 4 KiB page table entry,
  * 2 = page directory entry), creating tables on the way down; NULL if a
  * table was needed and no page was free (the tables made so far stay). */
-static size_t stack_table_pages;    /* page-table pages under KERNEL_STACKS_BASE: kept for ever */
 
 static uint64_t *entry_for_or_null(uint64_t *pml4, uint64_t address, int level)
 {
@@ -230,35 +232,30 @@ bool paging_is_kernel_mapped(uint64_t address)
     return paging_lookup(address) != 0;
 }
 
-/* --- user address spaces ------------------------------------------------
+/* --- user page tables ----------------------------------------------------
  * A process's PML4 shares the kernel half (entries 256-511) with the kernel
  * tables: those entries point to the same lower-level tables, which exist
  * before the first process (direct map, kernel stacks, kernel image), so a
  * kernel mapping added later shows in every address space. The user half
- * is the process's own; its tables and pages are freed on exit. */
+ * is the process's own; its tables and pages are freed with it. */
 
 #define FIRST_KERNEL_ENTRY 256
 
-struct address_space *address_space_create(void)
+uint64_t user_tables_create(void)
 {
-    struct address_space *space = kzalloc(sizeof(*space));
-    if (!space)
+    uint64_t root_phys = page_alloc();
+    if (!root_phys)
         return 0;
-    space->root_phys = page_alloc();
-    if (!space->root_phys) {
-        kfree(space);
-        return 0;
-    }
-    uint64_t *root = phys_to_virt(space->root_phys);
+    uint64_t *root = phys_to_virt(root_phys);
     for (unsigned i = FIRST_KERNEL_ENTRY; i < ENTRIES_PER_TABLE; i++)
         root[i] = kernel_pml4[i];
-    return space;
+    return root_phys;
 }
 
 /* The entry for a user page, creating user-accessible tables on the way. */
-static uint64_t *user_entry_for(struct address_space *space, uint64_t address, bool create)
+static uint64_t *user_entry_for(uint64_t root, uint64_t address, bool create)
 {
-    uint64_t *table = phys_to_virt(space->root_phys);
+    uint64_t *table = phys_to_virt(root);
 
     for (int level = 4; level > 1; level--) {
         uint64_t *entry = &table[table_index(address, level)];
@@ -275,34 +272,24 @@ static uint64_t *user_entry_for(struct address_space *space, uint64_t address, b
     return &table[table_index(address, 1)];
 }
 
-int address_space_map(struct address_space *space, uint64_t address, uint64_t flags)
+int user_tables_map_page(uint64_t root, uint64_t address, uint64_t page, uint64_t flags)
 {
-    if (address >= USER_MAP_END || address % PAGE_SIZE)
-        return -EINVAL;
-    uint64_t *entry = user_entry_for(space, address, true);
+    ASSERT(address < USER_HALF_END && address % PAGE_SIZE == 0);
+    uint64_t *entry = user_entry_for(root, address, true);
     if (!entry)
         return -ENOMEM;
     if (*entry & PTE_PRESENT)
         return -EEXIST;
-    uint64_t page = page_alloc();
-    if (!page)
-        return -ENOMEM;
     *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX));
     return 0;
 }
 
-/* The user page mapping address, checked for user access (and for writing
- * if asked); 0 if there is none. */
-uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write)
+uint64_t user_tables_entry(uint64_t root, uint64_t address)
 {
     if (address >= USER_HALF_END)
         return 0;
-    uint64_t *entry = user_entry_for(space, address, false);
-    if (!entry || !(*entry & PTE_PRESENT) || !(*entry & PTE_USER))
-        return 0;
-    if (for_write && !(*entry & PTE_WRITE))
-        return 0;
-    return *entry;
+    uint64_t *entry = user_entry_for(root, address, false);
+    return entry ? *entry : 0;
 }
 
 /* --- user ranges: munmap, mprotect, mmap(MAP_FIXED) ----------------------
@@ -317,9 +304,9 @@ static uint64_t entry_span(int level)
     return PAGE_SIZE << (9 * (level - 1));
 }
 
-static bool is_current(const struct address_space *space)
+static bool is_current(uint64_t root)
 {
-    return (read_cr3() & PTE_ADDRESS) == space->root_phys;
+    return (read_cr3() & PTE_ADDRESS) == root;
 }
 
 /* Unmap [start, end) below one table; a table the range covers whole is
@@ -351,13 +338,13 @@ static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t 
     return freed_table;
 }
 
-void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end)
+void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end)
 {
     ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
-    bool current = is_current(space);
+    bool current = is_current(root);
     /* The CPU may cache a table's entry even when the table maps no page
      * (and so had no invlpg): a freed table costs a full flush. */
-    if (unmap_in_table(phys_to_virt(space->root_phys), 4, start, end, current) && current)
+    if (unmap_in_table(phys_to_virt(root), 4, start, end, current) && current)
         write_cr3(read_cr3());
 }
 
@@ -386,16 +373,15 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
     return 0;
 }
 
-int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags)
+int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags)
 {
     ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
-    return protect_in_table(phys_to_virt(space->root_phys), 4, start, end, flags & (PTE_WRITE | PTE_NX),
-                            is_current(space));
+    return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX), is_current(root));
 }
 
 /* A copy of every user page (fork). No copy-on-write: simpler to read, and
  * the programs here are small. */
-static int clone_table(uint64_t *to, const uint64_t *from, int level)
+static int copy_table(uint64_t *to, const uint64_t *from, int level)
 {
     for (unsigned i = 0; i < ENTRIES_PER_TABLE; i++) {
         if (!(from[i] & PTE_PRESENT))
@@ -405,7 +391,7 @@ static int clone_table(uint64_t *to, const uint64_t *from, int level)
             return -ENOMEM;
         to[i] = page | (from[i] & ~PTE_ADDRESS);
         if (level > 1) {
-            int error = clone_table(phys_to_virt(page), table_at(from[i]), level - 1);
+            int error = copy_table(phys_to_virt(page), table_at(from[i]), level - 1);
             if (error)
                 return error;
         } else {
@@ -415,25 +401,21 @@ static int clone_table(uint64_t *to, const uint64_t *from, int level)
     return 0;
 }
 
-struct address_space *address_space_clone(struct address_space *from)
+int user_tables_copy(uint64_t to, uint64_t from)
 {
-    struct address_space *space = address_space_create();
-    if (!space)
-        return 0;
-    uint64_t *to_root = phys_to_virt(space->root_phys), *from_root = phys_to_virt(from->root_phys);
+    uint64_t *to_root = phys_to_virt(to), *from_root = phys_to_virt(from);
     for (unsigned i = 0; i < FIRST_KERNEL_ENTRY; i++) {
         if (!(from_root[i] & PTE_PRESENT))
             continue;
         uint64_t page = page_alloc();
-        if (!page || clone_table(phys_to_virt(page), table_at(from_root[i]), 3) < 0) {
-            if (page)
-                to_root[i] = page | (from_root[i] & ~PTE_ADDRESS);
-            address_space_destroy(space);
-            return 0;
-        }
+        if (!page)
+            return -ENOMEM;
         to_root[i] = page | (from_root[i] & ~PTE_ADDRESS);
+        int error = copy_table(phys_to_virt(page), table_at(from_root[i]), 3);
+        if (error)
+            return error;
     }
-    return space;
+    return 0;
 }
 
 static void free_user_table(uint64_t table_phys, int level)
@@ -450,22 +432,20 @@ static void free_user_table(uint64_t table_phys, int level)
     page_free(table_phys);
 }
 
-void address_space_destroy(struct address_space *space)
+void user_tables_free(uint64_t root)
 {
-    uint64_t *root = phys_to_virt(space->root_phys);
+    uint64_t *table = phys_to_virt(root);
 
-    ASSERT((read_cr3() & PTE_ADDRESS) != space->root_phys);
+    ASSERT(!is_current(root));
     for (unsigned i = 0; i < FIRST_KERNEL_ENTRY; i++) {
-        if (root[i] & PTE_PRESENT)
-            free_user_table(root[i] & PTE_ADDRESS, 3);
+        if (table[i] & PTE_PRESENT)
+            free_user_table(table[i] & PTE_ADDRESS, 3);
     }
-    page_free(space->root_phys);
-    kfree(space);
+    page_free(root);
 }
 
-void address_space_switch(struct address_space *space)
+void paging_load(uint64_t root)
 {
-    uint64_t root = space ? space->root_phys : kernel_page_table_phys;
-    if ((read_cr3() & PTE_ADDRESS) != root)
+    if (!is_current(root))
         write_cr3(root);
 }

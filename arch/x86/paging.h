@@ -1,5 +1,5 @@
-/* Kernel page tables. Virtual layout (all in the upper half, shared by
- * every future address space):
+/* Page tables. The kernel's virtual layout (all in the upper half, shared
+ * by every address space):
  *   DIRECT_MAP_BASE + phys   all RAM, read-write, no-execute; device memory
  *                            mapped on demand, uncached (ioremap)
  *   KERNEL_STACKS_BASE ...   kernel stacks, each with an unmapped guard page
@@ -45,25 +45,28 @@ bool paging_is_kernel_mapped(uint64_t address);
 uint64_t paging_lookup(uint64_t address);      /* the mapping entry, 0 if none */
 bool paging_early_is_active(void);
 
-/* User address spaces (the lower half); the kernel half is shared. The
+/* User page tables: a PML4 whose lower half is one process's and whose
+ * upper half is the kernel's, named by the PML4's physical address (the
+ * address-space object around it is kernel/mm/address_space.c). The
  * last page below USER_HALF_END is never mapped (Linux's TASK_SIZE_MAX):
  * code there could return from a system call to a non-canonical RIP. */
 #define USER_HALF_END 0x0000800000000000ul
 #define USER_MAP_END  (USER_HALF_END - 4096)
-struct address_space {
-    uint64_t root_phys;         /* the PML4 */
-};
-struct address_space *address_space_create(void);
-int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);  /* a zeroed page */
-uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);
-void address_space_destroy(struct address_space *space);
+uint64_t user_tables_create(void);                         /* 0 if out of memory */
+void user_tables_free(uint64_t root);                      /* with every user page; not the loaded tables */
+/* Map page (physical) at address with flags PTE_WRITE and PTE_NX; -ENOMEM
+ * if a table is needed and none is free, -EEXIST if a page is there. */
+int user_tables_map_page(uint64_t root, uint64_t address, uint64_t page, uint64_t flags);
+uint64_t user_tables_entry(uint64_t root, uint64_t address);  /* the entry for a user address, 0 if none */
 /* Unmap and free the user pages of [start, end), or change their write
  * and execute rights (page-aligned, end <= USER_HALF_END), at a cost that
  * follows what is mapped there, not the length. protect stops with
  * -ENOMEM at the first page not mapped, those before it changed. */
-void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end);
-int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags);
-struct address_space *address_space_clone(struct address_space *from);     /* fork */
-void address_space_switch(struct address_space *space);    /* NULL: the kernel's own tables */
+void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end);
+int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags);
+/* A copy of every user page of from into the empty to (fork); on -ENOMEM,
+ * what was copied is in to, for user_tables_free(). */
+int user_tables_copy(uint64_t to, uint64_t from);
+void paging_load(uint64_t root);                           /* CR3, unless it holds root already */
 
 #endif

@@ -3,7 +3,8 @@
  * sees only where in the current 55 ms period we are. Each read adds the
  * counts elapsed since the previous read (modulo 65536) to a 64-bit total;
  * that is right as long as reads come at least every 55 ms, which the
- * timekeeper's tick guarantees (kernel/time/tick.c never stops it on this clock).
+ * timekeeper's tick guarantees (kernel/time/tick_stop.c: keep_reason() never
+ * stops it on this clock).
  * Reads are serialized by a lock: the total is shared by all CPUs. */
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"

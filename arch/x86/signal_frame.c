@@ -21,7 +21,7 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/trap.h"
 #include "kernel/lib/errno.h"
-#include "kernel/process/signal.h"
+#include "kernel/lib/linux_signal.h"
 #include "kernel/lib/string.h"
 #include "kernel/mm/uaccess.h"
 

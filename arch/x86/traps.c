@@ -1,22 +1,18 @@
 /* The IDT and the first C code of every interrupt and exception.
  * Exceptions in the kernel are bugs: they panic with the registers and a
- * backtrace. (Exceptions from user space deliver Linux's signal instead:
- * trap_dispatch.) Everything from vector 32 up is an interrupt and goes to
- * kernel/irq/irq.c. An NMI stops this CPU for a panic, or prints its backtrace
- * for the lock check (kernel/locking/lockcheck.h); any other NMI is a panic. */
+ * backtrace. The rest goes up through kernel/entry/entry.h: an exception
+ * from user space becomes Linux's signal (entry_user_fault), vector 32 and
+ * up is an interrupt (entry_interrupt), an NMI is entry_nmi's. */
 #include "arch/x86/trap.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/vectors.h"
-#include "kernel/time/context_tracking.h"
-#include "kernel/irq/irq.h"
-#include "kernel/locking/lockcheck.h"
-#include "kernel/process/process.h"
-#include "kernel/process/signal.h"
-#include "kernel/debug/panic.h"
 #include "kernel/console/printk.h"
+#include "kernel/debug/panic.h"
+#include "kernel/entry/entry.h"
+#include "kernel/lib/linux_signal.h"
 
 #define GATE_INTERRUPT 0x8e     /* present, ring 0, 64-bit interrupt gate (IF cleared) */
 #define GATE_USER_CALLABLE 0x60 /* DPL 3: `int3` and `into` from ring 3 reach the handler */
@@ -82,15 +78,6 @@ void idt_load(void)
     __asm__ volatile("lidt %0" : : "m"(pointer));
 }
 
-static void handle_nmi(struct trap_frame *frame)
-{
-    if (panic_in_progress())
-        panic_halt_this_cpu();
-    if (lockcheck_answer_nmi(frame))
-        return;
-    panic_from_trap(frame, "unexpected NMI");
-}
-
 static void handle_exception(struct trap_frame *frame)
 {
     if (frame->vector == VECTOR_PAGE_FAULT)
@@ -151,11 +138,11 @@ struct trap_frame *trap_user_gs_window(struct trap_frame *frame)
     return rebuilt;
 }
 
-/* Every entry from ring 3 leaves user context first and goes back through
- * exit_to_user_mode() (kernel/process/signal.h), which enters it again last. An
- * exception from ring 3 is the process's fault, not the kernel's: it gets
- * the Linux signal, whose handler runs on the way out; without one, only
- * the process dies. */
+/* Every entry from ring 3 leaves user context first
+ * (enter_from_user_mode) and goes back through exit_to_user_mode(), which
+ * enters it again last. An exception from ring 3 is the process's fault,
+ * not the kernel's: it gets the Linux signal, whose handler runs on the way
+ * out; without one, only the process dies. */
 void trap_dispatch(struct trap_frame *frame)
 {
     bool from_user = trap_from_user(frame);
@@ -168,20 +155,20 @@ void trap_dispatch(struct trap_frame *frame)
     /* An NMI can come anywhere, even with interrupts off in the middle of
      * a context switch: it only prints or stops, and goes straight back. */
     if (frame->vector == VECTOR_NMI) {
-        handle_nmi(frame);
+        entry_nmi(frame);
         return;
     }
 
     if (from_user)
-        context_user_exit();
+        enter_from_user_mode();
     if (frame->vector < VECTOR_EXCEPTION_COUNT) {
         if (from_user)
-            signal_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
-                         frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
+            entry_user_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
+                             frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
         else
             handle_exception(frame);
     } else {
-        irq_dispatch(frame);
+        entry_interrupt(frame);
     }
     if (from_user)
         exit_to_user_mode(frame);

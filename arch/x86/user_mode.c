@@ -20,7 +20,7 @@
 #include "arch/x86/fpu.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/trap.h"
-#include "kernel/console/printk.h"
+#include "kernel/entry/entry.h"
 
 #define MSR_STAR   0xc0000081
 #define MSR_LSTAR  0xc0000082
@@ -39,7 +39,6 @@
 #define USER_CANONICAL_END 0x0000800000000000ul   /* RIP at or above (in the lower half) faults iretq */
 
 extern char syscall_entry[];
-void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 static bool smap_on;
 
@@ -86,6 +85,12 @@ void user_mode_start(uint64_t rip, uint64_t rsp)
         .ss = SELECTOR_USER_DATA,
     };
     enter_user_mode(&frame);
+}
+
+void user_mode_resume(struct trap_frame *frame)
+{
+    exit_to_user_mode(frame);
+    enter_user_mode(frame);
 }
 
 uint64_t user_rflags(uint64_t rflags)

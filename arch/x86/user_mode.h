@@ -1,5 +1,5 @@
 /* What the hardware needs for ring 3: the SYSCALL MSRs, SMEP/SMAP, and the
- * first entry into user mode. */
+ * first entry into user mode of a new program or a forked child. */
 #ifndef ARCH_X86_USER_MODE_H
 #define ARCH_X86_USER_MODE_H
 
@@ -14,6 +14,13 @@ void user_mode_init_this_cpu(void);
 bool smap_enabled(void);
 /* Leave the kernel for ring 3 at rip with stack rsp, interrupts on. */
 void user_mode_start(uint64_t rip, uint64_t rsp) __attribute__((noreturn));
+/* A forked child's first return to ring 3, with interrupts off, from a
+ * copy of its parent's frame (a local of the caller): through
+ * exit_to_user_mode() like every other return. */
+void user_mode_resume(struct trap_frame *frame) __attribute__((noreturn));
+/* arch/x86/syscall_entry.asm: drop the stack down to frame and return to
+ * ring 3 through trap_return with what it holds. */
+void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 /* The RFLAGS a return to ring 3 loads: the user's CF PF AF ZF SF TF DF OF
  * RF AC ID, IF set; IOPL 0; NT, VM, VIF and VIP clear. */

@@ -425,6 +425,27 @@ static long console_write(struct file *file, const void *buffer, size_t count)
     return (long)count;
 }
 
+#define CONSOLE_CHUNK 256
+
+long sys_write_console(uint64_t fd, const char *user_buffer, uint64_t count)
+{
+    char chunk[CONSOLE_CHUNK + 1];
+
+    if (fd != 1 && fd != 2)
+        return -EBADF;
+    if ((int64_t)count < 0)
+        return -EINVAL;
+    for (uint64_t done = 0; done < count;) {
+        size_t length = count - done < CONSOLE_CHUNK ? count - done : CONSOLE_CHUNK;
+        if (copy_from_user(chunk, user_buffer + done, length) < 0)
+            return done ? (long)done : -EFAULT;
+        chunk[length] = '\0';
+        printk("%s", chunk);
+        done += length;
+    }
+    return (long)count;
+}
+
 /* TCSETSW would wait for output to drain: ours is written synchronously,
  * so it is TCSETS. */
 static long set_termios_from_user(unsigned long request, void *user_termios)

@@ -16,8 +16,7 @@
 #include "kernel/lib/linux_abi.h"
 
 /* termios flag bits and c_cc indices, from Linux's asm-generic/termbits.h
- * (octal, as there). They belong in linux_abi.h next to struct
- * linux_termios; kept here until that file has a quiet moment. */
+ * (octal, as there). */
 #define IGNBRK 0000001
 #define BRKINT 0000002
 #define ISTRIP 0000040
@@ -72,6 +71,10 @@ void devices_init(void); /* /dev/null, zero, random, urandom; console_init calls
 /* The state the TCGETS/TCSETS ioctls read and write, for kernel callers. */
 void console_get_termios(struct linux_termios *out);
 void console_set_termios(const struct linux_termios *termios);
+
+/* write(2) of a process without a descriptor table (the in-kernel tests'
+ * flat programs): fds 1 and 2 go to the console. */
+long sys_write_console(uint64_t fd, const char *user_buffer, uint64_t count);
 
 /* Feed bytes to the line discipline as if the UART had received them. */
 void console_test_inject(const char *bytes, size_t count);

@@ -3,7 +3,6 @@
 #include "kernel/cpu/percpu.h"
 
 #include "arch/x86/cpu.h"
-#include "arch/x86/trap.h"
 #include "kernel/mm/heap.h"
 #include "kernel/debug/panic.h"
 #include "kernel/console/printk.h"
@@ -25,7 +24,7 @@ static void percpu_fill(struct cpu *cpu, unsigned id, uint32_t apic_id)
     cpus[id] = cpu;
 }
 
-/* Just enough for this_cpu() to work; percpu_install() does the rest once
+/* Just enough for this_cpu() to work; arch_cpu_init() does the rest once
  * memory is set up. */
 struct cpu *percpu_setup_boot_cpu(void)
 {
@@ -43,16 +42,6 @@ struct cpu *percpu_allocate(unsigned id, uint32_t apic_id)
         panic("percpu: out of memory for CPU %u", id);
     percpu_fill(cpu, id, apic_id);
     return cpu;
-}
-
-/* On the CPU itself: the GS base first (everything, even a spinlock, reads
- * this_cpu()), then its GDT and TSS, and the IDT. */
-void percpu_install(struct cpu *cpu)
-{
-    wrmsr(MSR_GS_BASE, (uint64_t)cpu);
-    wrmsr(MSR_KERNEL_GS_BASE, 0);
-    gdt_init_cpu(cpu);
-    idt_load();
 }
 
 void percpu_mark_online(struct cpu *cpu)

@@ -63,7 +63,6 @@ static inline unsigned this_cpu_id(void)
 
 struct cpu *percpu_setup_boot_cpu(void);
 struct cpu *percpu_allocate(unsigned id, uint32_t apic_id);
-void percpu_install(struct cpu *cpu);
 void percpu_mark_online(struct cpu *cpu);
 
 #endif

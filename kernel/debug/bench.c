@@ -1,4 +1,5 @@
-/* Scheduler micro-benchmarks: see kernel/debug/bench.h.
+/* Micro-benchmarks: see kernel/debug/bench.h. The RCU ones are in
+ * rcu/bench.c; this file holds the table of all of them.
  *
  * context_switch: two threads on one CPU yield to each other; cycles per
  * switch, the median over batches. wakeup_cross_cpu: two threads on two
@@ -12,6 +13,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
+#include "kernel/lib/median.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"
 #include "rcu/bench.h"
@@ -19,18 +21,6 @@
 
 #define BATCHES 31
 #define PER_BATCH 500
-
-uint64_t bench_median(uint64_t *values, unsigned count)
-{
-    for (unsigned i = 1; i < count; i++) {         /* insertion sort: count is small */
-        uint64_t value = values[i];
-        unsigned j = i;
-        for (; j > 0 && values[j - 1] > value; j--)
-            values[j] = values[j - 1];
-        values[j] = value;
-    }
-    return values[count / 2];
-}
 
 struct yield_pair {
     volatile bool stop;
@@ -69,7 +59,7 @@ static void bench_context_switch(void)
     kthread_join(timer);
     kthread_join(partner);
     printk("bench: context_switch cpu=%u cycles_median=%lu batches=%u per_batch=%d\n", cpu_count - 1,
-           bench_median(pair.batches, pair.batch_count), pair.batch_count, PER_BATCH);
+           median(pair.batches, pair.batch_count), pair.batch_count, PER_BATCH);
 }
 
 struct handoff {
@@ -125,7 +115,7 @@ static void bench_wakeup_cross_cpu(void)
     kthread_join(sender);
     kthread_join(receiver);
     printk("bench: wakeup_cross_cpu from=%u to=%u cycles_median=%lu batches=%d per_batch=%d\n", sender_cpu,
-           receiver_cpu, bench_median(handoff.batches, BATCHES), BATCHES, PER_BATCH);
+           receiver_cpu, median(handoff.batches, BATCHES), BATCHES, PER_BATCH);
 }
 
 /* Median cycles per call of a trace point over batches, with this mask. */
@@ -139,7 +129,7 @@ static uint64_t time_trace_point(unsigned mask)
             trace_ipi_receive(IPI_RESCHEDULE);
         batches[b] = (rdtsc() - start) / PER_BATCH;
     }
-    return bench_median(batches, BATCHES);
+    return median(batches, BATCHES);
 }
 
 static void bench_trace_point(void)

@@ -2,32 +2,34 @@
  *
  * syscall_entry (arch/x86/syscall_entry.asm) saves the user registers as a
  * struct trap_frame and calls syscall_dispatch(), which leaves user context
- * (context tracking), enables interrupts, runs the handler with Linux's
+ * (enter_from_user_mode), enables interrupts, runs the handler with Linux's
  * argument registers (rdi, rsi, rdx, r10, r8, r9), stores the result in rax,
- * reschedules if asked to, and enters user context again. A number nohzk
- * does not implement returns -ENOSYS; with strace=1 on the kernel command
- * line every call is logged with its name, arguments and result, so a
- * missing one shows at once. */
+ * and goes back through exit_to_user_mode() (kernel/entry/entry.c). A
+ * number nohzk does not implement returns -ENOSYS; with strace=1 on the
+ * kernel command line every call is logged with its name, arguments and
+ * result, so a missing one shows at once. */
 #include <stdbool.h>
 
 #include "kernel/entry/syscall.h"
+#include "kernel/entry/entry.h"
 
 #include "arch/x86/cpu.h"
-#include "arch/x86/paging.h"
-#include "arch/x86/power.h"
 #include "arch/x86/trap.h"
-#include "kernel/time/context_tracking.h"
 #include "kernel/lib/errno.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/console/console.h"
 #include "kernel/console/printk.h"
 #include "kernel/fs/fs_syscalls.h"
 #include "kernel/process/process.h"
 #include "kernel/fs/poll.h"
+#include "kernel/process/poweroff.h"
 #include "kernel/process/process_syscalls.h"
 #include "kernel/process/signal.h"
 #include "kernel/process/resource_syscalls.h"
+#include "kernel/process/sleep_syscalls.h"
 #include "kernel/lib/string.h"
+#include "kernel/time/time_syscalls.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
@@ -41,80 +43,7 @@ struct syscall_entry {
     syscall_fn handler;
 };
 
-#define CONSOLE_CHUNK 256
-
-/* Until the file layer exists, a process without a descriptor table writes
- * fds 1 and 2 to the console. */
-static long sys_write_console(uint64_t fd, uint64_t buffer, uint64_t count, uint64_t a3, uint64_t a4,
-                              uint64_t a5)
-{
-    char chunk[CONSOLE_CHUNK + 1];
-    (void)a3, (void)a4, (void)a5;
-
-    if (fd != 1 && fd != 2)
-        return -EBADF;
-    if ((int64_t)count < 0)
-        return -EINVAL;
-    for (uint64_t done = 0; done < count;) {
-        size_t length = count - done < CONSOLE_CHUNK ? count - done : CONSOLE_CHUNK;
-        if (copy_from_user(chunk, (const char *)(buffer + done), length) < 0)
-            return done ? (long)done : -EFAULT;
-        chunk[length] = '\0';
-        printk("%s", chunk);
-        done += length;
-    }
-    return (long)count;
-}
-
-static long sys_exit(uint64_t code, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-    process_exit(WAIT_STATUS_EXITED((int)code));
-}
-
-static long sys_getpid(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-    return current_process()->pid;
-}
-
-static long sys_sched_yield(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    (void)a0, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-    yield();
-    return 0;
-}
-
-#define ARCH_SET_FS 0x1002
-#define ARCH_GET_FS 0x1003
-
-static long sys_arch_prctl(uint64_t code, uint64_t address, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    struct process *process = current_process();
-    (void)a2, (void)a3, (void)a4, (void)a5;
-
-    if (code == ARCH_SET_FS) {
-        if (address >= USER_MAP_END)
-            return -EPERM;      /* Linux's TASK_SIZE_MAX: not even the last page below 2^47 */
-        process->fs_base = address;
-        wrmsr(MSR_FS_BASE, address);
-        return 0;
-    }
-    if (code == ARCH_GET_FS)
-        return copy_to_user((void *)address, &process->fs_base, sizeof(uint64_t));
-    return -EINVAL;
-}
-
-static long sys_set_tid_address(uint64_t address, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
-                                uint64_t a5)
-{
-    (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-    current_process()->tid_address = address;
-    return current_process()->pid;
-}
-
 /* Adapters from the six raw registers to each handler's own types. */
-#define A(n) ((uint64_t)a##n)
 /* A clockid_t is an int: the upper half of the register is dropped, and a
  * negative id (a CPU clock of a pid, left out) stays out of range. */
 #define CLOCK_ID(a) ((uint64_t)(int64_t)(int)(a))
@@ -127,7 +56,7 @@ static long sys_set_tid_address(uint64_t address, uint64_t a1, uint64_t a2, uint
 
 WRAP(read, sys_read((int)a0, (void *)a1, a2))
 WRAP(write, current_process()->files ? sys_write((int)a0, (const void *)a1, a2)
-                                      : sys_write_console(a0, a1, a2, 0, 0, 0))
+                                      : sys_write_console(a0, (const char *)a1, a2))
 WRAP(open, sys_open((const char *)a0, (int)a1, (uint32_t)a2))
 WRAP(close, sys_close((int)a0))
 WRAP(stat, sys_stat((const char *)a0, (struct linux_stat *)a1))
@@ -172,8 +101,8 @@ WRAP(umask, sys_umask((uint32_t)a0))
 WRAP(getuid, sys_get_id_root())
 WRAP(setuid, (uint32_t)a0 == (uint32_t)-1 ? -EINVAL : sys_set_id_ignored())     /* -1 is no uid */
 WRAP(getppid, sys_getppid())
-WRAP(getpgrp, current_process()->process_group)
-WRAP(setpgid, sys_setpgid((int)a0, (int)a1))     /* pid_t: 32 bits (user/fuzz.c found a negative group) */
+WRAP(getpgrp, sys_getpgrp())
+WRAP(setpgid, sys_setpgid((int)a0, (int)a1))     /* pid_t: 32 bits */
 WRAP(setsid, sys_setsid())
 WRAP(getpgid, sys_getpgid((int64_t)(int)a0))
 WRAP(getsid, sys_getsid((int64_t)(int)a0))
@@ -218,33 +147,15 @@ WRAP(symlinkat, sys_symlinkat((const char *)a0, (int)a1, (const char *)a2))
 WRAP(chmod, sys_chmod((const char *)a0, (uint32_t)a1))
 WRAP(fchmod, sys_fchmod((int)a0, (uint32_t)a1))
 WRAP(fchmodat, sys_fchmodat((int)a0, (const char *)a1, (uint32_t)a2, 0))
-
-#define REBOOT_MAGIC1 0xfee1deadu
-#define REBOOT_MAGIC2  0x28121969u
-#define REBOOT_MAGIC2A 0x05121996u
-#define REBOOT_MAGIC2B 0x16041998u
-#define REBOOT_MAGIC2C 0x20112000u
-#define REBOOT_CMD_RESTART 0x01234567u
-#define REBOOT_CMD_HALT 0xcdef0123u
-#define REBOOT_CMD_POWER_OFF 0x4321fedcu
+WRAP(exit, sys_exit((int)a0))
+WRAP(getpid, sys_getpid())
+WRAP(sched_yield, sys_sched_yield())
+WRAP(arch_prctl, sys_arch_prctl(a0, a1))
+WRAP(set_tid_address, sys_set_tid_address(a0))
 
 WRAP(kill, sys_kill((int)a0, (int)a1))           /* pid_t and int: 32 bits */
+WRAP(reboot, sys_reboot(a0, a1, a2))
 
-/* busybox's poweroff, halt and reboot all end the run: under QEMU there is
- * no difference worth keeping, and tools/boot sees status 0. */
-static long sys_reboot(uint64_t magic, uint64_t magic2, uint64_t command, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    (void)a3, (void)a4, (void)a5;
-    uint32_t second = (uint32_t)magic2;
-    if ((uint32_t)magic != REBOOT_MAGIC1 || (second != REBOOT_MAGIC2 && second != REBOOT_MAGIC2A &&
-                                             second != REBOOT_MAGIC2B && second != REBOOT_MAGIC2C))
-        return -EINVAL;
-    if (command != REBOOT_CMD_POWER_OFF && command != REBOOT_CMD_HALT && command != REBOOT_CMD_RESTART)
-        return -EINVAL;
-    machine_power_off(0);
-}
-
-#define NR(number, function) [number] = { #function, sys_##function }
 #define W(number, name) [number] = { #name, wrap_##name }
 
 static const struct syscall_entry table[] = {
@@ -259,19 +170,14 @@ static const struct syscall_entry table[] = {
     W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(124, getsid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
-    W(292, dup3), NR(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
+    W(292, dup3), W(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
     W(34, pause), W(219, restart_syscall), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
-    NR(24, sched_yield),
-    NR(39, getpid),
-    NR(60, exit),
-    [186] = { "gettid", sys_getpid },
-    NR(158, arch_prctl),
-    NR(218, set_tid_address),
-    [231] = { "exit_group", sys_exit },
+    W(24, sched_yield), W(39, getpid), W(60, exit), [186] = { "gettid", wrap_getpid }, W(158, arch_prctl),
+    W(218, set_tid_address), [231] = { "exit_group", wrap_exit },
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))
@@ -304,7 +210,7 @@ static void check_balanced(uint64_t number)
 
 void syscall_dispatch(struct trap_frame *frame)
 {
-    context_user_exit();
+    enter_from_user_mode();
     current_task()->syscall_frame = frame;
     irq_enable();
     long result = call(frame);

@@ -1,5 +1,5 @@
 /* The file system calls: argument checks, user memory, descriptors. The
- * work itself is done by kernel/fs/vfs.c on kernel buffers.
+ * work itself is done by the VFS (kernel/fs/vfs.h) on kernel buffers.
  *
  * Data moves between user memory and files through a bounce buffer of at
  * most IO_CHUNK bytes: copy_to_user may fault, and it must not do so with

@@ -1,69 +1,58 @@
-/* /proc: a few generated files, in Linux's formats so that busybox's
- * tools (top, free, uptime) can read them. Each is a node in the VFS tree
- * (vfs_create_device) whose open builds the whole text into a buffer held
- * by that open file; reads come from that snapshot, so a reader that reads
- * in pieces sees one consistent text, as with Linux's seq_file for small
- * files. The counters are read without locks: a number that is a moment
- * old is fine here.
+/* /proc's mechanism (the files themselves live with their subsystems,
+ * registered with PROC_FILE and PROC_PID_FILE: kernel/fs/procfs.h). Each
+ * file is a node in the VFS tree (vfs_create_device) whose open generates
+ * the whole text into a buffer held by that open file; reads come from
+ * that snapshot, so a reader that reads in pieces sees one consistent
+ * text, as with Linux's seq_file for small files. Generators read their
+ * counters without locks: a number that is a moment old is fine here.
  *
- * Per process, /proc/PID holds the files of pid_entries[] (stat, status,
- * cmdline): kernel/process/process_table.c calls procfs_process_added() and
- * procfs_process_removed(), which create and remove the directory in the
- * VFS tree, so getdents64 on /proc lists the pids with no special case.
- * A per-process file's inode carries its pid and its entry's index packed
- * in the `private` word, not a pointer: nothing to free, nothing that can
- * outlive the process. The process is looked up by pid at open: if it is
- * gone, the open fails with ESRCH. /proc/self is a generated symlink whose
- * target is the caller's pid (file_ops.link_target).
+ * Per process, /proc/PID holds the PROC_PID_FILE entries: procfs_init()
+ * hooks into the process table (process_table_add_hook) to create and
+ * remove each directory in the VFS tree, so getdents64 on /proc lists the
+ * pids with no special case. A per-process file's inode carries its pid
+ * and its entry's index packed in the `private` word, not a pointer:
+ * nothing to free, nothing that can outlive the process. The process is
+ * looked up by pid at open: if it is gone, the open fails with ESRCH.
+ * /proc/self is a generated symlink whose target is the caller's pid
+ * (file_ops.link_target).
  *
- * To add a per-process file, add one line to pid_entries[] with a
- * generate function and, if writable, a write one (as /proc/PID/nohz).
- *
- * Left out: /proc/cpuinfo, load averages (always 0.00), "processes" in
- * /proc/stat (shown as 0), the system time of /proc/stat split from irq
- * time (system = elapsed - idle - user), virtual memory sizes in
- * /proc/PID/stat (0), and lseek past the snapshot's size with SEEK_END
- * (the inode's size is 0, as on Linux). */
+ * Left out: /proc/cpuinfo, and lseek past the snapshot's size with
+ * SEEK_END (the inode's size is 0, as on Linux). */
+#include "kernel/fs/procfs.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/x86/clock.h"
-#include "arch/x86/paging.h"
+#include "kernel/console/printk.h"
+#include "kernel/debug/panic.h"
+#include "kernel/fs/vfs.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"
-#include "kernel/mm/heap.h"
-#include "kernel/time/housekeeping.h"
-#include "kernel/irq/irq.h"
-#include "kernel/time/nohz_task.h"
-#include "kernel/mm/page_alloc.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/init/params.h"
-#include "kernel/console/printk.h"
-#include "kernel/fs/proc_parse.h"
-#include "kernel/process/process.h"
 #include "kernel/lib/string.h"
-#include "kernel/time/tick.h"
-#include "kernel/trace/trace.h"
-#include "kernel/time/tsc_watchdog.h"
-#include "kernel/fs/vfs.h"
-#include "rcu/proc.h"
-#include "sched/task.h"
+#include "kernel/mm/heap.h"
+#include "kernel/process/process.h"
 
-#define USER_HZ 100 /* the unit of /proc/stat's times, fixed by the ABI */
-#define NS_PER_TICK (1000000000ul / USER_HZ)
-
-/* Text being built; a write past the capacity is counted in `length` but
- * not stored, so the caller can tell it must retry with more room. */
-struct text {
-    char *data;
-    size_t length, capacity;
+/* What an open file holds: the snapshot, and for a per-process file which
+ * one it is (pid_file NULL otherwise). */
+struct snapshot {
+    const struct proc_file *file;
+    int pid;
+    const struct proc_pid_file *pid_file;
+    size_t length;
+    char data[];
 };
 
-static void text_printf(struct text *text, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* The entries of PROC_FILE and PROC_PID_FILE, collected by linker.ld. */
+extern const struct proc_file *const __proc_files_start[], *const __proc_files_end[];
+extern const struct proc_pid_file *const __proc_pid_files_start[], *const __proc_pid_files_end[];
 
-static void text_printf(struct text *text, const char *format, ...)
+#define PID_FILE_BITS 8     /* a /proc/PID file's private word: pid << 8 | its index in the table */
+
+/* ---- Building a text ---- */
+
+void proc_printf(struct proc_text *text, const char *format, ...)
 {
     size_t room = text->length < text->capacity ? text->capacity - text->length : 0;
     va_list args;
@@ -74,423 +63,19 @@ static void text_printf(struct text *text, const char *format, ...)
         text->length += (size_t)written;
 }
 
-struct procfs_entry {
-    const char *path;
-    void (*generate)(struct text *text);
-    long (*write)(const char *data, size_t count);  /* optional: the file is writable */
-};
-
-/* A file of every /proc/PID: its text comes from the process, looked up
- * by pid at open and generated under process_tree_lock (so it must not
- * sleep), which process_reap() takes to remove the process before it is
- * freed; a writable one has `write`, given a kernel copy of what was
- * written. */
-struct procfs_pid_entry {
-    const char *name;
-    uint32_t mode;
-    void (*generate)(struct text *text, struct process *process);
-    long (*write)(int pid, const char *buffer, size_t count);
-};
-
-/* What an open file holds: the snapshot, and for a per-process file which
- * one it is (pid_entry NULL otherwise). */
-struct snapshot {
-    const struct procfs_entry *entry;
-    int pid;
-    const struct procfs_pid_entry *pid_entry;
-    size_t length;
-    char data[];
-};
-
-/* ---- The files ---- */
-
-static uint64_t idle_ns(unsigned cpu)
-{
-    struct task *idle = cpus[cpu]->rq.idle;
-    return idle ? task_runtime_ns(idle) : 0;
-}
-
-static void generate_interrupts(struct text *text)
-{
-    static const char *const descriptions[IRQ_SOURCE_DEVICE_FIRST] = {
-        [IRQ_SOURCE_LOCAL_TIMER] = "Local timer interrupts",
-        [IRQ_SOURCE_RESCHEDULE] = "Rescheduling interrupts",
-        [IRQ_SOURCE_CALL_FUNCTION] = "Function call interrupts",
-        [IRQ_SOURCE_NOHZ_KICK] = "Nohz kick interrupts",
-        [IRQ_SOURCE_SPURIOUS] = "Spurious interrupts",
-        [IRQ_SOURCE_APIC_ERROR] = "APIC errors",
-    };
-    unsigned cpu;
-    /* Linux's columns: 11 wide, the label "XXX: " then counts "%10u ". */
-    text_printf(text, "%11s", "");
-    for_each_online_cpu(cpu)
-        text_printf(text, "CPU%-8u", cpu);
-    text_printf(text, "\n");
-    /* Device IRQs first, by GSI, as Linux lists them; only those seen. */
-    for (unsigned gsi = 0; gsi < DEVICE_GSI_COUNT; gsi++) {
-        enum irq_source source = IRQ_SOURCE_DEVICE_FIRST + gsi;
-        uint64_t total = 0;
-        for_each_online_cpu(cpu)
-            total += irq_count(cpu, source);
-        if (total == 0)
-            continue;
-        text_printf(text, "%3u: ", gsi);
-        for_each_online_cpu(cpu)
-            text_printf(text, "%10llu ", (unsigned long long)irq_count(cpu, source));
-        text_printf(text, " IO-APIC  %u-edge\n", gsi); /* trigger mode not tracked */
-    }
-    for (unsigned source = 0; source < IRQ_SOURCE_DEVICE_FIRST; source++) {
-        text_printf(text, "%3s: ", irq_source_name(source));
-        for_each_online_cpu(cpu)
-            text_printf(text, "%10llu ", (unsigned long long)irq_count(cpu, source));
-        text_printf(text, "  %s\n", descriptions[source]);
-    }
-}
-
-static void generate_uptime(struct text *text)
-{
-    uint64_t now = clock_now();
-    /* Idle time is summed over CPUs, as Linux does (it may exceed uptime). */
-    uint64_t idle = 0;
-    unsigned cpu;
-    for_each_online_cpu(cpu)
-        idle += idle_ns(cpu);
-    uint64_t now_cs = now / 10000000, idle_cs = idle / 10000000;
-    text_printf(text, "%llu.%02llu %llu.%02llu\n", (unsigned long long)(now_cs / 100),
-                (unsigned long long)(now_cs % 100), (unsigned long long)(idle_cs / 100),
-                (unsigned long long)(idle_cs % 100));
-}
-
-static void generate_meminfo(struct text *text)
-{
-    unsigned long kb_per_page = 4096 / 1024;
-    unsigned long total = page_total_count() * kb_per_page, free = page_free_count() * kb_per_page;
-    /* No page cache to reclaim: what is free is what is available. */
-    text_printf(text, "MemTotal:       %8lu kB\n", total);
-    text_printf(text, "MemFree:        %8lu kB\n", free);
-    text_printf(text, "MemAvailable:   %8lu kB\n", free);
-    /* Linux's name for kernel objects; HeapObjects is ours (leak checks). */
-    size_t heap_objects, heap_bytes;
-    heap_usage(&heap_objects, &heap_bytes);
-    text_printf(text, "Slab:           %8lu kB\nHeapObjects:    %8lu\n", heap_bytes / 1024, heap_objects);
-    size_t by_size[HEAP_SIZE_BUCKETS];
-    heap_usage_by_size(by_size);
-    text_printf(text, "KernelStackTables: %6lu kB\n", kernel_stack_table_pages() * 4);
-    text_printf(text, "HeapObjectsBySize:");
-    for (unsigned i = 0; i < HEAP_SIZE_BUCKETS; i++)
-        text_printf(text, " %lu", by_size[i]);
-    text_printf(text, "\n");
-}
-
-struct cpu_times {
-    uint64_t user, system, idle;    /* USER_HZ ticks */
-};
-
-/* user is measured at the context tracking hooks; system is the rest of
- * the time that was not idle (interrupts included). */
-static struct cpu_times cpu_times(unsigned cpu, uint64_t now)
-{
-    uint64_t idle = idle_ns(cpu), user = __atomic_load_n(&cpus[cpu]->user_ns, __ATOMIC_RELAXED);
-    uint64_t system = now > idle + user ? now - idle - user : 0;
-    return (struct cpu_times){ user / NS_PER_TICK, system / NS_PER_TICK, idle / NS_PER_TICK };
-}
-
-static void stat_cpu_line(struct text *text, const char *name, struct cpu_times times)
-{
-    /* user nice system idle iowait irq softirq steal guest guest_nice */
-    text_printf(text, "%s %llu 0 %llu %llu 0 0 0 0 0 0\n", name, (unsigned long long)times.user,
-                (unsigned long long)times.system, (unsigned long long)times.idle);
-}
-
-static void generate_stat(struct text *text)
-{
-    uint64_t switches = 0, running = 0, interrupts = 0, now = clock_now();
-    struct cpu_times total = { 0, 0, 0 };
-    unsigned cpu;
-    for_each_online_cpu(cpu) {
-        struct cpu_times times = cpu_times(cpu, now);
-        total.user += times.user;
-        total.system += times.system;
-        total.idle += times.idle;
-        switches += cpus[cpu]->rq.context_switches;
-        running += cpus[cpu]->rq.nr_running;
-        for (unsigned source = 0; source < IRQ_SOURCE_COUNT; source++)
-            interrupts += irq_count(cpu, source);
-    }
-    stat_cpu_line(text, "cpu ", total);
-    for_each_online_cpu(cpu) {
-        char name[16];
-        snprintf(name, sizeof(name), "cpu%u", cpu);
-        stat_cpu_line(text, name, cpu_times(cpu, now));
-    }
-    /* intr: the total, then each device IRQ by number (Linux's layout). */
-    text_printf(text, "intr %llu", (unsigned long long)interrupts);
-    for (unsigned gsi = 0; gsi < DEVICE_GSI_COUNT; gsi++) {
-        uint64_t count = 0;
-        for_each_online_cpu(cpu)
-            count += irq_count(cpu, IRQ_SOURCE_DEVICE_FIRST + gsi);
-        text_printf(text, " %llu", (unsigned long long)count);
-    }
-    text_printf(text, "\nctxt %llu\n", (unsigned long long)switches);
-    text_printf(text, "btime 0\n"); /* no wall clock */
-    text_printf(text, "processes 0\n");
-    text_printf(text, "procs_running %llu\n", (unsigned long long)running);
-    text_printf(text, "procs_blocked 0\n");
-}
-
-static void generate_cmdline(struct text *text)
-{
-    text_printf(text, "%s\n", kernel_command_line);
-}
-
-static void generate_loadavg(struct text *text)
-{
-    unsigned running = 0, total = 0, last_pid = 0, cpu;
-    for_each_online_cpu(cpu)
-        running += cpus[cpu]->rq.nr_running;
-    spin_lock(&process_tree_lock);
-    for (struct process *process = process_table_first_locked(); process; process = process->next_in_table) {
-        total++;
-        if ((unsigned)process->pid > last_pid)
-            last_pid = (unsigned)process->pid;
-    }
-    spin_unlock(&process_tree_lock);
-    text_printf(text, "0.00 0.00 0.00 %u/%u %u\n", running, total, last_pid);
-}
-
-/* Dependency bits by name, comma-separated, or "-". */
-static void text_print_tick_deps(struct text *text, uint32_t mask)
-{
-    if (!mask)
-        text_printf(text, "-");
-    for (unsigned reason = 0, first = 1; reason < TICK_KEEP_REASON_COUNT; reason++) {
-        if (mask & TICK_DEP(reason)) {
-            text_printf(text, "%s%s", first ? "" : ",", tick_keep_reason_names[reason]);
-            first = 0;
-        }
-    }
-}
-
-/* The "nohz" column: the pid of cpu's nohz task, k and the id of a kernel
- * thread (the in-kernel tests'), "full" or "-". A process's task clears
- * the attribute before it dies, and process_reap() takes process_tree_lock
- * before it frees the task: one read under the lock stays until unlock. */
-static void nohz_owner(unsigned cpu, char *owner, size_t size)
-{
-    spin_lock(&process_tree_lock);
-    struct task *nohz = __atomic_load_n(&cpus[cpu]->nohz_task, __ATOMIC_ACQUIRE);
-    if (nohz && nohz->process)
-        snprintf(owner, size, "%d", nohz->process->pid);
-    else if (nohz)
-        snprintf(owner, size, "k%u", nohz->id);
-    else
-        snprintf(owner, size, "%s", cpumask_test_atomic(&nohz_full_mask, cpu) ? "full" : "-");
-    spin_unlock(&process_tree_lock);
-}
-
-/* The clocksource, and the watchdog's verdict on the TSC (docs/tick.md). */
-static void text_print_clocksource(struct text *text)
-{
-    text_printf(text, "clocksource %s, tsc ", clock_source_name());
-    if (tsc_is_stable())
-        text_printf(text, "stable: reference %lu kHz, %lu readings skewed\n", tsc_watchdog.reference_khz,
-                    tsc_watchdog.skewed);
-    else
-        text_printf(text, "unstable: cpu %u measured %lu kHz, reference %lu kHz\n", tsc_watchdog.unstable_cpu,
-                    tsc_watchdog.unstable_khz, tsc_watchdog.reference_khz);
-}
-
-/* Per CPU: whether it ticks and why (the reason the last check found),
- * its nohz task, and the counts; then how often each reason kept each
- * CPU's tick (docs/tick.md explains the columns). */
-static void generate_tick(struct text *text)
-{
-    unsigned cpu;
-    text_printf(text, "policy %s, hz %u, timekeeper ", tick_policy->name, tick_hz);
-    if (timekeeper_cpu == TIMEKEEPER_NONE)
-        text_printf(text, "none\n");
-    else
-        text_printf(text, "%u\n", timekeeper_cpu);
-    /* Where unpinned timers may go: a nohz CPU leaves the set, and its
-     * task's exit, however it dies, gives it back (patches 02, 14). */
-    struct cpumask housekeeping = housekeeping_mask;
-    char list[CPULIST_FORMAT_SIZE];
-    cpulist_format(&housekeeping, list, sizeof(list));
-    text_printf(text, "housekeeping %s\n", list);
-    text_print_clocksource(text);
-    text_printf(text, "%-4s %-8s %-12s %-5s %10s %8s %8s %8s %8s %8s %8s\n", "cpu", "state", "reason", "nohz",
-                "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
-    for_each_online_cpu(cpu) {
-        struct tick_state *tick = &cpus[cpu]->tick;
-        char owner[12];
-        nohz_owner(cpu, owner, sizeof(owner));
-        text_printf(text, "%-4u %-8s %-12s %-5s %10lu %8lu %8lu %8lu %8lu %8lu %8lu\n", cpu,
-                    tick->running ? "ticking" : "stopped", tick_keep_reason_names[tick->reason], owner, tick->ticks,
-                    tick->missed, tick->stops, tick->restarts, tick->kicks_received, tick->kicks_while_ticking,
-                    tick->watchdog_checks);
-    }
-    text_printf(text, "kept by:");
-    for (unsigned reason = TICK_KEEP_POLICY; reason < TICK_KEEP_REASON_COUNT; reason++)
-        text_printf(text, " %s", tick_keep_reason_names[reason]);
-    text_printf(text, "\n");
-    for_each_online_cpu(cpu) {
-        text_printf(text, "%-4u", cpu);
-        for (unsigned reason = TICK_KEEP_POLICY; reason < TICK_KEEP_REASON_COUNT; reason++)
-            text_printf(text, " %lu", cpus[cpu]->tick.refusals[reason]);
-        text_printf(text, "\n");
-    }
-    text_printf(text, "dependencies: global ");
-    text_print_tick_deps(text, tick_dep_global_mask);
-    text_printf(text, "\n%-4s %-24s %9s\n", "cpu", "deps (cpu | task)", "dep_kicks");
-    for_each_online_cpu(cpu) {
-        text_printf(text, "%-4u ", cpu);
-        text_print_tick_deps(text, tick_dep_mask_read(cpu) & ~tick_dep_global_mask);
-        text_printf(text, " %lu\n", cpus[cpu]->tick.dep_kicks);
-    }
-}
-
-/* The tick policy, switched at run time by writing a name (kernel/time/tick.c
- * tick_policy_switch); the list of names and what each does. */
-static void generate_tick_policy(struct text *text)
-{
-    text_printf(text, "%s\n", tick_policy->name);
-}
-
-static void generate_tick_policies(struct text *text)
-{
-    for (const struct tick_policy *const *policy = tick_policies; *policy; policy++)
-        text_printf(text, "%-10s %s\n", (*policy)->name, (*policy)->summary);
-}
-
-static long write_tick_policy(const char *data, size_t count)
-{
-    char name[16];
-    long length = proc_parse_word(data, count, name, sizeof(name));    /* kernel/fs/proc_parse.c */
-    if (length < 0)
-        return length;
-    int error = tick_policy_switch(name);
-    return error ? error : (long)count;
-}
-
-/* Files whose text another part of the kernel writes, snprintf-style. */
-static void generate_from(struct text *text, size_t (*show)(char *buffer, size_t size))
+void proc_write_bytes(struct proc_text *text, const void *bytes, size_t count)
 {
     size_t room = text->length < text->capacity ? text->capacity - text->length : 0;
-    text->length += show(room ? text->data + text->length : NULL, room);
-}
-
-static void generate_rcu(struct text *text) { generate_from(text, rcu_proc_show); }
-static void generate_rcustress(struct text *text) { generate_from(text, rcu_stress_show); }
-static void generate_trace(struct text *text) { generate_from(text, trace_proc_show); }
-
-static const struct procfs_entry entries[] = {
-    { "/proc/interrupts", generate_interrupts, NULL },
-    { "/proc/uptime", generate_uptime, NULL },
-    { "/proc/meminfo", generate_meminfo, NULL },
-    { "/proc/stat", generate_stat, NULL },
-    { "/proc/rcu", generate_rcu, NULL },
-    { "/proc/rcustress", generate_rcustress, rcu_stress_write },
-    { "/proc/cmdline", generate_cmdline, NULL },
-    { "/proc/loadavg", generate_loadavg, NULL },
-    { "/proc/tick", generate_tick, NULL },
-    { "/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy },
-    { "/proc/sys/kernel/tick_policies", generate_tick_policies, NULL },
-    { "/proc/trace", generate_trace, trace_proc_write },
-};
-
-/* ---- /proc/PID ---- */
-
-static char process_state(struct process *process)
-{
-    if (process->exited || process->task->state == TASK_DEAD)
-        return 'Z';
-    if (job_is_stopped(process))
-        return 'T';
-    return process->task->state == TASK_RUNNABLE ? 'R' : 'S';
-}
-
-static const char *process_state_name(char state)
-{
-    switch (state) {
-    case 'R': return "R (running)";
-    case 'Z': return "Z (zombie)";
-    case 'T': return "T (stopped)";
-    default: return "S (sleeping)";
+    if (count < room) {
+        memcpy(text->data + text->length, bytes, count);
+        text->data[text->length + count] = '\0';
     }
+    text->length += count;
 }
 
-static unsigned long long to_user_hz(uint64_t ns)
-{
-    return (unsigned long long)(ns / NS_PER_TICK);
-}
+/* ---- Open files ---- */
 
-static int parent_pid(struct process *process)
-{
-    return process->parent ? process->parent->pid : 0;
-}
-
-/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0. */
-static void generate_pid_stat(struct text *text, struct process *process)
-{
-    uint64_t user, system;
-    task_times_ns(process->task, &user, &system);
-    text_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 1 0 %llu 0 0 "
-                "18446744073709551615 0 0 0 0 0 %llu 0 0 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-                process->pid, process->name, process_state(process), parent_pid(process),
-                process->process_group, process->session, to_user_hz(user), to_user_hz(system),
-                to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
-                to_user_hz(process->start_ns), (unsigned long long)process->signals.blocked, process->task->cpu);
-}
-
-static void generate_pid_status(struct text *text, struct process *process)
-{
-    struct cpumask affinity = process->task->affinity;
-    char cpus_allowed[CPULIST_FORMAT_SIZE], bitmap[CPUMASK_BITMAP_FORMAT_SIZE];
-    cpulist_format(&affinity, cpus_allowed, sizeof(cpus_allowed));
-    cpumask_format_bitmap(&affinity, cpu_count, bitmap, sizeof(bitmap));     /* Linux: nr_cpu_ids bits */
-    text_printf(text, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n", process->name,
-                process->umask, process_state_name(process_state(process)), process->pid, process->pid,
-                parent_pid(process));
-    text_printf(text, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t1\n");
-    uint64_t ignored, caught;
-    signal_dispositions(&process->signals, &ignored, &caught);
-    text_printf(text, "SigPnd:\t%016llx\nSigBlk:\t%016llx\nSigIgn:\t%016llx\nSigCgt:\t%016llx\n",
-                (unsigned long long)__atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED),
-                (unsigned long long)process->signals.blocked, (unsigned long long)ignored,
-                (unsigned long long)caught);
-    text_printf(text, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s\n", bitmap, cpus_allowed);
-    text_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)process->task->slices);
-    /* ours: whether it is a nohz task (kernel/time/nohz_task.c) */
-    text_printf(text, "Nohz:\t%d\n", process_is_nohz(process) ? 1 : 0);
-}
-
-static void generate_pid_cmdline(struct text *text, struct process *process)
-{
-    size_t room = text->length < text->capacity ? text->capacity - text->length : 0;
-    if (process->cmdline_length <= room)
-        memcpy(text->data + text->length, process->cmdline, process->cmdline_length);
-    text->length += process->cmdline_length;
-}
-
-/* The 2010 interface (patch 15): 0 or 1; writes: kernel/time/nohz_task.c. */
-static void generate_pid_nohz(struct text *text, struct process *process)
-{
-    text_printf(text, "%d\n", process_is_nohz(process) ? 1 : 0);
-}
-
-static const struct procfs_pid_entry pid_entries[] = {
-    { "stat", 0444, generate_pid_stat, 0 },
-    { "status", 0444, generate_pid_status, 0 },
-    { "cmdline", 0444, generate_pid_cmdline, 0 },
-    { "nohz", 0644, generate_pid_nohz, nohz_task_proc_write },
-};
-
-#define PID_ENTRY_COUNT (sizeof(pid_entries) / sizeof(pid_entries[0]))
-#define PID_ENTRY_BITS 8    /* the inode's private word: pid << 8 | entry index */
-
-/* ---- The file operations ---- */
-
-typedef bool (*generate_fn)(struct text *text, const void *what, int pid);
+typedef bool (*generate_fn)(struct proc_text *text, const void *what, int pid);
 
 /* Build a snapshot, retrying with more room until the text fits. */
 static struct snapshot *take_snapshot(generate_fn generate, const void *what, int pid, long *error)
@@ -502,17 +87,17 @@ static struct snapshot *take_snapshot(generate_fn generate, const void *what, in
             *error = -ENOMEM;
             return 0;
         }
-        struct text text = { snapshot->data, 0, capacity };
+        struct proc_text text = { snapshot->data, 0, capacity };
         if (!generate(&text, what, pid)) {
             kfree(snapshot);
             *error = -ESRCH;
             return 0;
         }
         if (text.length < capacity) {
-            snapshot->entry = 0;
+            snapshot->file = 0;
             snapshot->length = text.length;
             snapshot->pid = pid;
-            snapshot->pid_entry = 0;
+            snapshot->pid_file = 0;
             return snapshot;
         }
         /* Did not fit: once more with room for what it needed, and some
@@ -522,19 +107,19 @@ static struct snapshot *take_snapshot(generate_fn generate, const void *what, in
     }
 }
 
-static bool generate_global(struct text *text, const void *what, int pid)
+static bool generate_global(struct proc_text *text, const void *what, int pid)
 {
     (void)pid;
-    ((const struct procfs_entry *)what)->generate(text);
+    ((const struct proc_file *)what)->generate(text);
     return true;
 }
 
-static bool generate_for_pid(struct text *text, const void *what, int pid)
+static bool generate_for_pid(struct proc_text *text, const void *what, int pid)
 {
     spin_lock(&process_tree_lock);
     struct process *process = process_find_locked(pid);
     if (process)
-        ((const struct procfs_pid_entry *)what)->generate(text, process);
+        ((const struct proc_pid_file *)what)->generate(text, process);
     spin_unlock(&process_tree_lock);
     return process != 0;
 }
@@ -542,13 +127,13 @@ static bool generate_for_pid(struct text *text, const void *what, int pid)
 static int procfs_open(struct file *file)
 {
     long error = 0;
-    const struct procfs_entry *entry = file->private;
+    const struct proc_file *entry = file->private;
     if ((file->flags & O_ACCMODE) != O_RDONLY && !entry->write)
         return -EACCES;
     struct snapshot *snapshot = take_snapshot(generate_global, entry, 0, &error);
     if (!snapshot)
         return (int)error;
-    snapshot->entry = entry;
+    snapshot->file = entry;
     file->private = snapshot;
     return 0;
 }
@@ -556,15 +141,15 @@ static int procfs_open(struct file *file)
 static int procfs_pid_open(struct file *file)
 {
     uintptr_t packed = (uintptr_t)file->private;
-    const struct procfs_pid_entry *entry = &pid_entries[packed & ((1u << PID_ENTRY_BITS) - 1)];
-    int pid = (int)(packed >> PID_ENTRY_BITS);
+    const struct proc_pid_file *entry = __proc_pid_files_start[packed & ((1u << PID_FILE_BITS) - 1)];
+    int pid = (int)(packed >> PID_FILE_BITS);
     if ((file->flags & O_ACCMODE) != O_RDONLY && !entry->write)
         return -EACCES;
     long error = 0;
     struct snapshot *snapshot = take_snapshot(generate_for_pid, entry, pid, &error);
     if (!snapshot)
         return (int)error;
-    snapshot->pid_entry = entry;
+    snapshot->pid_file = entry;
     file->private = snapshot;
     return 0;
 }
@@ -585,13 +170,13 @@ static long procfs_read(struct file *file, void *buffer, size_t count)
 static long procfs_write(struct file *file, const void *buffer, size_t count)
 {
     struct snapshot *snapshot = file->private;
-    return snapshot->entry->write ? snapshot->entry->write(buffer, count) : -EINVAL;
+    return snapshot->file->write ? snapshot->file->write(buffer, count) : -EINVAL;
 }
 
 static long procfs_pid_write(struct file *file, const void *buffer, size_t count)
 {
     struct snapshot *snapshot = file->private;
-    return snapshot->pid_entry->write(snapshot->pid, buffer, count);
+    return snapshot->pid_file->write(snapshot->pid, buffer, count);
 }
 
 static void procfs_release(struct file *file)
@@ -624,38 +209,46 @@ static const struct file_ops procfs_self_ops = {
     .link_target = self_link_target,
 };
 
-/* From kernel/process/process_table.c, when a process enters the table. A failure
- * (no memory) leaves the process without some /proc files: reported, not
- * fatal. */
-void procfs_process_added(int pid)
+/* ---- Creating the files ---- */
+
+/* The process table's hooks: a process entered the table, or left it. A
+ * failure (no memory) leaves the process without some /proc files:
+ * reported, not fatal. */
+static void pid_directory_create(int pid)
 {
-    for (size_t i = 0; i < PID_ENTRY_COUNT; i++) {
+    const struct proc_pid_file *const *entry;
+    for (entry = __proc_pid_files_start; entry < __proc_pid_files_end; entry++) {
         char path[48];
-        snprintf(path, sizeof(path), "/proc/%d/%s", pid, pid_entries[i].name);
-        void *packed = (void *)(((uintptr_t)pid << PID_ENTRY_BITS) | i);
-        int error = vfs_create_device(path, S_IFREG | pid_entries[i].mode, &procfs_pid_ops, packed);
+        snprintf(path, sizeof(path), "/proc/%d/%s", pid, (*entry)->name);
+        uintptr_t packed = (uintptr_t)pid << PID_FILE_BITS | (uintptr_t)(entry - __proc_pid_files_start);
+        uint32_t mode = S_IFREG | ((*entry)->write ? 0644 : 0444);
+        int error = vfs_create_device(path, mode, &procfs_pid_ops, (void *)packed);
         if (error)
             printk("procfs: cannot create %s: %d\n", path, error);
     }
 }
 
-void procfs_process_removed(int pid)
+static void pid_directory_remove(int pid)
 {
     char path[32];
     snprintf(path, sizeof(path), "/proc/%d", pid);
     vfs_remove_tree(path);
 }
 
+static struct process_table_hook pid_directories = { pid_directory_create, pid_directory_remove, 0 };
+
 void procfs_init(void)
 {
-    for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
-        uint32_t mode = S_IFREG | (entries[i].write ? 0644 : 0444);
-        int error = vfs_create_device(entries[i].path, mode, &procfs_ops, (void *)&entries[i]);
+    ASSERT(__proc_pid_files_end - __proc_pid_files_start <= (1 << PID_FILE_BITS));
+    for (const struct proc_file *const *entry = __proc_files_start; entry < __proc_files_end; entry++) {
+        uint32_t mode = S_IFREG | ((*entry)->write ? 0644 : 0444);
+        int error = vfs_create_device((*entry)->path, mode, &procfs_ops, (void *)*entry);
         if (error)
-            printk("procfs: cannot create %s: %d\n", entries[i].path, error);
+            printk("procfs: cannot create %s: %d\n", (*entry)->path, error);
     }
     int error = vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0);
     if (error)
         printk("procfs: cannot create /proc/self: %d\n", error);
     vfs_seal("/proc");      /* its names are ours: no user program adds or removes one */
+    process_table_add_hook(&pid_directories);
 }

@@ -4,8 +4,9 @@
  * process's file descriptor table. File operations take kernel buffers: the
  * system calls (kernel/fs/fs_syscalls.c) copy to and from user memory.
  *
- * Inodes are opaque outside kernel/fs/vfs.c: everything else names them by
- * path, or holds one through an open file or a working directory. */
+ * Inodes are opaque outside the VFS's own files (kernel/fs/vfs_internal.h
+ * lists them): everything else names them by path, or holds one through an
+ * open file or a working directory. */
 #ifndef KERNEL_VFS_H
 #define KERNEL_VFS_H
 
@@ -62,7 +63,7 @@ void vfs_init(void);
 int initramfs_unpack(const void *archive, size_t length); /* 0, -EINVAL or -ENOMEM */
 
 /* No system call may add, remove or move a name under this directory
- * (procfs_init: /proc). */
+ * (procfs_init() seals /proc). */
 void vfs_seal(const char *path);
 
 /* Device nodes and generated files, for drivers (e.g. /dev/console).
@@ -78,8 +79,6 @@ struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void 
  * hold O_NONBLOCK. 0 or -ENOMEM. */
 int pipe_create(struct file **read_end, struct file **write_end, int flags);
 
-/* /proc (kernel/fs/procfs.c): interrupts, uptime, meminfo, stat; after vfs_init. */
-void procfs_init(void);
 long sys_getrandom(void *user_buffer, size_t count, unsigned flags);   /* kernel/fs/devices.c */
 
 /* Kernel-side access, for execve and init: open by path (relative to the

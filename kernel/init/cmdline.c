@@ -2,11 +2,12 @@
  * name up in the caller's table, convert its value to the parameter's type,
  * and report every problem in one line that says what was expected.
  *
- * There is no printf here (this file is also built into host unit tests
- * and runs before the console exists), so messages are assembled with the
- * small message_append_* helpers below. */
+ * It runs before the console exists, so messages are assembled in a
+ * buffer with the small message_append_* helpers below (this file is also
+ * built into host unit tests, where snprintf is the C library's). */
 #include "kernel/init/cmdline.h"
 #include "kernel/lib/errno.h"
+#include "kernel/lib/format.h"
 #include "kernel/lib/string.h"
 
 /* A word longer than this is cut, with "...", when quoted in a message, so
@@ -36,20 +37,14 @@ static void message_append(struct message *message, const char *text)
 
 static void message_append_number(struct message *message, uint64_t number)
 {
-    char digits[20]; /* UINT64_MAX has 20 digits */
-    size_t count = 0;
-
-    do {
-        digits[count++] = (char)('0' + number % 10);
-        number /= 10;
-    } while (number != 0);
-    while (count > 0)
-        message_append_bytes(message, &digits[--count], 1);
+    char digits[24];
+    int length = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)number);
+    message_append_bytes(message, digits, (size_t)length);
 }
 
 /* A word from the command line, shown as '?' for each control character:
  * a quoted word may hold a newline or an escape sequence, and a report is
- * one printable line (found by tests/fuzz/fuzz_cmdline.c). */
+ * one printable line (tests/fuzz/fuzz_cmdline.c). */
 static void message_append_word(struct message *message, const char *word)
 {
     size_t length = strnlen(word, MESSAGE_WORD_LIMIT + 1);

@@ -2,12 +2,12 @@
  * parsed into typed variables described by a table:
  *
  *	static uint64_t hz = 1000;
- *	static int tick_policy = TICK_TASK;
- *	static const char *const tick_policy_names[] =
- *		{ "periodic", "idle", "task", "full", NULL };
+ *	static int clocksource = CLOCKSOURCE_AUTO;
+ *	static const char *const clocksource_names[] =
+ *		{ "auto", "hpet", "pit", NULL };
  *	static struct kernel_param params[] = {
  *		PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
- *		PARAM_ENUM("tick", &tick_policy, tick_policy_names),
+ *		PARAM_ENUM("clocksource", &clocksource, clocksource_names),
  *		PARAM_CPULIST("nohz_full", &nohz_full_mask),
  *		PARAM_STRING("init", init_path, sizeof(init_path)),
  *	};

@@ -4,6 +4,7 @@
 #include "arch/x86/acpi.h"
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/gdt.h"
 #include "arch/x86/interrupt_controllers.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
@@ -17,6 +18,7 @@
 #include "kernel/console/console.h"
 #include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/fs/vfs.h"
 #include "kernel/time/housekeeping.h"
 #include "kernel/debug/ktest.h"
@@ -250,7 +252,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     paging_init(highest_ram_address());
 
     idt_init();
-    percpu_install(boot_cpu);
+    arch_cpu_init(boot_cpu);
     start_interrupt_controllers(acpi);
     if (kernel_params.require_hpet && !acpi->has_hpet)
         printk("clock: clocksource=hpet, but this machine has no HPET\n");
@@ -279,7 +281,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 
 void ap_main(struct cpu *cpu)
 {
-    percpu_install(cpu);
+    arch_cpu_init(cpu);
     lapic_init_this_cpu();
     user_mode_init_this_cpu();
     timers_init_this_cpu();

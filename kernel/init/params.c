@@ -6,6 +6,7 @@
 #include "kernel/init/cmdline.h"
 #include "kernel/console/printk.h"
 #include "kernel/entry/syscall.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/time/tick.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
@@ -15,19 +16,19 @@ struct kernel_params kernel_params;
 
 enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
 static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
-/* Names for tick=; tick_policy_select() finds each in tick_policies[] by name. */
-static const char *const tick_policy_names[] = { "periodic", "idle", "task", "full", "patient", 0 };
 
 static uint64_t hz = 1000;
 static int clocksource = CLOCKSOURCE_AUTO;
-static int tick_policy_index = 2;       /* task */
+/* tick=: a registered policy's name (TICK_POLICY, kernel/time/tick.h),
+ * checked by tick_policy_select() once the line is parsed. */
+static char tick_param[16] = TICK_POLICY_DEFAULT;
 
 static struct kernel_param params[] = {
     PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
     PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
     PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
     PARAM_ENUM("clocksource", &clocksource, clocksource_names),
-    PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
+    PARAM_STRING("tick", tick_param, sizeof(tick_param)),
     PARAM_STRING("nohz_full", kernel_params.nohz_full, sizeof(kernel_params.nohz_full)),
     PARAM_BOOL("strace", &syscall_trace),
     PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
@@ -51,8 +52,22 @@ int params_parse(const char *cmdline)
     int errors = cmdline_parse(cmdline, params, sizeof(params) / sizeof(params[0]), report, 0);
 
     tick_hz = (unsigned)hz;
-    tick_policy_select(tick_policy_names[tick_policy_index]);
+    if (tick_policy_select(tick_param) < 0) {
+        char names[128];
+        tick_policy_names(names, sizeof(names));
+        printk("cmdline: tick=%s: no such policy, must be one of %s; tick=%s kept\n", tick_param, names,
+               TICK_POLICY_DEFAULT);
+        tick_policy_select(TICK_POLICY_DEFAULT);
+        errors++;
+    }
     kernel_params.force_pit = clocksource == CLOCKSOURCE_PIT;
     kernel_params.require_hpet = clocksource == CLOCKSOURCE_HPET;
     return errors;
 }
+
+static void generate_cmdline(struct proc_text *text)
+{
+    proc_printf(text, "%s\n", kernel_command_line);
+}
+
+PROC_FILE("/proc/cmdline", generate_cmdline, NULL);

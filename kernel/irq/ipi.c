@@ -3,9 +3,10 @@
  * smp_call_function_single() queues a request on the target CPU and sends
  * it the call-function IPI; the target runs every queued request from its
  * interrupt handler. With wait=false the caller does not wait, so it may
- * call with interrupts disabled (patch 08: only waiting with
- * interrupts off can deadlock, when two CPUs wait for each other). The
- * request is then allocated here and freed by the target.
+ * call with interrupts disabled: only waiting with interrupts off can
+ * deadlock, when two CPUs wait for each other
+ * (docs/nohz-task.md#patch-08-an-asynchronous-function-call-with-interrupts-off).
+ * The request is then allocated here and freed by the target.
  *
  * One IPI is sent per request. The local APIC still merges an IPI with one
  * of the same vector that is pending and not yet taken, so the CAL count
@@ -68,7 +69,7 @@ void ipi_init(void)
 {
     irq_register(VECTOR_RESCHEDULE, IRQ_SOURCE_RESCHEDULE, handle_reschedule);
     irq_register(VECTOR_CALL_FUNCTION, IRQ_SOURCE_CALL_FUNCTION, handle_call_function);
-    /* IPI_NOHZ_KICK's handler belongs to the tick (kernel/time/tick.c). */
+    /* IPI_NOHZ_KICK's handler belongs to the tick (kernel/time/tick_stop.c). */
 }
 
 static void enqueue(unsigned cpu, struct call_request *request)

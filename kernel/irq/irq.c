@@ -102,7 +102,9 @@ void irq_dispatch(struct trap_frame *frame)
     action->handler(frame);
     lapic_eoi();
     trace_irq_exit(vector);
-    tick_recheck();     /* a stopped tick restarts here when something needs it (patch 05) */
+    /* A stopped tick restarts here when something needs it
+     * (docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes). */
+    tick_recheck();
     irq_exit(cpu);
     sched_preempt_on_irq_exit(frame->rflags & RFLAGS_IF);
 }

@@ -5,6 +5,7 @@
  * "N" keywords of cpulist_parse(). */
 #include "kernel/lib/cpumask.h"
 #include "kernel/lib/errno.h"
+#include "kernel/lib/format.h"
 
 unsigned int cpumask_weight(const struct cpumask *mask)
 {
@@ -120,15 +121,11 @@ static bool writer_append_char(struct list_writer *writer, char c)
 
 static bool writer_append_number(struct list_writer *writer, unsigned int number)
 {
-    char digits[10];
-    size_t count = 0;
+    char digits[12];
+    int length = snprintf(digits, sizeof(digits), "%u", number);
 
-    do {
-        digits[count++] = (char)('0' + number % 10);
-        number /= 10;
-    } while (number != 0);
-    while (count > 0)
-        if (!writer_append_char(writer, digits[--count]))
+    for (int i = 0; i < length; i++)
+        if (!writer_append_char(writer, digits[i]))
             return false;
     return true;
 }

@@ -16,6 +16,15 @@ static inline struct linux_timeval timeval_of(uint64_t ns)
     return (struct linux_timeval){ (int64_t)(ns / 1000000000ul), (int64_t)(ns % 1000000000ul / 1000) };
 }
 
+/* clock_t: times(), /proc/stat and /proc/PID/stat count in USER_HZ ticks
+ * (sysconf(_SC_CLK_TCK)), fixed by the ABI whatever the tick rate. */
+#define USER_HZ 100
+
+static inline uint64_t user_hz_ticks(uint64_t ns)
+{
+    return ns / (1000000000ul / USER_HZ);
+}
+
 /* struct timespec (clock_gettime, nanosleep, ppoll). */
 struct linux_timespec {
     int64_t seconds, nanoseconds;

@@ -7,6 +7,7 @@
 
 #include "arch/x86/paging.h"
 #include "arch/x86/user_mode.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"

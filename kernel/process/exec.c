@@ -9,6 +9,7 @@
  * execve returns an error to a process that is still intact. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/process/elf.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"

@@ -4,7 +4,7 @@
  * (WUNTRACED, WCONTINUED). This is what a shell's Ctrl-Z, `fg` and `bg`
  * are made of (docs/signals.md, "Job control").
  *
- * A process stops itself: signal delivery (signal.c: deliver_one()) finds
+ * A process stops itself: signal delivery (signal.c: signal_deliver_one()) finds
  * a stop signal at its default action and calls job_stop(), which sleeps
  * until SIGCONT clears JOB_STOPPED or SIGKILL is pending. Nothing else
  * ends a stop: on Linux, too, a SIGTERM to a stopped process waits for the

@@ -8,10 +8,10 @@
 #include "kernel/process/process.h"
 
 #include "arch/x86/paging.h"
-#include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/fpu.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/time/context_tracking.h"
 #include "kernel/lib/format.h"
 #include "kernel/lib/errno.h"
@@ -27,10 +27,13 @@
 #define USER_STACK_TOP   0x7ffffffff000ul
 #define USER_STACK_PAGES 8
 
+#define RLIM_INFINITY (~0ul)
+#define RLIMIT_STACK  3
+#define RLIMIT_CORE   4
+#define RLIMIT_NOFILE 7
+
 static int next_pid = 1;
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
-
-void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 struct process *current_process(void)
 {
@@ -63,6 +66,19 @@ static int map_pages(struct address_space *space, uint64_t start, size_t pages, 
     return 0;
 }
 
+/* Linux's defaults, for a process made from nothing (a fork copies its
+ * parent's). Only RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c:
+ * descriptor_limit, up to the real FD_MAX, its default); prlimit64 records
+ * and reports the rest. */
+static void rlimits_default(struct process *process)
+{
+    for (int i = 0; i < RLIMIT_COUNT; i++)
+        process->rlimits[i] = (struct process_rlimit){ RLIM_INFINITY, RLIM_INFINITY };
+    process->rlimits[RLIMIT_STACK].current = 8ul << 20;
+    process->rlimits[RLIMIT_CORE].current = 0;
+    process->rlimits[RLIMIT_NOFILE] = (struct process_rlimit){ FD_MAX, FD_MAX };
+}
+
 /* The first return to ring 3 of a new program, with interrupts off: the
  * context hooks see it like any other. */
 static void __attribute__((noreturn)) start_in_user(uint64_t rip, uint64_t rsp)
@@ -88,6 +104,7 @@ struct process *process_spawn_flat(const char *name, const void *code, size_t si
     if (!process)
         return 0;
     itimer_init(process);
+    rlimits_default(process);
     process->memory = address_space_create();
     size_t code_pages = (size + PAGE_SIZE - 1) / PAGE_SIZE;
     if (!process->memory || map_pages(process->memory, FLAT_IMAGE_BASE, code_pages, 0) < 0 ||
@@ -251,12 +268,6 @@ void process_exit(int wait_status)
     }
     spin_unlock(&process_tree_lock);
     task_exit(wait_status);
-}
-
-void process_resume_in_user(struct trap_frame *frame)
-{
-    exit_to_user_mode(frame);
-    enter_user_mode(frame);
 }
 
 /* share_memory (vfork): the child runs in the parent's address space, and
@@ -455,6 +466,7 @@ struct process *process_spawn_exec(const char *path, const char *const *argv, co
         goto fail;
     *request = (struct exec_request){ path, argv, envp };
     itimer_init(process);
+    rlimits_default(process);
     process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
     process->process_group = process->session = process->pid;     /* it leads both */
     process->umask = 022;

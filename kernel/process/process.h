@@ -57,7 +57,6 @@ struct process {
     size_t cmdline_length;
     uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
     struct process_rlimit rlimits[RLIMIT_COUNT];    /* RLIMIT_NOFILE enforced, the rest recorded; fork copies */
-    bool rlimits_set;
     struct process_itimers itimers;                 /* setitimer, alarm (kernel/time/itimer.c) */
 };
 
@@ -67,12 +66,10 @@ extern struct spinlock process_tree_lock;
 #define WAIT_STATUS_EXITED(code) (((code)&0xff) << 8)
 #define WAIT_STATUS_SIGNALED(signal) ((signal)&0x7f)
 
-struct trap_frame;
-
 struct process *current_process(void);      /* NULL in a kernel thread */
 
 /* Start a process running a flat image of position-independent code (the
- * in-kernel tests use this until execve loads ELF files). */
+ * in-kernel tests' ring-3 programs). */
 struct process *process_spawn_flat(const char *name, const void *code, size_t size, int cpu);
 /* Wait for it to end and free it; returns its wait status word. */
 int process_reap(struct process *process);
@@ -88,22 +85,21 @@ struct exec_start {
 };
 long process_execve(const char *path, const char *const *argv, const char *const *envp,
                     struct exec_start *start);
-/* Start the first user process: path with argv/envp, fds 0-2 on path_console. */
 /* fork: a copy of parent whose task starts in child_entry(arg). */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
 /* Exec or exit of a vfork child, which has switched away from memory:
  * the parent's loan is given back, or, if the parent died meanwhile, the
  * memory is the child's and is freed. */
 void process_return_borrowed_memory(struct process *process, struct address_space *memory);
-void process_resume_in_user(struct trap_frame *frame) __attribute__((noreturn));
-/* wait4: reap a child that has exited (pid -1: any), or report one that
- * stopped or continued if options ask; 0 with WAIT_NO_HANG and none
- * ready; -ECHILD without children. */
 /* wait4's options (Linux's values) */
 #define WAIT_NO_HANG   1        /* WNOHANG */
 #define WAIT_UNTRACED  2        /* WUNTRACED: report stops */
 #define WAIT_CONTINUED 8        /* WCONTINUED: report continues */
+/* wait4: reap a child that has exited (pid -1: any), or report one that
+ * stopped or continued if options ask; 0 with WAIT_NO_HANG and none
+ * ready; -ECHILD without children. */
 long process_wait_child(int pid, int options, int *status);
+/* Start the first user process: path with argv/envp, fds 0-2 on console. */
 struct process *process_spawn_exec(const char *path, const char *const *argv, const char *const *envp,
                                    const char *console);
 /* The table of all processes, for /proc and lookups by pid
@@ -121,6 +117,15 @@ void process_put(struct process *process);        /* no spinlock held: may wait 
 struct process *process_table_first_locked(void); /* then ->next_in_table */
 #define for_each_process(p) for (struct process *p = process_table_first_locked(); p; p = p->next_in_table)
 struct process *process_init(void);               /* adopts orphans; NULL before it exists */
+/* Told after a process enters the table and after it leaves it, holding
+ * no lock (procfs creates and removes /proc/PID). A hook is added at boot,
+ * before the first process, and stays. */
+struct process_table_hook {
+    void (*added)(int pid);
+    void (*removed)(int pid);
+    struct process_table_hook *next;
+};
+void process_table_add_hook(struct process_table_hook *hook);
 void process_set_cmdline(struct process *process, const char *const *argv);
 void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
 /* Whether its task has the nohz attribute (kernel/time/nohz_task.c). */

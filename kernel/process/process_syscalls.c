@@ -8,8 +8,9 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
-#include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/user_mode.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/linux_abi.h"
@@ -17,7 +18,6 @@
 #include "kernel/cpu/percpu.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
-#include "kernel/time/timers.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
@@ -189,7 +189,7 @@ static void return_to_user_as_child(void *arg)
     kfree(arg);
     frame.rax = 0;                  /* fork returns 0 in the child */
     irq_disable();
-    process_resume_in_user(&frame);
+    user_mode_resume(&frame);
 }
 
 /* A vfork parent's wait: until the child gives the memory back, or a
@@ -344,7 +344,13 @@ long sys_execve(const char *user_path, const char *const *user_argv, const char 
     return 0;
 }
 
-/* --- wait4 ------------------------------------------------------------- */
+/* --- exit and wait4 ---------------------------------------------------- */
+
+long sys_exit(int code)
+{
+    process_exit(WAIT_STATUS_EXITED(code));
+}
+
 
 #define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: one thread per process */
 
@@ -374,6 +380,11 @@ long sys_uname(void *user_buffer)
     return copy_to_user(user_buffer, &name, sizeof(name));
 }
 
+long sys_getpid(void)
+{
+    return current_process()->pid;
+}
+
 /* Under the lock: an exiting parent hands us to init, and may be freed. */
 long sys_getppid(void)
 {
@@ -384,63 +395,29 @@ long sys_getppid(void)
     return pid;
 }
 
-long sys_clock_gettime(uint64_t clock, void *user_time)
+long sys_set_tid_address(uint64_t address)
 {
-    if (clock > 7)
-        return -EINVAL;
-    uint64_t now = clock_now();     /* every clock is "since boot" here */
-    struct linux_timespec time = timespec_of(now);
-    return copy_to_user(user_time, &time, sizeof(time));
+    current_process()->tid_address = address;
+    return current_process()->pid;
 }
 
-#define TIMER_ABSTIME 1
+#define ARCH_SET_FS 0x1002
+#define ARCH_GET_FS 0x1003
 
-static long resume_sleep(struct restart_block *block);
-
-/* Sleep until deadline (a clock_now() time). A signal ends it early. If a
- * handler runs, the call returns EINTR (and, for a relative sleep, the
- * time left), as on Linux. If none does (a stop, then a continue), the
- * sleep goes on to the same deadline: an absolute one by a plain restart,
- * a relative one through restart_syscall and resume_sleep(), so that the
- * time already slept, or spent stopped, counts. */
-static long sleep_until(uint64_t deadline, bool relative, void *user_remaining)
+long sys_arch_prctl(uint64_t code, uint64_t address)
 {
-    uint64_t now = clock_now();
-    uint64_t left = sleep_ns_interruptible(deadline > now ? deadline - now : 0, signal_pending);
-    if (!left)
+    struct process *process = current_process();
+
+    if (code == ARCH_SET_FS) {
+        if (address >= USER_MAP_END)
+            return -EPERM;      /* Linux's TASK_SIZE_MAX: not even the last page below 2^47 */
+        process->fs_base = address;
+        wrmsr(MSR_FS_BASE, address);
         return 0;
-    if (!relative)
-        return -ERESTARTNOHAND;
-    struct linux_timespec remaining = timespec_of(left);
-    if (user_remaining && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
-        return -EFAULT;
-    current_process()->restart = (struct restart_block){ resume_sleep, deadline, user_remaining };
-    return -ERESTART_RESTARTBLOCK;
-}
-
-static long resume_sleep(struct restart_block *block)
-{
-    return sleep_until(block->deadline_ns, true, block->user_remaining);
-}
-
-long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining)
-{
-    struct linux_timespec request;
-    if (clock > 7 || flags & ~(uint64_t)TIMER_ABSTIME)
-        return -EINVAL;
-    if (copy_from_user(&request, user_request, sizeof(request)) < 0)
-        return -EFAULT;
-    int64_t requested = ns_of_timespec(&request);     /* at most a century */
-    if (requested < 0)
-        return -EINVAL;
-    if (flags & TIMER_ABSTIME)
-        return sleep_until((uint64_t)requested, false, 0);     /* every clock is "since boot" here */
-    return sleep_until(clock_now() + (uint64_t)requested, true, user_remaining);
-}
-
-long sys_nanosleep(const void *user_request, void *user_remaining)
-{
-    return sys_clock_nanosleep(0, 0, user_request, user_remaining);
+    }
+    if (code == ARCH_GET_FS)
+        return copy_to_user((void *)address, &process->fs_base, sizeof(uint64_t));
+    return -EINVAL;
 }
 
 /* The process pid (0: the caller), pinned so that it and its task stay
@@ -455,6 +432,12 @@ static struct process *affinity_target(int64_t pid)
         process_get_locked(process);
     spin_unlock(&process_tree_lock);
     return process;
+}
+
+long sys_sched_yield(void)
+{
+    yield();
+    return 0;
 }
 
 /* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
@@ -562,6 +545,11 @@ long sys_setsid(void)
         self->process_group = self->session = self->pid;
     spin_unlock(&process_tree_lock);
     return result;
+}
+
+long sys_getpgrp(void)
+{
+    return current_process()->process_group;
 }
 
 /* getpgid, getsid: of any process; 0 is the caller. */

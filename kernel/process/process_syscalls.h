@@ -12,17 +12,20 @@ long sys_fork(void);
 long sys_vfork(void);                    /* the parent sleeps until the child execs or exits */
 long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls);
 long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp);
+long sys_exit(int code) __attribute__((noreturn));      /* exit and exit_group: one task per process */
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage);
 long sys_uname(void *user_buffer);
+long sys_getpid(void);                  /* and gettid */
 long sys_getppid(void);
-long sys_clock_gettime(uint64_t clock, void *user_time);
-long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining);
-long sys_nanosleep(const void *user_request, void *user_remaining);
+long sys_set_tid_address(uint64_t address);
+long sys_arch_prctl(uint64_t code, uint64_t address);
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask);
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask);
+long sys_sched_yield(void);
 long sys_umask(uint32_t mask);
 long sys_setpgid(int64_t pid, int64_t group);
 long sys_setsid(void);
+long sys_getpgrp(void);
 long sys_getpgid(int64_t pid);
 long sys_getsid(int64_t pid);
 long sys_set_id_ignored(void);

@@ -1,10 +1,10 @@
 /* The process table: every process from creation to reaping, in one list
  * under process_tree_lock, so that /proc can list them and system calls
  * can find one by pid. A list is enough for the few dozen processes a
- * teaching kernel runs; a pid hash would be the next step.
+ * teaching kernel runs.
  *
- * Each process added here gets its /proc/PID directory, removed when it is
- * reaped (kernel/fs/procfs.c).
+ * Hooks hear of each process added and removed: that is how procfs
+ * creates /proc/PID and removes it when the process is reaped.
  *
  * Lifetime: the table holds one reference to each process, and whoever
  * pins one it found under the lock (process_get_locked) holds another.
@@ -18,22 +18,30 @@
 #include "kernel/mm/heap.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/debug/panic.h"
-#include "kernel/process/resource_syscalls.h"
 #include "kernel/lib/string.h"
 #include "sched/task.h"
 
-void procfs_process_added(int pid);
-void procfs_process_removed(int pid);
-
 static struct process *table;
 static struct process *init_process;
+static struct process_table_hook *hooks;
+
+/* Hooks are only added, at boot: the list is read without the lock. */
+void process_table_add_hook(struct process_table_hook *hook)
+{
+    spin_lock(&process_tree_lock);
+    hook->next = hooks;
+    __atomic_store_n(&hooks, hook, __ATOMIC_RELEASE);
+    spin_unlock(&process_tree_lock);
+}
+
+static struct process_table_hook *first_hook(void)
+{
+    return __atomic_load_n(&hooks, __ATOMIC_ACQUIRE);
+}
 
 void process_table_add(struct process *process)
 {
     process->start_ns = clock_now();
-    if (!process->rlimits_set)      /* a fork inherits its parent's */
-        process_rlimits_default(process);
-    process->rlimits_set = true;
     process->references = 1;        /* the table's: a fork copied its parent's count */
     spin_lock(&process_tree_lock);
     process->next_in_table = table;
@@ -41,7 +49,8 @@ void process_table_add(struct process *process)
     if (process->pid == 1)
         init_process = process;
     spin_unlock(&process_tree_lock);
-    procfs_process_added(process->pid);
+    for (struct process_table_hook *hook = first_hook(); hook; hook = hook->next)
+        hook->added(process->pid);
 }
 
 void process_table_remove(struct process *process)
@@ -55,7 +64,8 @@ void process_table_remove(struct process *process)
     if (init_process == process)
         init_process = 0;
     spin_unlock(&process_tree_lock);
-    procfs_process_removed(process->pid);
+    for (struct process_table_hook *hook = first_hook(); hook; hook = hook->next)
+        hook->removed(process->pid);
 }
 
 void process_get_locked(struct process *process)

@@ -1,12 +1,12 @@
-/* The system calls that report on time and resources: getrusage, times,
- * sysinfo, the resource limits (prlimit64, getrlimit, setrlimit), getcpu,
- * gettimeofday, clock_getres. What busybox's ps, top,
- * free, uptime and time, and musl's start-up, ask.
+/* The system calls that report on resources: the CPU time used
+ * (getrusage, times), sysinfo, the resource limits (prlimit64, getrlimit,
+ * setrlimit), getcpu. What busybox's ps, top, free, uptime and time, and
+ * musl's start-up, ask. The clocks are read in kernel/time/time_syscalls.c.
  *
  * CPU times come from the context tracking hooks (task_times_ns), never
  * from tick samples. Resource limits are recorded and reported; only
- * RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c: descriptor_limit, up to
- * the real FD_MAX, its default). */
+ * RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c: descriptor_limit).
+ * A new process's limits are set in kernel/process/process.c. */
 #include "kernel/process/resource_syscalls.h"
 
 #include "arch/x86/clock.h"
@@ -16,14 +16,10 @@
 #include "kernel/cpu/percpu.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
-#include "kernel/time/timers.h"
 #include "kernel/mm/uaccess.h"
-#include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
 #define NS_PER_SECOND  1000000000ul
-#define USER_HZ        100
-#define RLIM_INFINITY  (~0ul)
 
 /* ---- getrusage, times ---- */
 
@@ -66,11 +62,6 @@ struct linux_tms {
     int64_t user, system, children_user, children_system;   /* USER_HZ ticks */
 };
 
-static int64_t user_hz_ticks(uint64_t ns)
-{
-    return (int64_t)(ns / (NS_PER_SECOND / USER_HZ));
-}
-
 /* times: the ticks since boot (Linux's arbitrary point in the past). */
 long sys_times(void *user_buffer)
 {
@@ -79,14 +70,14 @@ long sys_times(void *user_buffer)
         uint64_t user, system;
         own_times(&user, &system);
         spin_lock(&process_tree_lock);
-        struct linux_tms times = { user_hz_ticks(user), user_hz_ticks(system),
-                                   user_hz_ticks(process->children_user_ns),
-                                   user_hz_ticks(process->children_system_ns) };
+        struct linux_tms times = { (int64_t)user_hz_ticks(user), (int64_t)user_hz_ticks(system),
+                                   (int64_t)user_hz_ticks(process->children_user_ns),
+                                   (int64_t)user_hz_ticks(process->children_system_ns) };
         spin_unlock(&process_tree_lock);
         if (copy_to_user(user_buffer, &times, sizeof(times)) < 0)
             return -EFAULT;
     }
-    return user_hz_ticks(clock_now());
+    return (long)user_hz_ticks(clock_now());
 }
 
 /* ---- sysinfo ---- */
@@ -120,22 +111,9 @@ long sys_sysinfo(void *user_info)
 
 /* ---- resource limits ---- */
 
-#define RLIMIT_STACK  3
-#define RLIMIT_CORE   4
-#define RLIMIT_NOFILE 7
-
 struct linux_rlimit {
     uint64_t current, maximum;
 };
-
-void process_rlimits_default(struct process *process)
-{
-    for (int i = 0; i < RLIMIT_COUNT; i++)
-        process->rlimits[i] = (struct process_rlimit){ RLIM_INFINITY, RLIM_INFINITY };
-    process->rlimits[RLIMIT_STACK].current = 8ul << 20;
-    process->rlimits[RLIMIT_CORE].current = 0;
-    process->rlimits[RLIMIT_NOFILE] = (struct process_rlimit){ FD_MAX, FD_MAX };
-}
 
 /* Checked in full before anything changes: a bad call changes nothing. */
 long sys_prlimit64(int64_t pid, uint64_t resource, const void *user_new, void *user_old)
@@ -177,7 +155,7 @@ long sys_setrlimit(uint64_t resource, const void *user_limit)
     return sys_prlimit64(0, resource, user_limit, 0);
 }
 
-/* ---- the CPU and the clocks ---- */
+/* ---- the CPU ---- */
 
 long sys_getcpu(unsigned *user_cpu, unsigned *user_node, void *cache)
 {
@@ -189,29 +167,3 @@ long sys_getcpu(unsigned *user_cpu, unsigned *user_node, void *cache)
         return -EFAULT;
     return 0;
 }
-
-/* There is no wall clock: the time of day is the time since boot. */
-long sys_gettimeofday(void *user_time, void *user_zone)
-{
-    struct linux_timeval now = timeval_of(clock_now());
-    int32_t zone[2] = { 0, 0 };
-    if (user_time && copy_to_user(user_time, &now, sizeof(now)) < 0)
-        return -EFAULT;
-    if (user_zone && copy_to_user(user_zone, zone, sizeof(zone)) < 0)
-        return -EFAULT;
-    return 0;
-}
-
-#define CLOCK_ID_MAX 11     /* CLOCK_REALTIME .. CLOCK_TAI */
-#define CLOCK_SGI_CYCLE 10  /* a number Linux keeps unused */
-
-long sys_clock_getres(uint64_t clock, void *user_resolution)
-{
-    struct linux_timespec resolution = { 0, 1 };
-    if (clock > CLOCK_ID_MAX || clock == CLOCK_SGI_CYCLE)
-        return -EINVAL;
-    if (user_resolution && copy_to_user(user_resolution, &resolution, sizeof(resolution)) < 0)
-        return -EFAULT;
-    return 0;
-}
-

@@ -1,10 +1,8 @@
-/* Time and resource system calls (kernel/process/resource_syscalls.c). */
+/* Resource system calls (kernel/process/resource_syscalls.c). */
 #ifndef KERNEL_RESOURCE_SYSCALLS_H
 #define KERNEL_RESOURCE_SYSCALLS_H
 
 #include <stdint.h>
-
-struct process;
 
 long sys_getrusage(int64_t who, void *user_usage);
 long sys_times(void *user_buffer);
@@ -13,8 +11,5 @@ long sys_prlimit64(int64_t pid, uint64_t resource, const void *user_new, void *u
 long sys_getrlimit(uint64_t resource, void *user_limit);
 long sys_setrlimit(uint64_t resource, const void *user_limit);
 long sys_getcpu(unsigned *user_cpu, unsigned *user_node, void *cache);
-long sys_gettimeofday(void *user_time, void *user_zone);
-long sys_clock_getres(uint64_t clock, void *user_resolution);
-void process_rlimits_default(struct process *process);
 
 #endif

@@ -2,12 +2,13 @@
  * See docs/signals.md for the walk-through.
  *
  * A signal is one bit in the target's pending mask. Sending sets the bit
- * and makes sure the target soon passes through exit_to_user_mode(): a
- * sleeping target is woken (its system call returns -ERESTARTSYS), one
- * running on another CPU gets a reschedule IPI. exit_to_user_mode() then
- * takes the lowest pending, unblocked signal and does what its action
- * says: die, ignore, or run the handler on an rt_sigframe
- * (arch/x86/signal_frame.c) that rt_sigreturn later takes apart.
+ * and makes sure the target soon passes through exit_to_user_mode()
+ * (kernel/entry/entry.c): a sleeping target is woken (its system call
+ * returns -ERESTARTSYS), one running on another CPU gets a reschedule
+ * IPI. On the way out, signal_deliver_one() takes the lowest pending,
+ * unblocked signal and does what its action says: die, ignore, or run the
+ * handler on an rt_sigframe (arch/x86/signal_frame.c) that rt_sigreturn
+ * later takes apart.
  *
  * Stop signals and SIGCONT are job control's (kernel/process/job_control.c).
  *
@@ -16,23 +17,19 @@
  * status says "core dumped", as on Linux with a core size limit of 0). */
 #include "kernel/process/signal.h"
 
-#include "arch/x86/cpu.h"
-#include "arch/x86/power.h"
 #include "arch/x86/signal_frame.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
-#include "kernel/time/context_tracking.h"
 #include "kernel/lib/errno.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
+#include "kernel/process/poweroff.h"
 #include "kernel/process/process.h"
-#include "kernel/lib/string.h"
 #include "kernel/mm/uaccess.h"
 #include "sched/task.h"
 
-#define SYSCALL_VECTOR 0x100            /* arch/x86/syscall_entry.asm */
 #define SYSCALL_INSTRUCTION_SIZE 2
 #define UNBLOCKABLE (signal_bit(SIGKILL) | signal_bit(SIGSTOP))
 
@@ -176,10 +173,7 @@ void signal_exec(struct signal_state *state)
     }
 }
 
-/* A signal the process cannot ignore or block (Linux's force_sig): the
- * handler runs if there is one and the signal is not blocked; otherwise
- * the process dies, rather than loop on what caused it. */
-static void force_signal(struct trap_frame *frame, int signal, int code, uint64_t address, const char *what)
+void signal_force(struct trap_frame *frame, int signal, int code, uint64_t address, const char *what)
 {
     struct process *process = current_process();
     struct signal_state *state;
@@ -202,11 +196,6 @@ static void force_signal(struct trap_frame *frame, int signal, int code, uint64_
     process_exit(WAIT_STATUS_SIGNALED(signal));
 }
 
-void signal_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
-{
-    force_signal(frame, signal, 1, address, what);
-}
-
 static bool in_syscall(const struct trap_frame *frame)
 {
     return frame->vector == SYSCALL_VECTOR && frame->error_code != (uint64_t)-1;
@@ -214,17 +203,16 @@ static bool in_syscall(const struct trap_frame *frame)
 
 #define NR_RESTART_SYSCALL 219
 
-static bool wants_restart(const struct trap_frame *frame)
+bool signal_wants_restart(const struct trap_frame *frame)
 {
     int64_t result = (int64_t)frame->rax;
     return in_syscall(frame) &&
            (result == -ERESTARTSYS || result == -ERESTARTNOHAND || result == -ERESTART_RESTARTBLOCK);
 }
 
-/* The system call was interrupted before it finished: run it again when
- * we return (rax back to its number, or to restart_syscall's; rip back
- * onto `syscall`). */
-static void restart_syscall(struct trap_frame *frame)
+/* Back to the number, or to restart_syscall's, in rax; rip back onto
+ * `syscall`. */
+void signal_restart_syscall(struct trap_frame *frame)
 {
     bool by_block = (int64_t)frame->rax == -ERESTART_RESTARTBLOCK;
     frame->rax = by_block ? NR_RESTART_SYSCALL : frame->error_code;     /* the number, saved at entry */
@@ -255,9 +243,9 @@ static void run_handler(struct process *process, struct trap_frame *frame, int s
     struct signal_action action = state->actions[signal];
     uint64_t blocked = state->restore_blocked ? state->saved_blocked : state->blocked;
 
-    if (wants_restart(frame)) {
+    if (signal_wants_restart(frame)) {
         if ((int64_t)frame->rax == -ERESTARTSYS && (action.flags & SA_RESTART))
-            restart_syscall(frame);
+            signal_restart_syscall(frame);
         else
             frame->rax = (uint64_t)-EINTR;
     }
@@ -274,9 +262,9 @@ static void run_handler(struct process *process, struct trap_frame *frame, int s
         state->actions[signal] = (struct signal_action){ 0 };
 }
 
-/* One signal: its action. Interrupts on. */
-static void deliver_one(struct process *process, struct trap_frame *frame)
+void signal_deliver_one(struct trap_frame *frame)
 {
+    struct process *process = current_process();
     struct signal_state *state = &process->signals;
     uint32_t continues = __atomic_load_n(&process->job.continues, __ATOMIC_SEQ_CST);    /* before the taking */
     int signal = take_next_signal(state);
@@ -302,35 +290,14 @@ static void deliver_one(struct process *process, struct trap_frame *frame)
     run_handler(process, frame, signal);
 }
 
-/* Last, the frame must be one iretq can return to: a handler address or
- * a sigreturn frame may say otherwise. On Linux that iretq faults and the
- * program gets SIGSEGV (SI_KERNEL); here the same comes before it. An
- * interrupted call with no handler run (a stop and a continue) restarts,
- * as if it never happened. */
-void exit_to_user_mode(struct trap_frame *frame)
+void signal_restore_wait_mask(void)
 {
     struct process *process = current_process();
 
-    for (;;) {
-        if (this_cpu()->need_resched) {
-            schedule();
-        } else if (process && deliverable(&process->signals)) {
-            irq_enable();
-            deliver_one(process, frame);
-            irq_disable();
-        } else if (wants_restart(frame)) {
-            restart_syscall(frame);
-        } else if (!user_frame_prepare_return(frame)) {
-            force_signal(frame, SIGSEGV, SI_KERNEL, 0, "no return to this RIP, CS or SS");
-        } else {
-            break;
-        }
-    }
     if (process && process->signals.restore_blocked) {
         process->signals.blocked = process->signals.saved_blocked;
         process->signals.restore_blocked = false;
     }
-    context_user_enter();
 }
 
 /* --- system calls ------------------------------------------------------ */
@@ -454,7 +421,7 @@ long sys_rt_sigreturn(void)
     uint64_t blocked;
 
     if (signal_frame_pop(frame, &blocked) < 0) {
-        force_signal(frame, SIGSEGV, SI_KERNEL, 0, "bad signal frame");     /* Linux's, forced too */
+        signal_force(frame, SIGSEGV, SI_KERNEL, 0, "bad signal frame");     /* Linux's, forced too */
         return (long)frame->rax;
     }
     process->signals.blocked = blocked & ~UNBLOCKABLE;
@@ -476,21 +443,6 @@ static bool is_target(const struct process *target, const struct process *self, 
     return target->process_group == -pid;
 }
 
-/* busybox's poweroff, halt and reboot send SIGUSR2, SIGUSR1 and SIGTERM
- * to pid 1, as they would ask busybox init. Our pid 1 is a shell or a
- * program, which drops them (pid 1 gets only signals it handles): so the
- * kernel does what init would, and ends the run. */
-static bool asks_init_to_power_off(int64_t pid, int64_t signal)
-{
-    if (pid != 1 || (signal != SIGUSR1 && signal != SIGUSR2 && signal != SIGTERM))
-        return false;
-    spin_lock(&process_tree_lock);
-    struct process *init = process_find_locked(1);
-    bool dropped = !init || init->signals.actions[signal].handler == SIG_DFL;
-    spin_unlock(&process_tree_lock);
-    return dropped;
-}
-
 long sys_kill(int64_t pid, int64_t signal)
 {
     struct process *self = current_process();
@@ -499,8 +451,7 @@ long sys_kill(int64_t pid, int64_t signal)
 
     if (signal < 0 || signal > SIGNAL_MAX || pid == INT32_MIN)
         return -EINVAL;
-    if (asks_init_to_power_off(pid, signal))
-        machine_power_off(0);
+    poweroff_if_init_asked(pid, signal);
     spin_lock(&process_tree_lock);
     for_each_process(target) {
         if (is_target(target, self, pid)) {

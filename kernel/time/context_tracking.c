@@ -10,8 +10,8 @@
 
 #include "arch/x86/clock.h"
 #include "kernel/debug/panic.h"
-#include "kernel/time/nohz_task.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/time/tick.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
@@ -43,10 +43,11 @@ void context_user_exit(void)
     trace_user_exit();
 }
 
-/* A nohz task in user mode is in an extended quiescent state (patches
- * 10-11), and so is any task on a nohz_full CPU: RCU's grace-period thread
- * reports for this CPU from its dynticks counter and never interrupts it.
- * Other tasks leave it to the tick. */
+/* User mode on a CPU the tick policy isolates (a nohz task under
+ * tick=task, a nohz_full CPU under tick=full) is an extended quiescent
+ * state (docs/nohz-task.md#patches-10-and-11-user-mode-is-an-extended-quiescent-state): RCU's grace-period thread reports for this CPU
+ * from its dynticks counter and never interrupts it. Other CPUs leave it
+ * to the tick. */
 void context_user_enter(void)
 {
     struct cpu *cpu = this_cpu();
@@ -55,7 +56,7 @@ void context_user_enter(void)
     trace_user_enter();
     cpu->in_user = true;
     account_mode_change(true);
-    if (task_is_nohz(current_task()) || cpumask_test_atomic(&nohz_full_mask, cpu->id)) {
+    if (tick_policy_isolates(cpu)) {
         cpu->rcu_user_eqs = true;
         rcu_user_enter();       /* last: no RCU use after this */
     }

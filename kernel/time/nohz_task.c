@@ -2,14 +2,15 @@
  *
  * Setting and clearing take nohz_lock (the rules look at every CPU), then
  * the task's lock (set_affinity reads the attribute under it: a nohz
- * task's affinity cannot change, patch 13), then a runqueue's lock if
- * needed: the one order, nohz_lock -> task->lock -> rq->lock. The mask is
- * checked and the attribute set under the task's lock, so an affinity
- * change by another process comes wholly before (the check sees the new
- * mask) or after (it gets EBUSY). The attribute lives in the task,
- * not the process: execve keeps the task, so it keeps the attribute, and
- * fork makes a new task, which starts without it (one nohz task per CPU;
- * the 2010 series let a child inherit it). */
+ * task's affinity cannot change,
+ * docs/nohz-task.md#patch-13-a-nohz-tasks-affinity-cannot-change), then a
+ * runqueue's lock if needed: the one order, nohz_lock -> task->lock ->
+ * rq->lock. The mask is checked and the attribute set under the task's
+ * lock, so an affinity change by another process comes wholly before (the
+ * check sees the new mask) or after (it gets EBUSY). The attribute lives
+ * in the task, not the process: execve keeps the task, so it keeps the
+ * attribute, and fork makes a new task, which starts without it (one nohz
+ * task per CPU; the 2010 series let a child inherit it). */
 #include "kernel/time/nohz_task.h"
 
 #include "kernel/lib/errno.h"
@@ -17,7 +18,7 @@
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
-#include "kernel/fs/proc_parse.h"
+#include "kernel/lib/proc_parse.h"
 #include "kernel/lib/string.h"
 #include "kernel/process/process.h"
 #include "kernel/time/tick.h"
@@ -58,8 +59,8 @@ void nohz_full_init(const char *list)
     struct cpumask mask;
 
     if (!*list) {
-        if (tick_policy == &tick_policy_full)
-            printk("nohz_full: tick=full without nohz_full=: busy CPUs keep their tick\n");
+        if (tick_policy->uses_nohz_full)
+            printk("nohz_full: tick=%s without nohz_full=: busy CPUs keep their tick\n", tick_policy->name);
         return;
     }
     if (cpulist_parse(list, strlen(list), &mask) < 0) {
@@ -76,7 +77,7 @@ void nohz_full_init(const char *list)
         printk("nohz_full=%s: cpu 0 stays a housekeeping CPU\n", list);
         cpumask_clear(&mask, 0);
     }
-    if (tick_policy != &tick_policy_full)
+    if (!tick_policy->uses_nohz_full)
         printk("nohz_full=%s: takes effect with tick=full (now tick=%s)\n", list, tick_policy->name);
     unsigned cpu;
     for_each_cpu_in(cpu, &mask) {
@@ -123,7 +124,8 @@ static int try_set(struct task *task)
     __atomic_store_n(&task->nohz, true, __ATOMIC_RELEASE);
     cpus[cpu]->nohz_task = task;
     cpumask_set_atomic(&cpu_has_nohz_task, cpu);
-    housekeeping_remove(cpu);       /* no unpinned timers land here (patch 02) */
+    /* No unpinned timers land here (docs/nohz-task.md#patch-02-unpinned-timers-avoid-nohz-cpus). */
+    housekeeping_remove(cpu);
     trace_nohz_set(task->process ? task->process->pid : 0);
     tick_timekeeper_move_off(cpu);  /* timekeeping is never a nohz CPU's job */
 out:
@@ -166,7 +168,7 @@ void nohz_task_clear(struct task *task)
     spin_unlock(&nohz_lock);
     /* The tick comes back by itself: the next check on that CPU (at the
      * switch away from this task, or on the way back to user mode) finds
-     * the policy no longer lets it stop (kernel/time/tick.c). */
+     * the policy no longer lets it stop (kernel/time/tick_stop.c). */
 }
 
 void nohz_task_exit(struct task *task)
@@ -179,8 +181,8 @@ long nohz_task_proc_write(int pid, const char *buffer, size_t count)
     struct process *self = current_process();
 
     if (!self || self->pid != pid)
-        return -EPERM;      /* only a task itself decides (patch 15) */
-    int value = proc_parse_nohz(buffer, count);    /* kernel/fs/proc_parse.c */
+        return -EPERM;      /* only a task itself decides (docs/nohz-task.md#patch-15-procselfnohz) */
+    int value = proc_parse_nohz(buffer, count);    /* kernel/lib/proc_parse.c */
     if (value < 0)
         return value;
     if (value == 0) {

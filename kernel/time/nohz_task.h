@@ -1,10 +1,10 @@
-/* The nohz task attribute (patches 01, 13, 14, 15; docs/nohz-task.md).
+/* The nohz task attribute (docs/nohz-task.md, the whole series).
  *
  * A task asks for it by writing 1 to /proc/self/nohz. It must then be
  * bound to exactly one CPU, that CPU must have no other nohz task, and at
  * least one online CPU must stay without one (for timekeeping, unpinned
  * timers and RCU's grace-period thread). While it runs alone there, that
- * CPU's tick stops (kernel/time/tick.c), and in user mode it is in an extended
+ * CPU's tick stops (kernel/time/tick_stop.c), and in user mode it is in an extended
  * quiescent state for RCU (kernel/time/context_tracking.c). */
 #ifndef KERNEL_NOHZ_TASK_H
 #define KERNEL_NOHZ_TASK_H
@@ -16,8 +16,9 @@
 
 struct task;
 
-/* Patch 01's cpu_has_nohz_task: CPUs whose nohz task exists (running or
- * not). Changed under nohz_lock, read without it (atomic bits). */
+/* CPUs whose nohz task exists, running or not
+ * (docs/nohz-task.md#patch-01-a-mask-of-cpus-that-have-a-nohz-task).
+ * Changed under nohz_lock, read without it (atomic bits). */
 extern struct cpumask cpu_has_nohz_task;
 
 bool task_is_nohz(const struct task *task);
@@ -43,7 +44,8 @@ bool isolated_cpus_exist(void);
  * error. */
 int nohz_task_set(struct task *task);
 void nohz_task_clear(struct task *task);
-/* From task_exit: the attribute dies with the task (patch 14). */
+/* From task_exit: the attribute dies with the task
+ * (docs/nohz-task.md#patch-14-exit-clears-the-attribute). */
 void nohz_task_exit(struct task *task);
 
 /* /proc/PID/nohz writes: "0" or "1" (whitespace around them ignored), by

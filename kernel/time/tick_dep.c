@@ -7,8 +7,8 @@
  *     grace period needs this CPU's quiescent state, rcu/qs.c);
  *   - per task: cputimer (a CPU-time timer, kernel/time/itimer.c), which holds
  *     the tick of whichever CPU the task runs on.
- * A busy CPU stops its tick only when all three are empty (kernel/time/tick.c
- * keep_reason); an idle CPU ignores them, as on Linux. So a non-empty mask
+ * A busy CPU stops its tick only when all three are empty
+ * (kernel/time/tick_stop.c keep_reason); an idle CPU ignores them, as on Linux. So a non-empty mask
  * means the tick already runs, or a kick is on its way: setting a bit
  * kicks only when its mask was empty, and clearing never kicks (the tick
  * notices at its next check).

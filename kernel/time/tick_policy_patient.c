@@ -4,23 +4,27 @@
  * only briefly (it sleeps and wakes often) keeps its tick, and is spared
  * the cost of stopping and restarting it.
  *
- * Left out: a real "alone since" clock. switched_in_at is reset only when
- * the task is switched in, so a competitor that came and went without a
- * switch does not make it wait again. */
-#include "kernel/time/nohz_task.h"
-#include "kernel/cpu/percpu.h"
+ * Left out: a real "alone since" clock. ran_ns counts from the last
+ * switch-in, so a competitor that came and went without a switch does not
+ * make it wait again. */
 #include "kernel/time/tick.h"
-#include "sched/task.h"
 
 #define PATIENCE_MS 50
 #define NS_PER_MS 1000000ul
 
-static bool nohz_task_ran_long_enough(struct cpu *cpu, uint64_t now)
+static bool nohz_task_ran_long_enough(const struct tick_policy_view *view)
 {
-    struct task *current = cpu->rq.current;
-    return task_is_nohz(current) && now - current->switched_in_at >= PATIENCE_MS * NS_PER_MS;
+    return view->task.is_nohz && view->task.ran_ns >= PATIENCE_MS * NS_PER_MS;
 }
 
-const struct tick_policy tick_policy_patient = {
-    "patient", "like task, once the nohz task has run 50 ms", true, nohz_task_ran_long_enough,
-};
+static bool current_is_nohz_task(const struct tick_policy_view *view)
+{
+    return view->task.is_nohz;
+}
+
+TICK_POLICY(patient,
+    .summary = "like task, once the nohz task has run 50 ms",
+    .rank = 50,
+    .stop_when_idle = true,
+    .busy_may_stop = nohz_task_ran_long_enough,
+    .isolates = current_is_nohz_task);

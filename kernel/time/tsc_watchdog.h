@@ -1,8 +1,8 @@
 /* The clocksource watchdog's judgement of the TSC (docs/tick.md). The
  * kernel keeps time with the HPET or the PIT (arch/x86/clock.h); the TSC
  * only measures short local intervals: the lock check's bounds
- * (kernel/locking/lockcheck.h) and the benchmarks' cycle counts. kernel/time/tick.c
- * reads the clocks each watchdog round on each ticking CPU; this file,
+ * (kernel/locking/lockcheck.h) and the benchmarks' cycle counts.
+ * kernel/time/timekeeping.c reads the clocks each watchdog round on each ticking CPU; this file,
  * free of hardware (tests/host/test_tsc_watchdog.c runs it on the host),
  * decides.
  *
@@ -58,7 +58,7 @@ enum tsc_verdict {
 enum tsc_verdict tsc_watchdog_check(struct tsc_watchdog *watchdog, unsigned cpu, const struct tsc_reading *reading,
                                     uint64_t *khz);
 
-/* The kernel's own watchdog state (kernel/time/tick.c feeds it). */
+/* The kernel's own watchdog state (kernel/time/timekeeping.c feeds it). */
 extern struct tsc_watchdog tsc_watchdog;
 
 static inline bool tsc_is_stable(void)

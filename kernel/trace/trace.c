@@ -25,7 +25,8 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
-#include "kernel/fs/proc_parse.h"
+#include "kernel/lib/proc_parse.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace_ring.h"
@@ -145,10 +146,10 @@ void trace_clear(void)
 }
 
 /* "classes LIST" or "clear", with or without a final newline. */
-long trace_proc_write(const char *data, size_t count)
+static long write_trace(const char *data, size_t count)
 {
     unsigned mask;
-    int command = proc_parse_trace(data, count, &mask);    /* kernel/fs/proc_parse.c */
+    int command = proc_parse_trace(data, count, &mask);
 
     if (command == PROC_TRACE_CLEAR)
         trace_clear();
@@ -283,23 +284,10 @@ static int format_details(char *buffer, size_t size, const struct trace_event *e
     }
 }
 
-/* Text output into a buffer that may be too small: the length counts on. */
-struct output {
-    char *buffer;
-    size_t size, length;
-};
-
-static char *output_room(struct output *out, size_t *room)
-{
-    *room = out->length < out->size ? out->size - out->length : 0;
-    return *room ? out->buffer + out->length : NULL;
-}
-
-static void output_event(struct output *out, const struct trace_event *event)
+static void print_event(struct proc_text *text, const struct trace_event *event)
 {
     char name[NAME_SIZE], details[160];
     int pid;
-    size_t room;
     if (!lookup_task(event->task, name, &pid)) {
         snprintf(name, sizeof(name), "<...>");
         pid = -1;
@@ -307,10 +295,9 @@ static void output_event(struct output *out, const struct trace_event *event)
     format_details(details, sizeof(details), event);
     uint64_t us = event->time_ns / 1000;
     const char *type = event->type < TRACE_TYPE_COUNT && type_names[event->type] ? type_names[event->type] : "?";
-    char *at = output_room(out, &room);
-    out->length += (size_t)snprintf(at, room, "%16s-%-5d [%03u] %5llu.%06llu: %s:%s%s\n", name, pid, event->cpu,
-                                    (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), type,
-                                    details[0] ? " " : "", details);
+    proc_printf(text, "%16s-%-5d [%03u] %5llu.%06llu: %s:%s%s\n", name, pid, event->cpu,
+                (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), type,
+                details[0] ? " " : "", details);
 }
 
 struct cpu_events {
@@ -333,37 +320,31 @@ static int earliest(struct cpu_events *per_cpu)
     return best;
 }
 
-size_t trace_proc_show(char *buffer, size_t size)
+void trace_proc_show(struct proc_text *text)
 {
-    struct output out = { buffer, size, 0 };
     char classes[64];
-    size_t room;
     unsigned cpu;
 
     trace_classes_format(__atomic_load_n(&trace_mask, __ATOMIC_RELAXED), classes, sizeof(classes));
-    char *at = output_room(&out, &room);
-    out.length += (size_t)snprintf(at, room, "# nohzk trace: classes %s, %u events per cpu\n", classes,
-                                   rings[0].size);
+    proc_printf(text, "# nohzk trace: classes %s, %u events per cpu\n", classes, rings[0].size);
     struct cpu_events *per_cpu = kzalloc(sizeof(*per_cpu) * MAX_CPUS);
     if (!per_cpu)
-        return out.length;
+        return;
     for_each_online_cpu(cpu) {
         struct cpu_events *c = &per_cpu[cpu];
         if (!rings[cpu].slots || !(c->events = kmalloc(sizeof(struct trace_event) * rings[cpu].size)))
             continue;
         c->count = trace_ring_read(&rings[cpu], c->events, rings[cpu].size, &c->overwritten);
     }
-    for_each_online_cpu(cpu) {
-        at = output_room(&out, &room);
-        out.length += (size_t)snprintf(at, room, "# cpu %u: %zu events, %llu overwritten\n", cpu, per_cpu[cpu].count,
-                                       (unsigned long long)per_cpu[cpu].overwritten);
-    }
-    at = output_room(&out, &room);
-    out.length += (size_t)snprintf(at, room, "#             TASK-PID   CPU  TIMESTAMP  EVENT: DETAILS\n");
+    for_each_online_cpu(cpu)
+        proc_printf(text, "# cpu %u: %zu events, %llu overwritten\n", cpu, per_cpu[cpu].count,
+                    (unsigned long long)per_cpu[cpu].overwritten);
+    proc_printf(text, "#             TASK-PID   CPU  TIMESTAMP  EVENT: DETAILS\n");
     for (int best; (best = earliest(per_cpu)) >= 0;)
-        output_event(&out, &per_cpu[best].events[per_cpu[best].next++]);
+        print_event(text, &per_cpu[best].events[per_cpu[best].next++]);
     for_each_online_cpu(cpu)
         kfree(per_cpu[cpu].events);
     kfree(per_cpu);
-    return out.length;
 }
+
+PROC_FILE("/proc/trace", trace_proc_show, write_trace);

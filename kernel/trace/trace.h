@@ -32,7 +32,7 @@ enum trace_class {
 #define TRACE_CLASSES_ALL ((1u << TRACE_CLASS_COUNT) - 1)
 
 /* Event types. arg0 is 32 bits, arg1 64; what they hold is in the comment,
- * and in trace_format_event() (kernel/trace/trace.c). */
+ * and in format_details() (kernel/trace/trace.c). */
 enum trace_type {
     TRACE_NONE,
     TRACE_IRQ_ENTER,        /* vector */
@@ -241,8 +241,8 @@ int trace_classes_parse(const char *text, size_t length, unsigned *mask, char *b
 /* "irq,tick,...", "none" if the mask is empty; returns the length snprintf would. */
 size_t trace_classes_format(unsigned mask, char *buffer, size_t size);
 
-/* /proc/trace */
-size_t trace_proc_show(char *buffer, size_t size);
-long trace_proc_write(const char *data, size_t count);
+/* /proc/trace's text: every CPU's events merged in time order. */
+struct proc_text;
+void trace_proc_show(struct proc_text *text);
 
 #endif

@@ -16,50 +16,16 @@
 
 #include "kernel/fs/cpio.h"
 #include "kernel/lib/errno.h"
-
-/* A growable byte buffer to build archives in. */
-struct archive {
-    unsigned char *bytes;
-    size_t length;
-};
-
-static void append(struct archive *archive, const void *bytes, size_t length)
-{
-    archive->bytes = realloc(archive->bytes, archive->length + length + 1);
-    assert_non_null(archive->bytes);
-    if (length > 0)
-        memcpy(archive->bytes + archive->length, bytes, length);
-    archive->length += length;
-}
-
-static void pad(struct archive *archive)
-{
-    static const char zeroes[4];
-    append(archive, zeroes, (4 - archive->length % 4) % 4);
-}
-
-static void add_entry(struct archive *archive, const char *name, uint32_t mode, const char *data,
-                      uint32_t ino)
-{
-    char header[CPIO_HEADER_SIZE + 1];
-    size_t data_size = data ? strlen(data) : 0;
-    snprintf(header, sizeof(header), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", ino, mode,
-             0, 0, 1, 0, (unsigned)data_size, 0, 0, 0, 0, (unsigned)strlen(name) + 1, 0);
-    append(archive, header, CPIO_HEADER_SIZE);
-    append(archive, name, strlen(name) + 1);
-    pad(archive);
-    append(archive, data, data_size);
-    pad(archive);
-}
+#include "cpio_archive.h"
 
 static struct archive sample_archive(void)
 {
     struct archive archive = {0};
-    add_entry(&archive, "bin", S_IFDIR | 0755, NULL, 1);
-    add_entry(&archive, "bin/busybox", S_IFREG | 0755, "ELF pretend", 2);
-    add_entry(&archive, "bin/sh", S_IFLNK | 0777, "busybox", 3);
-    add_entry(&archive, "etc/a", S_IFREG | 0644, "abc", 4); /* 3 bytes: padded */
-    add_entry(&archive, "TRAILER!!!", 0, NULL, 0);
+    archive_add_entry(&archive, "bin", S_IFDIR | 0755, NULL, 1, 0);
+    archive_add_entry(&archive, "bin/busybox", S_IFREG | 0755, "ELF pretend", 2, 0);
+    archive_add_entry(&archive, "bin/sh", S_IFLNK | 0777, "busybox", 3, 0);
+    archive_add_entry(&archive, "etc/a", S_IFREG | 0644, "abc", 4, 0); /* 3 bytes: padded */
+    archive_add_entry(&archive, "TRAILER!!!", 0, NULL, 0, 0);
     return archive;
 }
 

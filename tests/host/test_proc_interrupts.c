@@ -22,7 +22,7 @@ static int parse_text(const char *text, struct interrupt_table *table)
     return result;
 }
 
-/* The kernel's layout (kernel/fs/procfs.c generate_interrupts) for cpus
+/* The kernel's layout (kernel/irq/irq_proc.c generate_interrupts) for cpus
  * CPUs; CPU c's LOC count is 1000 + c, its RES count c. */
 static char *nohzk_text(unsigned cpus)
 {

@@ -12,16 +12,6 @@
 #include "rcu/cblist.h"
 #include "rcu/gp_seq.h"
 
-void panic(const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vfprintf(stderr, format, args);
-    va_end(args);
-    fail_msg("panic");
-    abort();
-}
-
 static struct rcu_head heads[16];
 static struct rcu_cblist list;
 

@@ -9,39 +9,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "kernel/locking/spinlock.h"
 #include "rcu/gp_seq.h"
 #include "rcu/tree.h"
-
-/* ---- The kernel services the tree uses ---- */
-
-void spin_lock_init(struct spinlock *lock, const char *name)
-{
-    lock->locked = 0;
-    lock->name = name;
-}
-
-void spin_lock(struct spinlock *lock)
-{
-    assert_int_equal(lock->locked, 0);
-    lock->locked = 1;
-}
-
-void spin_unlock(struct spinlock *lock)
-{
-    assert_int_equal(lock->locked, 1);
-    lock->locked = 0;
-}
-
-void panic(const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vfprintf(stderr, format, args);
-    va_end(args);
-    fail_msg("panic");
-    abort();
-}
 
 static struct rcu_tree tree;
 

@@ -1,8 +1,9 @@
-/* Host unit tests of the file layer: kernel/fs/vfs.c (the tree, lookup, the
- * initramfs), kernel/fs/fd.c (descriptor tables) and kernel/fs/fs_syscalls.c
- * (the system calls), run against a pretend current process. The kernel's
- * services are replaced below: kmalloc by malloc, spinlocks by nothing (one
- * thread), user memory by plain memory. */
+/* Host unit tests of the file layer: the VFS (kernel/fs/inode.c, namei.c,
+ * directory.c, ramfs.c, file.c, initramfs.c: the tree, lookup, open files,
+ * the initramfs), kernel/fs/fd.c (descriptor tables) and
+ * kernel/fs/fs_syscalls.c (the system calls), run against a pretend current
+ * process. The kernel's services are replaced: the heap and spinlocks by
+ * stubs.c's, the current process and user memory (plain memory) below. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,47 +16,12 @@
 #include "kernel/fs/cpio.h"
 #include "kernel/lib/errno.h"
 #include "kernel/fs/fs_syscalls.h"
-#include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
-#include "kernel/locking/spinlock.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
+#include "cpio_archive.h"
 
-/* ---- The kernel services the file layer uses ---- */
-
-void *kmalloc(size_t size)
-{
-    return malloc(size);
-}
-
-void *kzalloc(size_t size)
-{
-    return calloc(1, size);
-}
-
-void kfree(void *object)
-{
-    free(object);
-}
-
-void spin_lock_init(struct spinlock *lock, const char *name)
-{
-    lock->locked = 0;
-    lock->name = name;
-}
-
-/* Held-twice and released-unheld are bugs the kernel would panic on. */
-void spin_lock(struct spinlock *lock)
-{
-    assert_int_equal(lock->locked, 0);
-    lock->locked = 1;
-}
-
-void spin_unlock(struct spinlock *lock)
-{
-    assert_int_equal(lock->locked, 1);
-    lock->locked = 0;
-}
+/* ---- The kernel services the file layer uses, beyond stubs.c's ---- */
 
 static struct process test_process = { .rlimits[7] = { FD_MAX, FD_MAX } };     /* RLIMIT_NOFILE's default */
 
@@ -121,32 +87,10 @@ size_t user_accessible_prefix(const void *user_start, size_t length, bool for_wr
 
 /* ---- Archives ---- */
 
-struct archive {
-    unsigned char *bytes;
-    size_t length;
-};
-
-static void append(struct archive *archive, const void *bytes, size_t length)
-{
-    archive->bytes = realloc(archive->bytes, archive->length + length + 1);
-    assert_non_null(archive->bytes);
-    if (length)
-        memcpy(archive->bytes + archive->length, bytes, length);
-    archive->length += length;
-}
-
+/* Every entry has inode 0 and mtime 1234 (which stat then reports). */
 static void add_entry(struct archive *archive, const char *name, uint32_t mode, const char *data)
 {
-    static const char zeroes[4];
-    char header[CPIO_HEADER_SIZE + 1];
-    size_t size = data ? strlen(data) : 0;
-    snprintf(header, sizeof(header), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", 0, mode, 0,
-             0, 1, 1234, (unsigned)size, 0, 0, 0, 0, (unsigned)strlen(name) + 1, 0);
-    append(archive, header, CPIO_HEADER_SIZE);
-    append(archive, name, strlen(name) + 1);
-    append(archive, zeroes, (4 - archive->length % 4) % 4);
-    append(archive, data, size);
-    append(archive, zeroes, (4 - archive->length % 4) % 4);
+    archive_add_entry(archive, name, mode, data, 0, 1234);
 }
 
 static int unpack(struct archive *archive)

@@ -86,7 +86,7 @@ static void canonical_lines_are_edited(struct ktest *test)
     expect_read(test, file, "ok\n", 3);
     console_test_inject("one two\x17three\n", 14); /* ^W erases a word */
     expect_read(test, file, "one three\n", 10);
-    console_test_inject("\x03lost\n", 6); /* ^C flushes (no signals yet) */
+    console_test_inject("\x03lost\n", 6); /* ^C flushes (and signals the foreground group) */
     expect_read(test, file, "lost\n", 5);
     close_console(file, &saved);
 }

@@ -12,7 +12,8 @@
 
 /* A ping-pong between two CPUs driven entirely from interrupt handlers:
  * each side answers with an asynchronous call, made with interrupts off
- * (patch 08 allows that when not waiting). */
+ * (allowed when not waiting:
+ * docs/nohz-task.md#patch-08-an-asynchronous-function-call-with-interrupts-off). */
 struct rally {
     unsigned a, b;
     volatile unsigned pings_received;   /* on b */

@@ -8,7 +8,7 @@
  * waker's enqueue sees the tick stopped and sends the nohz kick, or the
  * owner, which stops its tick under the same runqueue lock, sees the
  * second task and keeps ticking (sched/sched.c enqueue_locked,
- * kernel/time/tick.c). A lost kick leaves the sleeper queued on a CPU that takes
+ * kernel/time/tick_stop.c). A lost kick leaves the sleeper queued on a CPU that takes
  * no interrupt at all, whose tick count stands still: that failure shows
  * as a round whose sleeper never runs, caught by a safety limit.
  *
@@ -47,6 +47,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/irq/irq.h"
 #include "kernel/debug/ktest.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/lib/string.h"
@@ -488,8 +489,8 @@ static void print_frozen_trace(struct ktest *test, const struct race *race)
     char *text = kmalloc(SIZE);
     if (!text)
         return;
-    size_t length = trace_proc_show(text, SIZE - 1);
-    text[length < SIZE - 1 ? length : SIZE - 1] = '\0';
+    struct proc_text out = { text, 0, SIZE };
+    trace_proc_show(&out);          /* NUL-terminated, cut at SIZE - 1 if longer */
     char mark[16];
     snprintf(mark, sizeof(mark), "[%03u]", race->cpu);
     unsigned matching = 0;

@@ -1,5 +1,5 @@
 /* ktest=nohz: the rules of the nohz task model that live inside the
- * kernel, one case per patch of the 2010 series (docs/architecture.md), with a kernel
+ * kernel, one case per patch of the 2010 series (docs/nohz-task.md), with a kernel
  * thread as the nohz task on the last CPU. The user-space side (the
  * /proc/self/nohz rules, zero interrupts while a user task spins, grace
  * periods without IPIs) is in tests/user/nohz.c and the nohz-* scenarios.
@@ -83,7 +83,8 @@ static void run_action(struct worker *worker, void (*action)(struct worker *), v
     worker->action_requested = false;
 }
 
-/* Patch 14 too: the exit clears the attribute and the mask. */
+/* The exit clears the attribute and the mask
+ * (docs/nohz-task.md#patch-14-exit-clears-the-attribute). */
 static void stop_worker(struct ktest *test, struct worker *worker)
 {
     __atomic_store_n(&worker->stop, true, __ATOMIC_RELEASE);
@@ -104,7 +105,10 @@ static uint64_t local_timer_interrupts(unsigned cpu)
     return __atomic_load_n(&cpus[cpu]->irq_counts[IRQ_SOURCE_LOCAL_TIMER], __ATOMIC_RELAXED);
 }
 
-/* Patches 01, 03-04: the mask follows the task; alone, its tick stops, and
+/* The mask follows the task
+ * (docs/nohz-task.md#patch-01-a-mask-of-cpus-that-have-a-nohz-task); alone,
+ * its tick stops
+ * (docs/nohz-task.md#patches-03-and-04-stop-the-tick-when-the-nohz-task-runs-alone), and
  * the CPU takes (almost) no timer interrupts; at exit the mask is clear
  * and the CPU ticks again or idles. */
 static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
@@ -126,7 +130,8 @@ static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
     KTEST_EXPECT(test, cpu->tick.running || cpu->rq.current->is_idle, "cpu %u neither ticks nor idles", worker.cpu);
 }
 
-/* Patch 02: an unpinned timer started on the nohz CPU goes elsewhere. */
+/* docs/nohz-task.md#patch-02-unpinned-timers-avoid-nohz-cpus:
+ * an unpinned timer started on the nohz CPU goes elsewhere. */
 struct placement {
     struct timer timers[16];
     unsigned placed_on[16];
@@ -161,7 +166,8 @@ static void unpinned_timers_avoid_the_nohz_cpu(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Patch 05: a second task on the CPU kicks the tick back (only because it
+/* docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes:
+ * a second task on the CPU kicks the tick back (only because it
  * was stopped), and the newcomer runs within one tick period. */
 struct newcomer {
     unsigned cpu;
@@ -200,7 +206,8 @@ static void a_second_task_kicks_the_tick_back(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Patch 06: queued callbacks keep the tick until they have run. */
+/* docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it:
+ * queued callbacks keep the tick until they have run. */
 struct callback_probe {
     struct rcu_head head;
     volatile bool invoked;
@@ -311,7 +318,8 @@ static void offloaded_callbacks_leave_the_tick_stopped(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Patch 07: a grace period needs the nohz CPU (it spins in the kernel, not
+/* docs/nohz-task.md#patch-07-rcus-prod-of-a-nohz-cpu-restarts-its-tick:
+ * a grace period needs the nohz CPU (it spins in the kernel, not
  * in an extended QS, with its tick stopped): RCU's prod is the nohz kick,
  * sent because RCU's tick dependency was set on a CPU with a stopped tick.
  * Outside a reader, the kick itself proves the quiescent state, so the
@@ -338,7 +346,8 @@ static void rcu_prod_kicks_a_stopped_tick(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Patch 07, the case where the tick must come back: the prod finds the nohz
+/* docs/nohz-task.md#patch-07-rcus-prod-of-a-nohz-cpu-restarts-its-tick,
+ * the case where the tick must come back: the prod finds the nohz
  * CPU inside a reader, so it cannot report. RCU's dependency then holds its
  * tick until the outermost rcu_read_unlock() reports, which clears it. */
 struct reader {
@@ -438,7 +447,8 @@ static void dependency_bits_kick_once(struct ktest *test)
     stop_worker(test, &worker);
 }
 
-/* Patch 08: an asynchronous function call may be sent with interrupts off. */
+/* docs/nohz-task.md#patch-08-an-asynchronous-function-call-with-interrupts-off:
+ * an asynchronous function call may be sent with interrupts off. */
 static void set_flag(void *arg)
 {
     __atomic_store_n((volatile bool *)arg, true, __ATOMIC_RELEASE);
@@ -458,7 +468,8 @@ static void async_call_with_interrupts_off(struct ktest *test)
     KTEST_EXPECT(test, wait_for(&called), "the call never ran");
 }
 
-/* Patch 12: the clocksource watchdog does its checks on other CPUs, never
+/* docs/nohz-task.md#patch-12-the-clocksource-watchdog-skips-nohz-cpus:
+ * the clocksource watchdog does its checks on other CPUs, never
  * on the nohz CPU; and timekeeping moves off a CPU that gets a nohz task. */
 static void watchdog_and_timekeeping_leave_the_nohz_cpu(struct ktest *test)
 {

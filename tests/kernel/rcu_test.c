@@ -12,6 +12,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/irq/irq.h"
 #include "kernel/debug/ktest.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"
@@ -446,7 +447,8 @@ static void torture_is_clean(struct ktest *test)
 
     int error = rcu_torture_run(TORTURE_SECONDS * NS_PER_SECOND, &result);
     KTEST_EXPECT(test, error == 0, "rcu_torture_run: %d", error);
-    rcu_torture_format(&result, text, sizeof(text));
+    struct proc_text out = { text, 0, sizeof(text) };
+    rcu_torture_format(&result, &out);
     for (char *line = text, *end; *line; line = end + 1) {
         end = line;
         while (*end && *end != '\n')

@@ -206,7 +206,8 @@ SCENARIOS = [
      "command": "taskset -c 3 spin 3 --nohz",
      "must_contain": [r"^spin: cpu 3 after the first second: LOC [1-9]\d\d+,"]},
     # Grace periods complete while CPU 3's nohz task is in user space, and
-    # CPU 3 receives nothing for them (patches 10-11).
+    # CPU 3 receives nothing for them
+    # (docs/nohz-task.md#patches-10-and-11-user-mode-is-an-extended-quiescent-state).
     {"name": "nohz-rcu-load", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
      "command": "taskset -c 3 spin 4 --nohz & sleep 1.2; g1=$(grep gps_completed /proc/rcu); rcustress 2; "
                 "g2=$(grep gps_completed /proc/rcu); wait; echo \"$g1 -> $g2\"",
@@ -227,7 +228,7 @@ SCENARIOS = [
      "command": "taskset -c 3 spin 3; taskset -c 3 spin 3 --syscall-every 100000; "
                 "taskset -c 3 spin 3 --fault-every 100000; "
                 "taskset -c 3 spin 4 & sleep 1.2; rcustress 2 >/dev/null; wait; "
-                "cat /proc/sys/kernel/tick_policy; grep -c . /proc/sys/kernel/tick_policies",
+                "cat /proc/sys/kernel/tick_policy; grep -cE '^(periodic|idle|task|full|patient) ' /proc/sys/kernel/tick_policies",
      # Zero interrupts of any kind over the whole loop (tick=full's target):
      # the tick stops as the task is switched in, before its first period.
      "must_contain": [r"^nohz_full: cpus 1-3$",
@@ -342,8 +343,7 @@ SCENARIOS = [
     _program("session", "session"),
     # Program output and kernel messages never share a line: a shell on
     # CPU 1 prints 400 lines of 60 U's while strace=1 logs every system
-    # call of a loop on CPU 2. Before console_output() took printk's lock,
-    # 65 of the 400 lines were cut by a kernel message.
+    # call of a loop on CPU 2 (console_output() takes printk's lock).
     {"name": "console-lines", "smp": 4, "ktap": False, "timeout": 150, "append": "strace=1",
      "command": "taskset -c 1 sh -c 'i=0; while [ $i -lt 400 ]; do echo UUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUUU; i=$((i+1)); done' & "
                 "taskset -c 2 sh -c 'i=0; while [ $i -lt 400 ]; do : > /dev/null; i=$((i+1)); done' & wait",
@@ -408,8 +408,10 @@ SCENARIOS = [
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
 
     # Bad parameters are reported, never silently ignored.
-    {"name": "unknown-param", "append": "bogus=1 hz=123 trace=irq,bogus trace_size=3 ktest=boot",
+    {"name": "unknown-param", "append": "bogus=1 hz=123 trace=irq,bogus trace_size=3 tick=bogus ktest=boot",
      "must_contain": [r'unknown parameter "bogus=1"',
+                      r"^cmdline: tick=bogus: no such policy, must be one of periodic idle task full patient\b.*; "
+                      r"tick=task kept$",
                       r"hz=123: must be one of 100, 250, 1000",
                       r"trace: trace=irq,bogus: no class named 'bogus' .*tracing stays off",
                       r"trace_size=3: must be a number from 16 to 1048576"],
@@ -546,7 +548,7 @@ SCENARIOS = [
      "must_contain": [r"nohzk: power-off status=0"]},
     # sched_setaffinity() on children busy in getsid, kill, wait4, fork and
     # /proc opens, and /proc/self/nohz against another process's affinity
-    # change (docs/reliability.md, 2026-12-04): no hang, no panic; passes
+    # change (docs/reliability.md): no hang, no panic; passes
     # on the Linux host too ("host-affinity_race" in tests/run).
     dict(_program("affinity-race", "affinity_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
     dict(_program("affinity-race-glibc", "affinity_race", "glibc"), smp=4,
@@ -616,7 +618,7 @@ SCENARIOS = [
      "must_not_contain": [r"tsc marked unstable"]},
     # The measuring tools at a CPU count whose /proc/interrupts rows are
     # long (64 CPUs: 700 characters): the last CPU's ticks are seen, not
-    # a false 0 (docs/reliability.md, 2026-12-04).
+    # a false 0 (docs/reliability.md).
     {"name": "tools-smp64", "smp": 64, "ktap": False, "timeout": 300, "append": "hz=1000",
      "command": "taskset -c 63 spin 2; osnoise --cpu 63 --duration 1 --warmup-ms 200 --json",
      "must_contain": [r"^spin: 2 s, \d+ iterations, 0 syscalls, 0 faults, cpus 63:\d+\n"
@@ -696,6 +698,29 @@ SCENARIOS = [
                          r"came back 0, other exits 0, .*Segmentation fault [1-9].*; killed at the time limit \d+, "
                          r"stuck 0 "]),
       ]],
+
+    # nohz_full_init() asks the policy whether it reads nohz_full=
+    # (struct tick_policy's uses_nohz_full, docs/tick-policy.md): tick=full
+    # without the list, and the list under tick=task, are each reported,
+    # and tick=full with the list is not.
+    {"name": "nohz-full-policy-without-list", "smp": 2, "append": "tick=full ktest=boot",
+     "must_contain": [r"^nohz_full: tick=full without nohz_full=: busy CPUs keep their tick$"]},
+    {"name": "nohz-full-list-without-policy", "smp": 2, "append": "tick=task nohz_full=1 ktest=boot",
+     "must_contain": [r"^nohz_full=1: takes effect with tick=full \(now tick=task\)$", r"^nohz_full: cpus 1$"]},
+    {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot",
+     "must_contain": [r"^nohz_full: cpus 1$"],
+     "must_not_contain": [r"takes effect with", r"without nohz_full="]},
+    # Tick policies registered with TICK_POLICY: the list, its order, the
+    # isolation rule of each, and any new policy's own rule.
+    {"name": "tick-policy", "smp": 2, "append": "ktest=tick_policy"},
+    # tick=budget, found by name with no edit but its own file: in force,
+    # listed, and a nohz task alone stops its tick under it.
+    {"name": "tick-policy-budget", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=budget",
+     "command": "cat /proc/sys/kernel/tick_policy; grep -c '^budget ' /proc/sys/kernel/tick_policies; "
+                "taskset -c 3 spin 3 --nohz",
+     "must_contain": [r"^budget$", r"^1$",
+                      r"^spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+\n"
+                      r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$"]},
 
     # The policy laboratory's tools, short (docs/noise.md): noise-bench under
     # a ticking policy, where the guest's count of osnoise's window must lie

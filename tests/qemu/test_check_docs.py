@@ -21,22 +21,25 @@ TREE = {
     "Makefile": ".PHONY: all run test docs\nall:\n",
     "README.md": "# nohzk\n",
     "kernel/init/params.c": textwrap.dedent("""\
-        static const char *const tick_policy_names[] = { "periodic", "task", 0 };
         static struct kernel_param params[] = {
             PARAM_UINT_ONE_OF("hz", &hz, 100, 250, 1000),
             PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
-            PARAM_ENUM("tick", &tick_policy_index, tick_policy_names),
+            PARAM_STRING("tick", tick_param, sizeof(tick_param)),
         };
         """),
+    "kernel/time/tick_policy_periodic.c": "TICK_POLICY(periodic,\n    .summary = \"every CPU ticks\");\n",
+    "kernel/time/tick_policy_task.c": "TICK_POLICY(task, .summary = \"a nohz task\");\n",
     "kernel/fs/procfs.c": textwrap.dedent("""\
-        static const struct procfs_entry entries[] = {
-            { "/proc/tick", generate_tick, NULL },
-            { "/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy },
-        };
-        static const struct procfs_pid_entry pid_entries[] = {
-            { "nohz", 0644, generate_pid_nohz, nohz_task_proc_write },
-        };
+        #define PROC_FILE(path, generate, write) { path, generate, write }
+        void procfs_init(void) { vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0); }
         """),
+    "kernel/time/tick_proc.c": textwrap.dedent("""\
+        PROC_FILE("/proc/tick", generate_tick, NULL);
+        PROC_FILE("/proc/sys/kernel/tick_policy", generate_tick_policy, write_tick_policy);
+        """),
+    "kernel/process/proc_pid.c": 'PROC_PID_FILE("nohz", generate_pid_nohz, nohz_task_proc_write);\n',
+    "rcu/proc.c": 'PROC_FILE("/proc/rcu", generate_rcu, NULL);\n',
+    "user/tock.c": '/* not the kernel\'s */\nPROC_FILE("/proc/tock", generate_tock, NULL);\n',
     "kernel/tick.c": textwrap.dedent("""\
         /* tick_imaginary() is only mentioned here */
         #define TICK_MACRO(x) (x)
@@ -170,8 +173,9 @@ class Proc(Tree):
     def test_unknown_proc_file(self):
         self.fails("proc", "Read `/proc/tock`.")
         self.fails("proc", "Read /proc/self/tock.")
+        self.fails("proc", "Read `/proc/PID/tick`.")
         self.passes("Read `/proc/tick`, /proc/self/nohz, `/proc/PID/nohz`, `/proc/sys/kernel/tick_policy` "
-                    "and /proc/sys/kernel; `cat /proc/$!/nohz`.")
+                    "and /proc/sys/kernel; `cat /proc/$!/nohz`; `/proc/rcu`, `/proc/self`.")
 
 
 class Suites(Tree):
@@ -249,13 +253,62 @@ class Tables(Tree):
         self.fails("table", "<!-- check-docs: proc-files -->\n| f | m |\n| --- | --- |\n| `/proc/tick` | a |\n"
                    "<!-- /check-docs -->\n")
         self.passes("<!-- check-docs: proc-files -->\n| f | m |\n| --- | --- |\n| `/proc/tick` | a |\n"
-                    "| `/proc/sys/kernel/tick_policy` | b |\n| `/proc/PID/nohz` | c |\n<!-- /check-docs -->\n")
+                    "| `/proc/sys/kernel/tick_policy` | b |\n| `/proc/rcu` | c |\n| `/proc/self` | d |\n"
+                    "| `/proc/PID/nohz` | e |\n<!-- /check-docs -->\n")
         self.passes("<!-- check-docs: make-targets -->\n| c | d |\n| --- | --- |\n| `make all`, `make run` | a |"
                     "\n| `make test` | b |\n| `make docs` | c |\n<!-- /check-docs -->\n")
 
     def test_unclosed_or_unknown_table(self):
         self.fails("table", "<!-- check-docs: ktap-suites -->\n| s |\n| --- |\n| `tick` |\n")
         self.fails("table", "<!-- check-docs: colours -->\n<!-- /check-docs -->\n")
+
+
+class Sources(Tree):
+    """Comments in the sources cite the book by existing anchors, and the
+    2010 series by chapter, not by patch number."""
+
+    def source_classes(self, text, name="kernel/tick.c"):
+        return [repr(p) for p in self.checker.check_source(name, text)]
+
+    def test_anchor_in_a_comment(self):
+        self.assertEqual([], self.source_classes("int x; /* (docs/tick.md#stopping-it), docs/tick.md */\n"))
+        self.assertEqual(["2: source: no heading for `#starting-it` in docs/tick.md"],
+                         self.source_classes("int x;\n/* (docs/tick.md#starting-it) */\n"))
+        self.assertEqual(["1: source: no such file `docs/tock.md`"],
+                         self.source_classes("// docs/tock.md#stopping-it\n"))
+        self.assertEqual([], self.source_classes("/* each docs/NAME.md is a chapter */\n"))
+
+    def test_numbered_patch_in_a_comment(self):
+        for text, name in [("x(); /* (patch 05) */\n", "kernel/tick.c"),
+                           ("/* restarts it (patch\n * 06) */\n", "kernel/tick.h"),
+                           ("x = 1  # patches 10-11\n", "tests/qemu/scenarios.py"),
+                           ("def f():\n    'Patch 13: it stays.'\n", "tools/lib/x.py"),
+                           ("        iretq   ; patch 08\n", "arch/x86/entry.asm")]:
+            found = self.source_classes(text, name)
+            self.assertEqual(1, len(found), "%r in %s: %r" % (text, name, found))
+            self.assertIn(": source: ", found[0])
+
+    def test_code_is_not_a_comment(self):
+        self.assertEqual([], self.source_classes('printk("patch 05 docs/tock.md");\n'))
+        self.assertEqual([], self.source_classes('x = "patch 05"  # docs/tick.md#stopping-it\n',
+                                                 "tools/lib/x.py"))
+        self.assertEqual([], self.source_classes("/* patch-05, 2 patches */\n"))
+
+    def test_the_whole_tree_is_read(self):
+        top = tempfile.mkdtemp(prefix="check-docs-src-")
+        try:
+            for rel, text in TREE.items():
+                os.makedirs(os.path.dirname(os.path.join(top, rel)), exist_ok=True)
+                with open(os.path.join(top, rel), "w") as f:
+                    f.write(text)
+            with open(os.path.join(top, "rcu", "gp.c"), "w") as f:
+                f.write("/* ok (docs/tick.md#stopping-it) */\nint gp;\n/* kept (patch 06) */\n")
+            found = [(rel, p.line, p.cls) for rel, p in check_docs.run(top, diagrams=False) if p.cls == "source"]
+            self.assertEqual([("rcu/gp.c", 3, "source")], found)
+            self.assertEqual(["rcu/gp.c:3: source"],
+                             ["%s:%d: %s" % (rel, p.line, p.cls) for rel, p in check_docs.run(top, ["rcu/gp.c"])])
+        finally:
+            shutil.rmtree(top)
 
 
 class Diagrams(unittest.TestCase):
@@ -294,12 +347,14 @@ class RealTree(unittest.TestCase):
         self.assertTrue({"hz", "tick", "ktest", "nohz_full"} <= set(repo.params()))
         self.assertIn("task", repo.params()["tick"])
         self.assertTrue({"tick", "nohz", "nohz_race"} <= repo.suites())
-        self.assertTrue({"/proc/tick", "/proc/PID/nohz"} <= repo.proc_files())
+        self.assertTrue({"/proc/tick", "/proc/rcu", "/proc/stat", "/proc/self", "/proc/PID/nohz"} <= repo.proc_files())
+        self.assertNotIn("/proc/PID/tick", repo.proc_files())
         self.assertTrue({"nohz-spin", "nohz-race"} <= repo.scenarios())
         self.assertTrue({"run", "test", "docs"} <= repo.make_targets())
         self.assertIn("a_second_task_kicks_the_tick_back", repo.test_cases())
-        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/time/tick.c"))
-        self.assertNotIn("tick_do_periodic_work", repo.definitions("kernel/tick_dep.c"))
+        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/time/tick_stop.c"))
+        self.assertIn("tick_do_periodic_work", repo.definitions("kernel/time/tick.c"))
+        self.assertNotIn("tick_do_periodic_work", repo.definitions("kernel/time/tick_stop.c"))
         for made_up in ("nohz_sprint", "tock"):
             self.assertNotIn(made_up, repo.params())
             self.assertNotIn(made_up, repo.suites())

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
+#include "../../user/lib/pin.h"
 
 #define ROUNDS 600                  /* affinity changes per child */
 #define NOHZ_ROUNDS 3000
@@ -46,14 +48,6 @@ static int pick_cpus(int cpu[2])
     cpu[0] = online >= 3 ? 1 : 0;
     cpu[1] = cpu[0] + 1;
     return 1;
-}
-
-static int set_cpu(pid_t pid, int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return sched_setaffinity(pid, sizeof(set), &set);
 }
 
 /* The one CPU pid may run on, or -1 if its mask has more (or the call
@@ -98,8 +92,7 @@ static int call_fork_exit(pid_t parent)
     pid_t child = fork();
     if (child == 0)
         _exit(7);
-    int status;
-    return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 7;
+    return child > 0 && exit_status_of(child) == 7;
 }
 
 static int call_open_proc_stat(pid_t parent)
@@ -141,10 +134,8 @@ static pid_t start_looper(int report_fd, void (*body)(struct report *report, con
     pid_t child = fork();
     if (child != 0)
         return child;
-    struct sigaction action = { .sa_handler = on_sigterm, .sa_flags = SA_RESTART };
-    sigemptyset(&action.sa_mask);
     struct report report = { 0 };
-    if (sigaction(SIGTERM, &action, 0) != 0) {
+    if (set_handler(SIGTERM, on_sigterm, SA_RESTART) != 0) {
         report.failures = 1;
         report.last_errno = errno;
     } else {
@@ -200,7 +191,7 @@ static int setaffinity_on_children_in_system_calls(void)
     for (int round = 0; round < ROUNDS; round++) {
         for (int i = 0; i < LOOP_COUNT; i++) {
             int target = cpu[(round + i) % 2];
-            if (set_cpu(children[i], target) != 0) {
+            if (pin_to_cpu(children[i], target) != 0) {
                 printf("# round %d: sched_setaffinity(%s child) failed, errno %d\n", round, loops[i].name, errno);
                 refused++;
             } else if (only_cpu(children[i]) != target) {
@@ -233,7 +224,7 @@ static void nohz_body(struct report *report, const void *arg)
     const int *cpu = arg;
     char path[64];
     snprintf(path, sizeof(path), "/proc/%d/nohz", (int)getpid());
-    int fd = set_cpu(0, cpu[0]) == 0 ? open(path, O_WRONLY) : -1;
+    int fd = pin_to_cpu(0, cpu[0]) == 0 ? open(path, O_WRONLY) : -1;
     if (fd < 0) {
         report->failures++;
         report->last_errno = errno;
@@ -277,7 +268,7 @@ static int nohz_write_races_an_affinity_change(void)
     CHECK(child > 0);
     int moved = 0, busy = 0, other = 0, last_errno = 0;
     for (int round = 0; round < NOHZ_ROUNDS; round++) {
-        if (set_cpu(child, cpu[round % 2]) == 0) {
+        if (pin_to_cpu(child, cpu[round % 2]) == 0) {
             moved++;
         } else if (errno == EBUSY) {
             busy++;             /* a nohz task's affinity cannot change */
@@ -308,5 +299,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

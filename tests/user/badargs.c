@@ -68,7 +68,7 @@ static void resources(void)
           raw(SYS_sched_setaffinity, 999999, 8, (long)&before, 0, 0) == -ESRCH);
     check("sched_getaffinity size 3 EINVAL", raw(SYS_sched_getaffinity, 0, 3, (long)&after, 0, 0) == -EINVAL);
     /* pid_t is 32 bits: a group negative as an int is EINVAL whatever the
-     * upper half of the register holds (found by user/fuzz.c). */
+     * upper half of the register holds. */
     long group = getpgrp();
     check("setpgid group 0x80000001 EINVAL", raw(SYS_setpgid, 0, 0x80000001l, 0, 0, 0) == -EINVAL);
     check("process group unchanged", getpgrp() == group);

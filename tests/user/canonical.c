@@ -24,60 +24,18 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define LAST_PAGE       0x7ffffffff000ul    /* the page below 2^47 */
 #define NON_CANONICAL   0x800000000000ul    /* 2^47, the first non-canonical address */
 #define KERNEL_ADDRESS  0xffffffff81000000ul
 #define PAGE            4096ul
-#define RFLAGS_TF       0x100ul
-#define RFLAGS_DF       0x400ul
-#define RFLAGS_IOPL     0x3000ul
-#define RFLAGS_NT       0x4000ul
-#define RFLAGS_AC       0x40000ul
 #define UC_STRICT_RESTORE_SS 0x4ul
 #define KERNEL_SA_RESTORER 0x04000000ul
 #define SI_KERNEL_CODE  0x80
 #define EXEC_FAILED     99
 
 static char **saved_argv;
-
-/* Runs body in a child; its wait status. */
-static int in_child(void (*body)(void))
-{
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        body();
-        fflush(stdout);
-        _exit(0);
-    }
-    int status = -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return status;
-}
-
-static int killed_by(int status, int signal)
-{
-    if (WIFSIGNALED(status) && WTERMSIG(status) == signal)
-        return 1;
-    if (WIFSIGNALED(status))
-        printf("# killed by signal %d, expected %d\n", WTERMSIG(status), signal);
-    else
-        printf("# exited with %d, expected signal %d\n", WEXITSTATUS(status), signal);
-    return 0;
-}
-
-static int exited_with(int status, int code)
-{
-    if (WIFEXITED(status) && WEXITSTATUS(status) == code)
-        return 1;
-    if (WIFSIGNALED(status))
-        printf("# killed by signal %d, expected exit %d\n", WTERMSIG(status), code);
-    else
-        printf("# exited with %d, expected %d\n", WEXITSTATUS(status), code);
-    return 0;
-}
 
 /* ---- the last page cannot be mapped ---- */
 
@@ -263,22 +221,22 @@ static void restorer_non_canonical(void) { raise_with((uint64_t)empty_handler, N
 
 static int handler_at_a_non_canonical_address_is_sigsegv(void)
 {
-    return killed_by(in_child(handler_non_canonical), SIGSEGV);
+    return killed_by(status_of_child(handler_non_canonical), SIGSEGV);
 }
 
 static int handler_at_a_kernel_address_is_sigsegv(void)
 {
-    return killed_by(in_child(handler_in_the_kernel), SIGSEGV);
+    return killed_by(status_of_child(handler_in_the_kernel), SIGSEGV);
 }
 
 static int handler_in_the_last_page_is_sigsegv(void)
 {
-    return killed_by(in_child(handler_in_the_last_page), SIGSEGV);
+    return killed_by(status_of_child(handler_in_the_last_page), SIGSEGV);
 }
 
 static int restorer_at_a_non_canonical_address_is_sigsegv(void)
 {
-    return killed_by(in_child(restorer_non_canonical), SIGSEGV);
+    return killed_by(status_of_child(restorer_non_canonical), SIGSEGV);
 }
 
 /* The SIGSEGV is a fault's: a SIGSEGV handler gets it (SI_KERNEL, as
@@ -296,18 +254,9 @@ static void on_segv_report(int signal, siginfo_t *info, void *context)
     _exit(43);
 }
 
-static void install_segv_report(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_segv_report;
-    action.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &action, NULL);
-}
-
 static void handler_non_canonical_caught(void)
 {
-    install_segv_report();
+    set_siginfo_handler(SIGSEGV, on_segv_report, 0);
     raise_with(NON_CANONICAL, (uint64_t)canonical_restorer, 0);
 }
 
@@ -315,18 +264,18 @@ static void handler_non_canonical_caught(void)
  * caught: the program dies of it. */
 static void handler_non_canonical_segv_blocked(void)
 {
-    install_segv_report();
+    set_siginfo_handler(SIGSEGV, on_segv_report, 0);
     raise_with(NON_CANONICAL, (uint64_t)canonical_restorer, 1ul << (SIGSEGV - 1));
 }
 
 static int handler_at_a_non_canonical_address_reaches_a_sigsegv_handler(void)
 {
-    return exited_with(in_child(handler_non_canonical_caught), 42);
+    return exited_with(status_of_child(handler_non_canonical_caught), 42);
 }
 
 static int handler_at_a_non_canonical_address_with_sigsegv_blocked_kills(void)
 {
-    return killed_by(in_child(handler_non_canonical_segv_blocked), SIGSEGV);
+    return killed_by(status_of_child(handler_non_canonical_segv_blocked), SIGSEGV);
 }
 
 /* ---- rt_sigreturn with crafted frames ---- */
@@ -374,18 +323,14 @@ static void editing_handler(int signal, siginfo_t *info, void *context)
  * returned to. */
 static void raise_and_edit(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = editing_handler;
-    action.sa_flags = SA_SIGINFO;
-    sigaction(SIGUSR1, &action, NULL);
+    set_siginfo_handler(SIGUSR1, editing_handler, 0);
     raise(SIGUSR1);
 }
 
 static int edited_frame_is_sigsegv(enum edit e)
 {
     edit = e;
-    return killed_by(in_child(raise_and_edit), SIGSEGV);
+    return killed_by(status_of_child(raise_and_edit), SIGSEGV);
 }
 
 static int sigreturn_to_a_non_canonical_rip_is_sigsegv(void) { return edited_frame_is_sigsegv(RIP_NON_CANONICAL); }
@@ -402,13 +347,6 @@ static int sigreturn_with_a_non_canonical_fpstate_is_sigsegv(void)
 static int sigreturn_with_fpstate_in_the_null_page_is_sigsegv(void)
 {
     return edited_frame_is_sigsegv(FPSTATE_NULL_PAGE);
-}
-
-static uint64_t read_flags(void)
-{
-    uint64_t flags;
-    __asm__ volatile("pushfq; popq %0" : "=r"(flags));
-    return flags;
 }
 
 static uint16_t read_ss(void)
@@ -489,44 +427,40 @@ static void on_segv_exit(int signal, siginfo_t *info, void *context)
 
 static void frame_crossing_caught(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_segv_exit;
-    action.sa_flags = SA_SIGINFO;
-    sigaction(SIGSEGV, &action, NULL);
+    set_siginfo_handler(SIGSEGV, on_segv_exit, 0);
     frame_crossing_into_an_unmapped_page();
 }
 
 static int unreadable_sigreturn_frame_reaches_a_sigsegv_handler(void)
 {
-    return exited_with(in_child(frame_crossing_caught), 42);
+    return exited_with(status_of_child(frame_crossing_caught), 42);
 }
 
 static int sigreturn_frame_at_a_kernel_address_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_in_the_kernel), SIGSEGV);
+    return killed_by(status_of_child(frame_in_the_kernel), SIGSEGV);
 }
 
 static int sigreturn_frame_at_a_non_canonical_address_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_non_canonical), SIGSEGV);
+    return killed_by(status_of_child(frame_non_canonical), SIGSEGV);
 }
 
 static int sigreturn_frame_in_the_last_page_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_in_the_last_page), SIGSEGV);
+    return killed_by(status_of_child(frame_in_the_last_page), SIGSEGV);
 }
 
 static int sigreturn_frame_crossing_into_an_unmapped_page_is_sigsegv(void)
 {
-    return killed_by(in_child(frame_crossing_into_an_unmapped_page), SIGSEGV);
+    return killed_by(status_of_child(frame_crossing_into_an_unmapped_page), SIGSEGV);
 }
 
 static void exit_seven(void) { _exit(7); }
 
 static int a_process_runs_afterwards(void)
 {
-    return exited_with(in_child(exit_seven), 7);
+    return exited_with(status_of_child(exit_seven), 7);
 }
 
 static const struct ktap_case cases[] = {
@@ -567,5 +501,5 @@ int main(int argc, char **argv)
     (void)argc;
     saved_argv = argv;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

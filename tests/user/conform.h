@@ -4,7 +4,7 @@
  * returns. The programs run on the Linux host first (tests/run), so an
  * expectation that is not Linux's fails there.
  *
- * A difference from Linux that nohzk keeps for now is declared in the case
+ * A difference from Linux that nohzk keeps is declared in the case
  * with NOHZK_DIFFERS("why") just before the check that shows it: on nohzk,
  * if that check fails, the case is reported as a SKIP with the reason (and
  * the check's diagnostic); if it passes, the case passes. On Linux the
@@ -142,21 +142,17 @@ static inline char *unmapped_page(void)
     return page;
 }
 
-/* Like ktap_main(), with the declared difference reset for each case. */
+static void conform_forget_difference(void)
+{
+    conform_known = 0;
+}
+
+/* ktap_main(), each case starting with no declared difference. */
 static inline int conform_main(const struct ktap_case *cases, unsigned count)
 {
-    int failures = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("KTAP version 1\n1..%u\n", count);
-    for (unsigned i = 0; i < count; i++) {
-        ktap_skip_reason = 0;
-        conform_known = 0;
-        int ok = cases[i].run();
-        printf("%sok %u %s%s%s\n", ok ? "" : "not ", i + 1, cases[i].name, ktap_skip_reason ? " # SKIP " : "",
-               ktap_skip_reason ? ktap_skip_reason : "");
-        failures += !ok;
-    }
-    return failures ? 1 : 0;
+    ktap_before_each_case = conform_forget_difference;
+    return ktap_main(cases, count);
 }
 
 #endif

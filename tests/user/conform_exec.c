@@ -581,7 +581,7 @@ int main(int argc, char **argv, char **envp)
     write_file("data", "0123456789", 0644);
     write_file("garbage", "this is not a program\n", 0755);
     write_file("script", "#!/bin/sh\nexit 7\n", 0755);
-    int status = conform_main(cases, sizeof(cases) / sizeof(cases[0]));
+    int status = conform_main(cases, KTAP_COUNT(cases));
     remove_file("data");
     remove_file("garbage");
     remove_file("script");

@@ -647,7 +647,7 @@ int main(void)
     make_file("file", 0644);
     symlink(at("file"), at("link"));
     symlink(at("none"), at("dangling"));
-    int status = conform_main(cases, sizeof(cases) / sizeof(cases[0]));
+    int status = conform_main(cases, KTAP_COUNT(cases));
     unlink(at("file"));
     unlink(at("link"));
     unlink(at("dangling"));

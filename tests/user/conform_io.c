@@ -1420,7 +1420,7 @@ int main(void)
         printf("# conform_io: cannot make the scratch directory (errno %d)\n", errno);
         return 1;
     }
-    int status = conform_main(cases, sizeof(cases) / sizeof(cases[0]));
+    int status = conform_main(cases, KTAP_COUNT(cases));
     cleanup();
     return status;
 }

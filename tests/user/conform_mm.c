@@ -14,6 +14,7 @@
 
 #include "ktap.h"
 #include "conform.h"
+#include "testlib.h"
 
 #define ANONYMOUS (MAP_PRIVATE | MAP_ANONYMOUS)
 #define MAP_FIXED_NOREPLACE_FLAG 0x100000
@@ -27,25 +28,6 @@ static long raw_mmap(void *address, unsigned long length, long prot, long flags,
     return syscall(SYS_mmap, address, length, prot, flags, fd, offset);
 }
 
-/* Runs body in a child: its wait status. For faults, and for the break
- * (the C library's malloc must not see it move). */
-static int status_of_child(void (*body)(void))
-{
-    fflush(stdout);
-    pid_t child = fork();
-    if (child == 0) {
-        struct rlimit no_core = { 0, 0 };
-        setrlimit(RLIMIT_CORE, &no_core);
-        body();
-        _exit(0);
-    }
-    int status = 0;
-    waitpid(child, &status, 0);
-    return status;
-}
-
-#define KILLED_BY(status, signal) (WIFSIGNALED(status) && WTERMSIG(status) == (signal))
-#define EXITED_WITH(status, code) (WIFEXITED(status) && WEXITSTATUS(status) == (code))
 
 /* ---- mmap: arguments ---- */
 
@@ -280,8 +262,8 @@ static int mmap_prot_read_write_faults(void)
     EXPECT(fault_page != MAP_FAILED);
     int read_status = status_of_child(read_fault_page), write_status = status_of_child(write_fault_page);
     munmap(fault_page, PAGE);
-    EXPECT(EXITED_WITH(read_status, 0));
-    EXPECT(KILLED_BY(write_status, SIGSEGV));
+    EXPECT(exited_with(read_status, 0));
+    EXPECT(killed_by(write_status, SIGSEGV));
     return 1;
 }
 
@@ -292,7 +274,7 @@ static int mmap_prot_none_read_faults(void)
     int status = status_of_child(read_fault_page);
     munmap(fault_page, PAGE);
     NOHZK_DIFFERS("nohzk differs: a PROT_NONE page stays readable (mprotect keeps it present)");
-    EXPECT(KILLED_BY(status, SIGSEGV));
+    EXPECT(killed_by(status, SIGSEGV));
     return 1;
 }
 
@@ -307,7 +289,7 @@ static int mmap_beyond_file_end_sigbus(void)
     int status = status_of_child(read_fault_page);
     munmap(fault_page - PAGE, 2 * PAGE);
     NOHZK_DIFFERS("nohzk differs: pages past the end of a mapped file read as zeros (no SIGBUS)");
-    EXPECT(KILLED_BY(status, SIGBUS));
+    EXPECT(killed_by(status, SIGBUS));
     return 1;
 }
 
@@ -330,7 +312,7 @@ static int munmap_middle_keeps_the_rest(void)
     EXPECT_VALUE(syscall(SYS_munmap, pages + PAGE, PAGE), 0);
     EXPECT(pages[0] == 1 && pages[2 * PAGE] == 3);
     fault_page = pages + PAGE;
-    EXPECT(KILLED_BY(status_of_child(read_fault_page), SIGSEGV));
+    EXPECT(killed_by(status_of_child(read_fault_page), SIGSEGV));
     munmap(pages, 3 * PAGE);
     return 1;
 }
@@ -342,7 +324,7 @@ static int munmap_unaligned_length(void)
     EXPECT(pages != MAP_FAILED);
     EXPECT_VALUE(syscall(SYS_munmap, pages, 1), 0);
     fault_page = pages;
-    EXPECT(KILLED_BY(status_of_child(read_fault_page), SIGSEGV));
+    EXPECT(killed_by(status_of_child(read_fault_page), SIGSEGV));
     pages[PAGE] = 1;
     munmap(pages + PAGE, PAGE);
     return 1;
@@ -358,7 +340,7 @@ static int mprotect_write_removed_faults(void)
     fault_page[0] = 5;
     EXPECT_VALUE(syscall(SYS_mprotect, fault_page, PAGE, PROT_READ), 0);
     int status = status_of_child(write_fault_page);
-    EXPECT(KILLED_BY(status, SIGSEGV));
+    EXPECT(killed_by(status, SIGSEGV));
     EXPECT_VALUE(fault_page[0], 5);     /* still readable, contents kept */
     EXPECT_VALUE(syscall(SYS_mprotect, fault_page, PAGE, PROT_READ | PROT_WRITE), 0);
     fault_page[0] = 6;
@@ -431,7 +413,7 @@ static void brk_beyond_shrunk(void)
 static int brk_shrunk_pages_are_gone(void)
 {
     int status = status_of_child(brk_beyond_shrunk);
-    EXPECT(KILLED_BY(status, SIGSEGV));
+    EXPECT(killed_by(status, SIGSEGV));
     return 1;
 }
 
@@ -471,7 +453,7 @@ int main(void)
         return 1;
     }
     close(fd);
-    int status = conform_main(cases, sizeof(cases) / sizeof(cases[0]));
+    int status = conform_main(cases, KTAP_COUNT(cases));
     unlink(file_path);
     return status;
 }

@@ -1081,7 +1081,7 @@ int main(void)
         printf("# conform_proc: cannot make the scratch directory (errno %d)\n", errno);
         return 1;
     }
-    int status = conform_main(cases, sizeof(cases) / sizeof(cases[0]));
+    int status = conform_main(cases, KTAP_COUNT(cases));
     chdir("/");
     rmdir(directory);
     return status;

@@ -10,8 +10,7 @@
  * time, glibc 32 KiB), so a listing takes many calls and a change between
  * two of them is seen. Removing each name as it is read is what nftw(3)
  * with FTW_DEPTH and `rm -r` do; a kernel whose position counts entries
- * skips one name for each removed (found when fuzz's clean-up left files
- * behind, docs/reliability.md). */
+ * skips one name for each removed. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -182,8 +181,7 @@ static int rewind_and_seek_come_back(void)
 }
 
 /* /proc's names are the kernel's: a program can neither add one nor take
- * one away (Linux 6.18's errors; on nohzk a fuzz worker once filled /proc
- * with its files). Creating there goes through the open, mkdir, symlink and
+ * one away (Linux 6.18's errors). Creating there goes through the open, mkdir, symlink and
  * rename paths; removing through unlink and rmdir. */
 static int proc_keeps_its_names(void)
 {
@@ -218,5 +216,5 @@ int main(void)
         KTAP_CASE(rewind_and_seek_come_back),
         KTAP_CASE(proc_keeps_its_names),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

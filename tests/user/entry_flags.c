@@ -26,13 +26,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-
-#define RFLAGS_TF   0x100ul
-#define RFLAGS_DF   0x400ul
-#define RFLAGS_IOPL 0x3000ul
-#define RFLAGS_NT   0x4000ul
-#define RFLAGS_AC   0x40000ul
-#define RFLAGS_ID   0x200000ul
+#include "testlib.h"
 
 /* Instructions run with TF set after the popf that sets it: pushfq, popq,
  * syscall, pushfq, popq, pushfq, notq, andq, popfq. Each traps but the
@@ -64,36 +58,14 @@ static struct flagged flagged_syscall(uint64_t bit, long nr, long a0, long a1, l
     return r;
 }
 
-static uint64_t read_flags(void)
-{
-    uint64_t flags;
-    __asm__ volatile("pushfq; popq %0" : "=r"(flags));
-    return flags;
-}
-
-static volatile int traps, alarms;
+static volatile int alarms;
 static volatile uint64_t handler_flags;
-
-static void on_trap(int signal)
-{
-    (void)signal;
-    traps++;
-}
 
 static void on_alarm(int signal)
 {
     (void)signal;
     handler_flags = read_flags();
     alarms++;
-}
-
-static void install(int signal, void (*handler)(int))
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = handler;    /* no SA_RESTART: rt_sigsuspend ends with EINTR */
-    sigemptyset(&action.sa_mask);
-    sigaction(signal, &action, 0);
 }
 
 struct expectation {
@@ -129,45 +101,43 @@ static int check_flags(const char *call, const struct expectation *e, const stru
  * bit set; then one more ordinary call to show the process is sound. */
 static int run_calls(const struct expectation *e)
 {
-    install(SIGTRAP, on_trap);
-    install(SIGALRM, on_alarm);
+    set_handler(SIGTRAP, count_caught, 0);
+    set_handler(SIGALRM, on_alarm, 0);     /* no SA_RESTART: rt_sigsuspend ends with EINTR */
     int pipe_fds[2];
     CHECK(pipe(pipe_fds) == 0);
 
-    traps = 0;
+    caught[SIGTRAP] = 0;
     struct flagged r = flagged_syscall(e->bit, SYS_getpid, 0, 0, 0);
     CHECK(r.result == getpid());
-    CHECK(check_flags("getpid", e, &r, traps));
+    CHECK(check_flags("getpid", e, &r, caught[SIGTRAP]));
 
     static const char message[8] __attribute__((aligned(8))) = "flagged";
-    traps = 0;
+    caught[SIGTRAP] = 0;
     r = flagged_syscall(e->bit, SYS_write, pipe_fds[1], (long)message, sizeof(message));
     CHECK(r.result == (long)sizeof(message));
-    CHECK(check_flags("write", e, &r, traps));
+    CHECK(check_flags("write", e, &r, caught[SIGTRAP]));
     char back[8];
     CHECK(read(pipe_fds[0], back, sizeof(back)) == (ssize_t)sizeof(back) && memcmp(back, message, 8) == 0);
 
     static const struct timespec one_ms = {0, 1000000};
-    traps = 0;
+    caught[SIGTRAP] = 0;
     r = flagged_syscall(e->bit, SYS_nanosleep, (long)&one_ms, 0, 0);
     CHECK(r.result == 0);
-    CHECK(check_flags("nanosleep", e, &r, traps));
+    CHECK(check_flags("nanosleep", e, &r, caught[SIGTRAP]));
 
     /* SIGALRM is blocked until rt_sigsuspend opens the mask: an alarm
      * that comes early waits for it, so the call always ends by it. */
-    sigset_t alarm_only, none;
-    sigemptyset(&alarm_only);
-    sigaddset(&alarm_only, SIGALRM);
+    sigset_t alarm_only = signal_set(SIGALRM), none;
     sigemptyset(&none);
     CHECK(sigprocmask(SIG_BLOCK, &alarm_only, 0) == 0);
     struct itimerval one_shot = {{0, 0}, {0, 1000}};
     CHECK(setitimer(ITIMER_REAL, &one_shot, 0) == 0);
     alarms = 0;
-    traps = 0;
+    caught[SIGTRAP] = 0;
     r = flagged_syscall(e->bit, SYS_rt_sigsuspend, (long)&none, 8, 0);
     CHECK(r.result == -EINTR);
     CHECK(alarms == 1);
-    CHECK(check_flags("rt_sigsuspend", e, &r, traps));
+    CHECK(check_flags("rt_sigsuspend", e, &r, caught[SIGTRAP]));
     if (((handler_flags & e->bit) != 0) != e->in_handler) {
         printf("# the SIGALRM handler ran with flags %#lx; expected the bit %s\n", (unsigned long)handler_flags,
                e->in_handler ? "set" : "clear");
@@ -226,7 +196,7 @@ static int id_over_syscalls(void)
  * same answers, bit by bit. */
 static int all_but_tf_over_syscalls(void)
 {
-    install(SIGALRM, on_alarm);
+    set_handler(SIGALRM, on_alarm, 0);
     uint64_t bits = RFLAGS_NT | RFLAGS_AC | RFLAGS_DF | RFLAGS_IOPL | RFLAGS_ID;
     struct flagged r = flagged_syscall(bits, SYS_getpid, 0, 0, 0);
     CHECK(r.result == getpid());
@@ -245,5 +215,5 @@ static const struct ktap_case cases[] = {
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

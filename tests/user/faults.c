@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "testlib.h"
+
 #define KERNEL_ADDRESS     0xffffffff80100000ul
 #define NON_CANONICAL      0x8000000000000000ul
-#define RFLAGS_TF          0x100
-#define RFLAGS_AC          0x40000
 
 static int number, failures, skipped;
 
@@ -151,21 +151,6 @@ static void report(int ok, const char *name, const char *detail)
     printf("    %sok %d %s%s%s\n", ok ? "" : "not ", number, name, detail[0] ? " # " : "", detail);
 }
 
-/* Runs body in a child with no core dump; returns its wait status. */
-static int run_in_child(void (*body)(void))
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        struct rlimit no_core = {0, 0};
-        setrlimit(RLIMIT_CORE, &no_core);
-        body();
-        _exit(0);   /* the fault did not happen */
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return status;
-}
-
 static void exit_seven(void) { _exit(7); }
 
 int main(void)
@@ -174,7 +159,7 @@ int main(void)
     int count = (int)(sizeof(cases) / sizeof(cases[0]));
     printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: faults\n    1..%d\n", count + 1);
     for (int i = 0; i < count; i++) {
-        int status = run_in_child(cases[i].body);
+        int status = status_of_child(cases[i].body);
         char detail[96] = "";
         int ok = WIFSIGNALED(status) && WTERMSIG(status) == cases[i].signal;
         if (!ok && WIFSIGNALED(status))
@@ -191,7 +176,7 @@ int main(void)
         }
         report(ok, cases[i].name, detail);
     }
-    int status = run_in_child(exit_seven);
+    int status = status_of_child(exit_seven);
     report(WIFEXITED(status) && WEXITSTATUS(status) == 7, "a_process_runs_after_the_faults", "");
     printf("# faults survived: %d of %d (%d not raised by this CPU)\n", count - failures, count, skipped);
     printf("%sok 1 faults\n", failures ? "not " : "");

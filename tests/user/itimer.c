@@ -24,6 +24,9 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
+#include "../../user/lib/clock.h"
+#include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
 #include "../../user/lib/proc_interrupts.h"
 
@@ -31,18 +34,6 @@
 
 static volatile sig_atomic_t fired[65];
 static volatile int64_t cpu_ns_at_signal, wall_ns_at_signal;
-
-static int64_t ns_of_timespec(const struct timespec *time)
-{
-    return time->tv_sec * 1000000000ll + time->tv_nsec;
-}
-
-static int64_t clock_ns(clockid_t clock)
-{
-    struct timespec now;
-    clock_gettime(clock, &now);
-    return ns_of_timespec(&now);
-}
 
 /* User (or user + system) CPU time of this process, from getrusage. */
 static int64_t cpu_ns(int with_system)
@@ -63,18 +54,13 @@ static void count_signal(int signal)
          * timer's own count (host-itimer failed once so); the total is
          * exact and bounds user time from above. */
         cpu_ns_at_signal = cpu_ns(1);
-        wall_ns_at_signal = clock_ns(CLOCK_MONOTONIC);
+        wall_ns_at_signal = now_ns();
     }
 }
 
 static void catch(int signal)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = count_signal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(signal, &action, 0);
+    set_handler(signal, count_signal, SA_RESTART);
     fired[signal] = 0;
 }
 
@@ -94,9 +80,9 @@ static int disarmed(int which)
 /* Spin (burning user time) until count signals arrived or the limit. */
 static int spin_until(int signal, int count)
 {
-    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
+    int64_t limit = now_ns() + LIMIT_NS;
     volatile uint64_t sink = 0;
-    while (fired[signal] < count && clock_ns(CLOCK_MONOTONIC) < limit) {
+    while (fired[signal] < count && now_ns() < limit) {
         for (int i = 0; i < 100000; i++)
             sink += (uint64_t)i;
     }
@@ -106,8 +92,8 @@ static int spin_until(int signal, int count)
 /* Sleep in pause() until count signals arrived or the limit. */
 static int pause_until(int signal, int count)
 {
-    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
-    while (fired[signal] < count && clock_ns(CLOCK_MONOTONIC) < limit) {
+    int64_t limit = now_ns() + LIMIT_NS;
+    while (fired[signal] < count && now_ns() < limit) {
         struct timespec step = { 0, 20000000 };
         nanosleep(&step, 0);
     }
@@ -117,15 +103,14 @@ static int pause_until(int signal, int count)
 static int real_one_shot_is_never_early(void)
 {
     catch(SIGALRM);
-    int64_t start = clock_ns(CLOCK_MONOTONIC);
+    int64_t start = now_ns();
     struct itimerval timer = itimer_of(30000, 0);
     CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
     CHECK(!disarmed(ITIMER_REAL));
     CHECK(pause_until(SIGALRM, 1));
     CHECK(wall_ns_at_signal - start >= 30000000);
     CHECK(disarmed(ITIMER_REAL));       /* a one-shot timer is spent */
-    struct timespec step = { 0, 60000000 };
-    nanosleep(&step, 0);
+    sleep_ms(60);
     CHECK(fired[SIGALRM] == 1);         /* and fires once */
     return 1;
 }
@@ -142,8 +127,7 @@ static int real_periodic_keeps_firing(void)
     CHECK(setitimer(ITIMER_REAL, &timer, &old) == 0);
     CHECK(old.it_interval.tv_usec == 5000);     /* the old value comes back */
     int count = fired[SIGALRM];
-    struct timespec step = { 0, 50000000 };
-    nanosleep(&step, 0);
+    sleep_ms(50);
     CHECK(fired[SIGALRM] == count);             /* disarmed: no more */
     return 1;
 }
@@ -155,8 +139,7 @@ static int virtual_counts_user_time(void)
     struct itimerval timer = itimer_of(20000, 0);
     CHECK(setitimer(ITIMER_VIRTUAL, &timer, 0) == 0);
     /* Sleeping uses no user time: the timer must not fire meanwhile. */
-    struct timespec step = { 0, 60000000 };
-    nanosleep(&step, 0);
+    sleep_ms(60);
     CHECK(fired[SIGVTALRM] == 0);
     CHECK(spin_until(SIGVTALRM, 1));
     /* Linux fires ITIMER_VIRTUAL on tick-sampled user time, while
@@ -211,9 +194,7 @@ static int fork_does_not_inherit(void)
     pid_t pid = fork();
     if (pid == 0)
         child_checks_its_timers();
-    int status;
-    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(pid > 0 && exit_status_of(pid) == 0);
     CHECK(!disarmed(ITIMER_REAL) && !disarmed(ITIMER_VIRTUAL));     /* the parent's are untouched */
     timer = itimer_of(0, 0);
     CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0 && setitimer(ITIMER_VIRTUAL, &timer, 0) == 0);
@@ -233,7 +214,7 @@ static int default_action_terminates(void)
     }
     int status;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM);
+    CHECK(killed_by(status, SIGALRM));
     return 1;
 }
 
@@ -296,16 +277,14 @@ static int real_tiny_interval_is_bounded(void)
     catch(SIGALRM);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long long before = timer_interrupts();
-    int64_t start = clock_ns(CLOCK_MONOTONIC);
+    int64_t start = now_ns();
     struct itimerval timer = itimer_of(1, 1);
     CHECK(before >= 0 && setitimer(ITIMER_REAL, &timer, 0) == 0);
-    struct timespec step = { 0, 200000000 };
-    while (nanosleep(&step, &step) != 0)
-        ;                       /* SIGALRM interrupts it: sleep the rest */
+    sleep_ms(200);
     timer = itimer_of(0, 0);
     CHECK(setitimer(ITIMER_REAL, &timer, 0) == 0);
     long long after = timer_interrupts(), taken = after - before;
-    int64_t elapsed_ms = (clock_ns(CLOCK_MONOTONIC) - start) / 1000000;
+    int64_t elapsed_ms = (now_ns() - start) / 1000000;
     printf("# %lld timer interrupts on %ld CPUs in %lld ms with a 1 us ITIMER_REAL; %d SIGALRMs\n", taken, cpus,
            (long long)elapsed_ms, (int)fired[SIGALRM]);
     CHECK(fired[SIGALRM] >= 1 && after >= 0);
@@ -313,10 +292,6 @@ static int real_tiny_interval_is_bounded(void)
     return 1;
 }
 
-/* ---- nohzk only: the CPU-time timer is a tick dependency ---- */
-
-/* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
- * dependencies section, its bits. 0 if both were found. */
 /* A sleep whose length in nanoseconds does not fit in 64 bits is as good
  * as for ever: the alarm, 600 ms on, ends it with EINTR. (18446744074 s
  * is 2^64 ns plus 0.29 s: a kernel that multiplied without care slept
@@ -337,6 +312,12 @@ static int sleep_too_long_to_count_waits_for_the_signal(void)
     return 1;
 }
 
+/* ---- nohzk only: the CPU-time timer is a tick dependency ---- */
+
+/* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
+ * dependencies section, its bits, both from one reading of the file
+ * (tick_row_read() of user/lib/nohz.h reads the state only). 0 if both
+ * were found. */
 static int tick_row(int cpu, char *state, char *deps)
 {
     char *line = NULL, word[32];
@@ -368,8 +349,8 @@ static int tick_row(int cpu, char *state, char *deps)
 static int spin_until_tick(int cpu, const char *wanted, char *deps)
 {
     char state[32] = "";
-    int64_t limit = clock_ns(CLOCK_MONOTONIC) + LIMIT_NS;
-    while (clock_ns(CLOCK_MONOTONIC) < limit) {
+    int64_t limit = now_ns() + LIMIT_NS;
+    while (now_ns() < limit) {
         if (tick_row(cpu, state, deps) == 0 && !strcmp(state, wanted))
             return 1;
         for (volatile int i = 0; i < 100000; i++)
@@ -387,8 +368,7 @@ static void nohz_child(int cpu)
     char deps[32] = "";
     if (pin_to_cpu(0, cpu) < 0)
         _exit(10);
-    FILE *nohz = fopen("/proc/self/nohz", "w");
-    if (!nohz || fputs("1", nohz) < 0 || fclose(nohz) != 0)
+    if (write_nohz(0, "1") != 0)
         _exit(11);
     if (!spin_until_tick(cpu, "stopped", deps) || strcmp(deps, "-"))
         _exit(12);
@@ -446,5 +426,5 @@ int main(void)
         KTAP_CASE(sleep_too_long_to_count_waits_for_the_signal),
         KTAP_CASE(cpu_timer_holds_a_nohz_tick),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -21,17 +21,11 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 /* Each case ends within this, or dies of SIGALRM and fails: a kernel
  * without stops would leave waitpid(WUNTRACED) waiting for ever. */
 #define GUARD_SECONDS 30
-
-static void sleep_ms(long ms)
-{
-    struct timespec pause = {ms / 1000, ms % 1000 * 1000000};
-    while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
-        ;
-}
 
 /* fork, with the child leading a process group of its own whose parent
  * (we) is in the same session, so the group is never orphaned: Linux
@@ -76,26 +70,6 @@ static long drain(int fd)
     return total;
 }
 
-/* /proc/PID/stat's state letter. */
-static char state_of(pid_t pid)
-{
-    char path[64], text[256];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *file = fopen(path, "r");
-    size_t length = file ? fread(text, 1, sizeof(text) - 1, file) : 0;
-    if (file)
-        fclose(file);
-    text[length] = '\0';
-    const char *end = strrchr(text, ')');
-    return end && end[1] == ' ' ? end[2] : '?';
-}
-
-static void kill_and_reap(pid_t pid)
-{
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-}
-
 static int sigstop_stops_and_sigcont_continues(void)
 {
     alarm(GUARD_SECONDS);
@@ -107,7 +81,7 @@ static int sigstop_stops_and_sigcont_continues(void)
     CHECK(waitpid(child, &status, WUNTRACED) == child);
     CHECK(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
     CHECK(waitpid(child, &status, WUNTRACED | WNOHANG) == 0);      /* told once */
-    CHECK(state_of(child) == 'T');
+    CHECK(proc_state_of(child) == 'T');
     drain(ticks);       /* written before the stop */
     sleep_ms(50);
     long while_stopped = drain(ticks);
@@ -121,17 +95,6 @@ static int sigstop_stops_and_sigcont_continues(void)
     return 1;
 }
 
-/* Has pid stopped (state T), within 10 s? */
-static int stops_soon(pid_t pid)
-{
-    for (int tries = 0; tries < 1000; tries++) {
-        if (state_of(pid) == 'T')
-            return 1;
-        sleep_ms(10);
-    }
-    return 0;
-}
-
 /* Without WUNTRACED, a stop is not a reason to return; the report waits
  * for a wait that asks. Without WCONTINUED, neither is a continue. */
 static int plain_wait_ignores_stops(void)
@@ -142,7 +105,7 @@ static int plain_wait_ignores_stops(void)
     CHECK(child > 0);
     int status = 0;
     CHECK(kill(child, SIGTSTP) == 0);
-    CHECK(stops_soon(child));
+    CHECK(state_soon(child, 'T'));
     CHECK(waitpid(child, &status, WNOHANG) == 0);
     CHECK(waitpid(child, &status, WUNTRACED | WNOHANG) == child && WIFSTOPPED(status) && WSTOPSIG(status) == SIGTSTP);
     CHECK(kill(child, SIGCONT) == 0);
@@ -152,27 +115,16 @@ static int plain_wait_ignores_stops(void)
     return 1;
 }
 
-static volatile sig_atomic_t handled;
-
-static void on_signal(int signal)
-{
-    (void)signal;
-    handled++;
-}
-
 /* SIGTSTP caught or ignored does not stop (SIGSTOP cannot be either). */
 static int caught_or_ignored_sigtstp_does_not_stop(void)
 {
     alarm(GUARD_SECONDS);
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_signal;
-    CHECK(sigaction(SIGTSTP, &action, NULL) == 0);
-    CHECK(raise(SIGTSTP) == 0 && handled == 1);
+    CHECK(set_handler(SIGTSTP, count_caught, 0) == 0);
+    CHECK(raise(SIGTSTP) == 0 && caught[SIGTSTP] == 1);
     CHECK(signal(SIGTSTP, SIG_IGN) != SIG_ERR);
-    CHECK(raise(SIGTSTP) == 0 && handled == 1);
+    CHECK(raise(SIGTSTP) == 0 && caught[SIGTSTP] == 1);
     errno = 0;
-    CHECK(sigaction(SIGSTOP, &action, NULL) == -1 && errno == EINVAL);
+    CHECK(set_handler(SIGSTOP, count_caught, 0) == -1 && errno == EINVAL);
     return 1;
 }
 
@@ -190,12 +142,8 @@ static void on_sigchld(int signal, siginfo_t *info, void *context)
 
 static int watch_sigchld(int flags)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = on_sigchld;
-    action.sa_flags = SA_SIGINFO | flags;
     sigchlds = 0;
-    return sigaction(SIGCHLD, &action, NULL);
+    return set_siginfo_handler(SIGCHLD, on_sigchld, flags);
 }
 
 /* Wait (at most 10 s) until count SIGCHLDs have come. */
@@ -276,9 +224,7 @@ static int sigcont_discards_a_pending_stop(void)
     CHECK(pipe(to_us) == 0 && pipe(to_child) == 0);
     pid_t child = fork_own_group();
     if (child == 0) {
-        sigset_t tstp, pending;
-        sigemptyset(&tstp);
-        sigaddset(&tstp, SIGTSTP);
+        sigset_t tstp = signal_set(SIGTSTP), pending;
         sigprocmask(SIG_BLOCK, &tstp, NULL);
         char c = 'r';
         if (write(to_us[1], &c, 1) != 1 || read(to_child[0], &c, 1) != 1)
@@ -299,18 +245,6 @@ static int sigcont_discards_a_pending_stop(void)
     return 1;
 }
 
-/* Wait (at most 10 s) until pid sleeps (state S) after telling us it is
- * about to: then it is in the call under test. */
-static int sleeps_soon(pid_t pid)
-{
-    for (int tries = 0; tries < 1000; tries++) {
-        if (state_of(pid) == 'S')
-            return 1;
-        sleep_ms(10);
-    }
-    return 0;
-}
-
 enum waiting_call { IN_POLL, IN_SELECT, IN_NANOSLEEP, IN_SIGSUSPEND };
 
 /* A stop and a continue, with no handler, are invisible to a waiting
@@ -326,13 +260,8 @@ static int stop_and_continue_are_invisible_to(enum waiting_call call)
     CHECK(pipe(ready) == 0 && pipe(data) == 0);
     pid_t child = fork();
     if (child == 0) {
-        sigset_t usr1, old;
-        sigemptyset(&usr1);
-        sigaddset(&usr1, SIGUSR1);
-        struct sigaction action;
-        memset(&action, 0, sizeof(action));
-        action.sa_handler = on_signal;
-        sigaction(SIGUSR1, &action, NULL);
+        sigset_t usr1 = signal_set(SIGUSR1), old;
+        set_handler(SIGUSR1, count_caught, 0);
         sigprocmask(SIG_BLOCK, &usr1, &old);
         fd_set in;
         FD_ZERO(&in);
@@ -345,23 +274,24 @@ static int stop_and_continue_are_invisible_to(enum waiting_call call)
         case IN_POLL: _exit(poll(&poll_in, 1, -1) == 1 ? 0 : 1);
         case IN_SELECT: _exit(select(data[0] + 1, &in, NULL, NULL, NULL) == 1 ? 0 : 1);
         case IN_NANOSLEEP: _exit(nanosleep(&nap, NULL) == 0 ? 0 : 1);
-        case IN_SIGSUSPEND: _exit(sigsuspend(&old) == -1 && errno == EINTR && handled == 1 ? 0 : 1);
+        case IN_SIGSUSPEND: _exit(sigsuspend(&old) == -1 && errno == EINTR && caught[SIGUSR1] == 1 ? 0 : 1);
         }
         _exit(3);
     }
     CHECK(child > 0);
     char byte;
-    CHECK(read(ready[0], &byte, 1) == 1 && sleeps_soon(child));
+    /* told "r", then asleep: in the call under test */
+    CHECK(read(ready[0], &byte, 1) == 1 && state_soon(child, 'S'));
     int status;
     CHECK(kill(child, SIGSTOP) == 0 && waitpid(child, &status, WUNTRACED) == child && WIFSTOPPED(status));
     CHECK(kill(child, SIGCONT) == 0 && waitpid(child, &status, WCONTINUED) == child && WIFCONTINUED(status));
     if (call == IN_POLL || call == IN_SELECT)
         CHECK(write(data[1], "d", 1) == 1);
     if (call == IN_SIGSUSPEND) {
-        CHECK(sleeps_soon(child));
+        CHECK(state_soon(child, 'S'));
         CHECK(kill(child, SIGUSR1) == 0);
     }
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     return 1;
 }
 
@@ -404,5 +334,5 @@ int main(void)
         KTAP_CASE(stop_and_continue_are_invisible_to_nanosleep),
         KTAP_CASE(stop_and_continue_are_invisible_to_sigsuspend),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define BUFFER_SIZE (16ul << 20)        /* each fork copies it on nohzk */
 #define IOVECS 256                      /* 4 GiB in all, over the one buffer */
@@ -63,7 +64,7 @@ static int status_after_kill(void (*call)(void))
     char byte;
     int ready = child > 0 && read(ready_pipe[0], &byte, 1) == 1;
     close(ready_pipe[0]);
-    nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, 0);
+    sleep_ms(50);
     if (child > 0)
         kill(child, SIGKILL);
     int status = -1;
@@ -71,8 +72,6 @@ static int status_after_kill(void (*call)(void))
         return -1;
     return status;
 }
-
-#define KILLED(status) (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 
 static void fill_iovecs(void)
 {
@@ -117,31 +116,31 @@ static void sleep_forever(void)
 
 static int sigkill_ends_a_write_blocked_on_a_full_pipe(void)
 {
-    CHECK(KILLED(status_after_kill(write_to_full_pipe)));
+    CHECK(killed_by(status_after_kill(write_to_full_pipe), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_a_readv_of_gigabytes(void)
 {
-    CHECK(KILLED(status_after_kill(read_urandom_gigabytes)));
+    CHECK(killed_by(status_after_kill(read_urandom_gigabytes), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_getrandom(void)
 {
-    CHECK(KILLED(status_after_kill(getrandom_all_it_gives)));
+    CHECK(killed_by(status_after_kill(getrandom_all_it_gives), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_munmap_of_huge_ranges(void)
 {
-    CHECK(KILLED(status_after_kill(munmap_huge_range)));
+    CHECK(killed_by(status_after_kill(munmap_huge_range), SIGKILL));
     return 1;
 }
 
 static int sigkill_ends_pause(void)
 {
-    CHECK(KILLED(status_after_kill(sleep_forever)));
+    CHECK(killed_by(status_after_kill(sleep_forever), SIGKILL));
     return 1;
 }
 
@@ -161,5 +160,5 @@ int main(void)
     }
     memset(buffer, 0, BUFFER_SIZE);
     fill_iovecs();
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

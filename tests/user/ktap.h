@@ -18,6 +18,10 @@ struct ktap_case {
 
 static const char *ktap_skip_reason __attribute__((unused));   /* set by a case that cannot run here; it then returns 1 */
 
+/* Called before each case if set: state a family of programs keeps per
+ * case is reset there (conform.h). */
+static void (*ktap_before_each_case)(void) __attribute__((unused));
+
 /* Fail the current case: print the condition and errno as a KTAP comment. */
 #define CHECK(condition)                                                                        \
     do {                                                                                        \
@@ -28,6 +32,9 @@ static const char *ktap_skip_reason __attribute__((unused));   /* set by a case 
     } while (0)
 
 #define KTAP_CASE(function) { #function, function }
+
+/* The number of cases in an array of them, for ktap_main(). */
+#define KTAP_COUNT(cases) ((unsigned)(sizeof(cases) / sizeof((cases)[0])))
 
 /* A case run in a child process: for cases that change what the process
  * is (its nohz attribute, its CPU); a crash fails only that case. */
@@ -53,6 +60,8 @@ static inline int ktap_run(const struct ktap_case *cases, unsigned count, int ea
     fflush(stdout);
     for (unsigned i = 0; i < count; i++) {
         ktap_skip_reason = 0;
+        if (ktap_before_each_case)
+            ktap_before_each_case();
         int ok = each_in_a_child ? ktap_run_in_child(cases[i].run) : cases[i].run();
         printf("%sok %u %s%s%s\n", ok ? "" : "not ", i + 1, cases[i].name, ktap_skip_reason ? " # SKIP " : "",
                ktap_skip_reason ? ktap_skip_reason : "");

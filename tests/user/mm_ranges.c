@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define PAGE 4096ul
 #define KERNEL_ADDRESS 0xffff800000000000ul
@@ -85,21 +86,6 @@ static int still_there(const char *pages)
     return 1;
 }
 
-/* Run body in a child; its wait status. */
-static int status_of_child(void (*body)(void))
-{
-    fflush(stdout);
-    pid_t child = fork();
-    if (child == 0) {
-        body();
-        _exit(0);
-    }
-    int status = -1;
-    if (child < 0 || waitpid(child, &status, 0) != child)
-        return -1;
-    return status;
-}
-
 /* ---- munmap ---- */
 
 static int munmap_refuses_bad_ranges(void)
@@ -146,7 +132,7 @@ static void unmap_far_ranges(void)
 static int munmap_of_huge_ranges_unmaps_what_is_there(void)
 {
     int status = status_of_child(unmap_far_ranges);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exited_with(status, 0));
     return 1;
 }
 
@@ -159,7 +145,7 @@ static void unmap_everything(void)
 static int munmap_of_the_whole_user_half_kills_only_the_caller(void)
 {
     int status = status_of_child(unmap_everything);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    CHECK(killed_by(status, SIGSEGV));
     return 1;
 }
 
@@ -205,10 +191,10 @@ static int mprotect_changes_pages_up_to_the_first_hole(void)
     CHECK(FAILS_WITH(do_mprotect(at, FAR_LENGTH, PROT_READ), ENOMEM));
     CHECK(still_there(protected_pages));
     int status = status_of_child(write_protected);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    CHECK(killed_by(status, SIGSEGV));
     CHECK(do_mprotect(at, 2 * PAGE, PROT_READ | PROT_WRITE) == 0);
     status = status_of_child(write_protected);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exited_with(status, 0));
     CHECK(do_munmap(at, 2 * PAGE) == 0);
     return 1;
 }
@@ -241,5 +227,5 @@ int main(void)
         KTAP_CASE(mmap_fixed_refuses_bad_ranges),
     };
     task_size = find_task_size();
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

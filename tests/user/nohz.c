@@ -1,4 +1,4 @@
-/* The rules of /proc/PID/nohz (patches 01, 13, 14, 15): every error
+/* The rules of /proc/PID/nohz (docs/nohz-task.md#patch-15-procselfnohz): every error
  * path, and what exec, fork, exit and a fatal fault do to the attribute
  * and to the nohz task's CPU.
  * Prints KTAP; scenario "nohz-rules" runs it at -smp 4 and -smp 2.
@@ -17,29 +17,14 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
+#include "../../user/lib/clock.h"
+#include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
-
-static int pin(pid_t pid, int cpu)
-{
-    return pin_to_cpu(pid, cpu);
-}
 
 static int unpin(void)
 {
     return set_affinity_range(0, 0, (int)sysconf(_SC_NPROCESSORS_ONLN) - 1);
-}
-
-/* write(2) of text to /proc/PID/nohz: 0, or the errno. */
-static int write_nohz(pid_t pid, const char *text)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/nohz", (int)pid);
-    int fd = open(path, O_WRONLY);
-    if (fd < 0)
-        return errno;
-    int result = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno;
-    close(fd);
-    return result;
 }
 
 static int read_nohz(pid_t pid)
@@ -54,52 +39,14 @@ static int read_nohz(pid_t pid)
     return got == 2 && text[1] == '\n' && (text[0] == '0' || text[0] == '1') ? text[0] - '0' : -2;
 }
 
-/* The "nohz" column of cpu's row in /proc/tick: a pid, or -1 for none. */
+/* The "nohz" column of cpu's row in /proc/tick: a pid, -1 for none, -2
+ * if there is no row. */
 static int nohz_owner_in_proc_tick(int cpu)
 {
-    char *line = NULL;
-    size_t size = 0;
-    int owner = -2;
-    FILE *file = fopen("/proc/tick", "r");
-    if (!file)
-        return -3;
-    while (getline(&line, &size, file) > 0) {
-        int row_cpu;
-        char state[16], reason[16], nohz[16];
-        if (sscanf(line, "%d %15s %15s %15s", &row_cpu, state, reason, nohz) == 4 && row_cpu == cpu &&
-            (!strcmp(state, "ticking") || !strcmp(state, "stopped"))) {
-            owner = !strcmp(nohz, "-") ? -1 : atoi(nohz);
-            break;
-        }
-    }
-    free(line);
-    fclose(file);
-    return owner;
-}
-
-/* cpu's row of /proc/tick. */
-struct tick_row {
-    char state[16], reason[16], nohz[16];
-    unsigned long ticks, missed, stops, restarts;
-};
-
-static int read_tick_row(int cpu, struct tick_row *row)
-{
-    char *line = NULL;
-    size_t size = 0;
-    int found = 0;
-    FILE *file = fopen("/proc/tick", "r");
-    if (!file)
-        return 0;
-    while (!found && getline(&line, &size, file) > 0) {
-        int row_cpu;
-        found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, row->state, row->reason, row->nohz,
-                       &row->ticks, &row->missed, &row->stops, &row->restarts) == 8 &&
-                row_cpu == cpu && (!strcmp(row->state, "ticking") || !strcmp(row->state, "stopped"));
-    }
-    free(line);
-    fclose(file);
-    return found;
+    struct tick_row row;
+    if (tick_row_read(cpu, &row) != 1)
+        return -2;
+    return !strcmp(row.nohz, "-") ? -1 : atoi(row.nohz);
 }
 
 /* The row says what the tick does, and its counters agree: every CPU
@@ -143,13 +90,6 @@ static int housekeeping_has(int cpu)
     return result;
 }
 
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* For a nohz task: spin in user mode, looking at /proc/tick now and then,
  * until its own CPU's row says the tick is stopped with itself as the
  * owner, i.e. stopped while it runs (5 s at most). */
@@ -158,21 +98,13 @@ static int spin_until_own_tick_stopped(int cpu)
     char self[16];
     struct tick_row row;
     snprintf(self, sizeof(self), "%d", (int)getpid());
-    for (double limit = seconds_now() + 5; seconds_now() < limit;) {
+    for (int64_t limit = now_ns() + 5000000000ll; now_ns() < limit;) {
         for (volatile unsigned long i = 0; i < 2000000; i++)
             ;
-        if (read_tick_row(cpu, &row) && !strcmp(row.state, "stopped") && !strcmp(row.nohz, self))
+        if (tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped") && !strcmp(row.nohz, self))
             return 1;
     }
     return 0;
-}
-
-static int wait_status(pid_t pid)
-{
-    int status = -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return status;
 }
 
 /* --- the tests, each in a child so that nothing leaks between them ----- */
@@ -186,7 +118,7 @@ static int reads_0_by_default(void)
 
 static int only_the_task_itself_may_write(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getppid(), "1") == EPERM);
     CHECK(write_nohz(getppid(), "0") == EPERM);
     CHECK(read_nohz(getppid()) == 0);
@@ -196,7 +128,7 @@ static int only_the_task_itself_may_write(void)
 static int only_0_or_1(void)
 {
     static const char *const bad[] = { "2", "", "10", "1x", "yes", "-1", "1 1", "\n" };
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         int error = write_nohz(getpid(), bad[i]);
         if (error != EINVAL)
@@ -209,7 +141,7 @@ static int only_0_or_1(void)
 
 static int whitespace_is_trimmed(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getpid(), " 1\n") == 0);
     CHECK(read_nohz(getpid()) == 1);
     CHECK(nohz_owner_in_proc_tick(1) == getpid());
@@ -229,28 +161,27 @@ static int unbound_task_is_ebusy(void)
 
 static int one_nohz_task_per_cpu_and_fork_does_not_inherit(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getpid(), "1") == 0);
     pid_t child = fork();
     if (child == 0) {
         /* bound to CPU 1 too, by inheritance, but not a nohz task */
         _exit(read_nohz(getpid()) == 0 && write_nohz(getpid(), "1") == EBUSY && read_nohz(getpid()) == 0 ? 0 : 1);
     }
-    int status = wait_status(child);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     CHECK(read_nohz(getpid()) == 1);
     return 1;
 }
 
 static int nohz_task_affinity_cannot_change(void)
 {
-    CHECK(pin(0, 1) == 0);
+    CHECK(pin_to_cpu(0, 1) == 0);
     CHECK(write_nohz(getpid(), "1") == 0);
-    CHECK(pin(0, 0) == -1 && errno == EBUSY);
+    CHECK(pin_to_cpu(0, 0) == -1 && errno == EBUSY);
     CHECK(unpin() == -1 && errno == EBUSY);
     CHECK(sched_getcpu() == 1);
     CHECK(write_nohz(getpid(), "0") == 0);
-    CHECK(pin(0, 0) == 0);          /* cleared: it may move again */
+    CHECK(pin_to_cpu(0, 0) == 0);          /* cleared: it may move again */
     CHECK(sched_getcpu() == 0);
     return 1;
 }
@@ -265,7 +196,7 @@ static int last_free_cpu_is_ebusy(void)
     for (int cpu = 1; cpu < cpus; cpu++) {
         if (fork() == 0) {
             close(hold[1]);
-            byte = pin(0, cpu) == 0 && write_nohz(getpid(), "1") == 0 ? 'y' : 'n';
+            byte = pin_to_cpu(0, cpu) == 0 && write_nohz(getpid(), "1") == 0 ? 'y' : 'n';
             write(ready[1], &byte, 1);
             read(hold[0], &byte, 1);        /* until the parent closes it */
             _exit(0);
@@ -275,7 +206,7 @@ static int last_free_cpu_is_ebusy(void)
     int all_set = 1;
     for (int cpu = 1; cpu < cpus; cpu++)
         all_set &= read(ready[0], &byte, 1) == 1 && byte == 'y';
-    int error = pin(0, 0) == 0 ? write_nohz(getpid(), "1") : -1;
+    int error = pin_to_cpu(0, 0) == 0 ? write_nohz(getpid(), "1") : -1;
     close(hold[1]);
     while (wait(0) > 0)
         ;
@@ -291,24 +222,23 @@ static int exec_keeps_it(void)
 {
     pid_t child = fork();
     if (child == 0) {
-        if (pin(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
+        if (pin_to_cpu(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
         execl("/bin/sh", "sh", "-c", "read v < /proc/self/nohz; exit $((v + 40))", (char *)0);
         _exit(8);
     }
-    int status = wait_status(child);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 41);
+    CHECK(exit_status_of(child) == 41);
     return 1;
 }
 
-/* Exit, and a kill by a fault, clear the attribute and the mask (patch 14):
+/* Exit, and a kill by a fault, clear the attribute and the mask (docs/nohz-task.md#patch-14-exit-clears-the-attribute):
  * the CPU is free for another nohz task at once. */
 static int exit_and_fault_clear_the_mask(void)
 {
     for (int round = 0; round < 2; round++) {
         pid_t child = fork();
         if (child == 0) {
-            if (pin(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
+            if (pin_to_cpu(0, 1) != 0 || write_nohz(getpid(), "1") != 0)
                 _exit(9);
             if (round == 1)
                 *(volatile int *)(long)getpid() = 0;    /* a fault at a small address: SIGSEGV */
@@ -320,7 +250,7 @@ static int exit_and_fault_clear_the_mask(void)
         else
             CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
         CHECK(nohz_owner_in_proc_tick(1) == -1);
-        CHECK(pin(0, 1) == 0 && write_nohz(getpid(), "1") == 0);
+        CHECK(pin_to_cpu(0, 1) == 0 && write_nohz(getpid(), "1") == 0);
         CHECK(write_nohz(getpid(), "0") == 0);
         CHECK(unpin() == 0);
     }
@@ -340,7 +270,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     CHECK(cpu >= 1);
     pid_t victim = fork();
     if (victim == 0) {
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
         if (!spin_until_own_tick_stopped(cpu))
             _exit(10);
@@ -357,8 +287,8 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     CHECK(housekeeping_has(cpu) == 1);
     /* Now idle, the CPU stops its tick: stopped, no reason, counters agree. */
     int stopped = 0;
-    for (double limit = seconds_now() + 2; !stopped && seconds_now() < limit; usleep(10000))
-        stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
+    for (int64_t limit = now_ns() + 2000000000ll; !stopped && now_ns() < limit; sleep_ms(10))
+        stopped = tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped");
     printf("# cpu %d after its nohz task died of SIGSEGV: %s, reason %s, nohz %s, stops %lu, restarts %lu, "
            "housekeeping %s\n", cpu, row.state, row.reason, row.nohz, row.stops, row.restarts,
            housekeeping_has(cpu) == 1 ? "yes" : "no");
@@ -370,7 +300,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     if (next == 0) {
         close(ready[0]);
         close(go[1]);
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || read_nohz(getpid()) != 1)
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || read_nohz(getpid()) != 1)
             _exit(9);
         write(ready[1], "y", 1);
         if (!spin_until_own_tick_stopped(cpu))
@@ -412,7 +342,7 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     for (int other = 0; other < cpu; other++) {
         spinners[other] = fork();
         if (spinners[other] == 0) {
-            pin(0, other);
+            pin_to_cpu(0, other);
             for (;;)
                 ;
         }
@@ -420,7 +350,7 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     /* The only idle CPU left is the last one: a wakeup puts us there. */
     int there = 0;
     for (int tries = 0; tries < 200 && !there; tries++) {
-        usleep(10000);
+        sleep_ms(10);
         there = sched_getcpu() == cpu;
     }
     if (!there) {
@@ -432,7 +362,7 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     if (nohz == 0) {
         close(ready[0]);
         close(go[1]);
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || !spin_until_own_tick_stopped(cpu))
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || !spin_until_own_tick_stopped(cpu))
             _exit(9);
         write(ready[1], "s", 1);    /* wakes the test process: where does it run? */
         for (volatile unsigned long i = 0; i < 100000000; i++)
@@ -479,7 +409,7 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     pid_t task = fork();
     if (task == 0) {
         signal(SIGCONT, on_continue);
-        if (pin(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
         if (!spin_until_own_tick_stopped(cpu))
             _exit(10);
@@ -496,8 +426,8 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     int status = 0;
     CHECK(kill(task, SIGSTOP) == 0 && waitpid(task, &status, WUNTRACED) == task && WIFSTOPPED(status));
     int idle_and_stopped = 0;
-    for (double limit = seconds_now() + 2; !idle_and_stopped && seconds_now() < limit; usleep(10000))
-        idle_and_stopped = read_tick_row(cpu, &row) && !strcmp(row.state, "stopped");
+    for (int64_t limit = now_ns() + 2000000000ll; !idle_and_stopped && now_ns() < limit; sleep_ms(10))
+        idle_and_stopped = tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped");
     int owner_while_stopped = nohz_owner_in_proc_tick(cpu), flag_while_stopped = read_nohz(task);
     printf("# cpu %d with its nohz task stopped: %s, reason %s, nohz %s, owner %d\n", cpu, row.state, row.reason,
            row.nohz, owner_while_stopped);
@@ -527,5 +457,5 @@ int main(void)
         KTAP_CASE(a_waking_task_avoids_a_nohz_cpu),
         KTAP_CASE(stopped_nohz_task_keeps_its_cpu),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

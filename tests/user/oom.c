@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define MIB (1024 * 1024l)
 #define PAGE 4096l
@@ -110,7 +111,7 @@ static int fork_fails_with_enomem_and_recovers(void)
     c = 'q';
     CHECK(write(to_hog[1], &c, 1) == 1);
     int status;
-    CHECK(waitpid(hog_pid, &status, 0) == hog_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(hog_pid) == 0);
     printf("# free at the low point: %ld KiB; forks: %d refused (ENOMEM), %d worked, %d other, in %d steps\n", low,
            enomem, worked, other, steps);
     CHECK(enomem >= 1);         /* memory did run out */
@@ -129,5 +130,5 @@ int main(void)
         KTAP_CASE(a_mapping_larger_than_free_memory_fails_at_once),
         KTAP_CASE(fork_fails_with_enomem_and_recovers),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -24,13 +24,8 @@
 #include <unistd.h>
 
 #include "ktap.h"
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec * 1000000000ll + now.tv_nsec;
-}
+#include "testlib.h"
+#include "../../user/lib/clock.h"
 
 static int empty_pipe_is_not_readable(void)
 {
@@ -128,30 +123,23 @@ static int write_wakes_the_poller(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    pid_t child = fork();
-    if (child == 0) {
-        struct timespec pause = {0, 50000000};
-        nanosleep(&pause, NULL);
-        _exit(write(ends[1], "w", 1) == 1 ? 0 : 1);
-    }
+    pid_t child = write_later(ends[1], 'w', 50);
     CHECK(child > 0);
     struct pollfd in = {ends[0], POLLIN, 0};
     CHECK(poll(&in, 1, -1) == 1 && in.revents == POLLIN);
     char c = 0;
     CHECK(read(ends[0], &c, 1) == 1 && c == 'w');
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     /* ppoll without a timeout too, woken by the other end's close */
     child = fork();
     if (child == 0) {
         close(ends[1]);
-        struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
+        sleep_ms(20);
         _exit(0);
     }
     close(ends[1]);
     CHECK(ppoll(&in, 1, NULL, NULL) == 1 && (in.revents & POLLHUP));
-    CHECK(waitpid(child, &status, 0) == child);
+    CHECK(waitpid(child, NULL, 0) == child);
     close(ends[0]);
     return 1;
 }
@@ -162,29 +150,15 @@ static int huge_timeout_waits_for_the_write(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    pid_t child = fork();
-    if (child == 0) {
-        struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
-        _exit(write(ends[1], "h", 1) == 1 ? 0 : 1);
-    }
+    pid_t child = write_later(ends[1], 'h', 20);
     CHECK(child > 0);
     struct pollfd in = {ends[0], POLLIN, 0};
     struct timespec forever = {18446744071ll, 999999999};    /* ns: 1.7 s short of 2^64 */
     CHECK(ppoll(&in, 1, &forever, NULL) == 1 && in.revents == POLLIN);
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     close(ends[0]);
     close(ends[1]);
     return 1;
-}
-
-static volatile sig_atomic_t alarms;
-
-static void on_alarm(int signal)
-{
-    (void)signal;
-    alarms++;
 }
 
 /* A handled signal ends the wait with EINTR, even with SA_RESTART. */
@@ -192,11 +166,7 @@ static int signal_interrupts_the_wait(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_alarm;
-    action.sa_flags = SA_RESTART;
-    CHECK(sigaction(SIGALRM, &action, NULL) == 0);
+    CHECK(set_handler(SIGALRM, count_caught, SA_RESTART) == 0);
     struct itimerval once = {{0, 0}, {0, 30000}};
     CHECK(setitimer(ITIMER_REAL, &once, NULL) == 0);
     struct pollfd in = {ends[0], POLLIN, 0};
@@ -206,16 +176,8 @@ static int signal_interrupts_the_wait(void)
     close(ends[0]);
     close(ends[1]);
     errno = error;
-    CHECK(result == -1 && error == EINTR && alarms == 1);
+    CHECK(result == -1 && error == EINTR && caught[SIGALRM] == 1);
     return 1;
-}
-
-static volatile sig_atomic_t usr1_count;
-
-static void on_usr1(int signal)
-{
-    (void)signal;
-    usr1_count++;
 }
 
 /* ppoll's mask is in force only during the wait: a pending SIGUSR1,
@@ -225,26 +187,21 @@ static void on_usr1(int signal)
  * below waited out its 10 s.) */
 static int ppoll_mask_is_in_force_during_the_wait(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_usr1;
-    CHECK(sigaction(SIGUSR1, &action, NULL) == 0);
-    sigset_t usr1, during, after;
-    sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
+    CHECK(set_handler(SIGUSR1, count_caught, 0) == 0);
+    sigset_t usr1 = signal_set(SIGUSR1), during, after;
     CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
-    CHECK(raise(SIGUSR1) == 0 && usr1_count == 0);
+    CHECK(raise(SIGUSR1) == 0 && caught[SIGUSR1] == 0);
 
     int ends[2];
     CHECK(pipe(ends) == 0);
     struct pollfd out = {ends[1], POLLOUT, 0};
-    CHECK(ppoll(&out, 1, NULL, &usr1) == 1 && usr1_count == 0);     /* still blocked */
+    CHECK(ppoll(&out, 1, NULL, &usr1) == 1 && caught[SIGUSR1] == 0);     /* still blocked */
     struct pollfd in = {ends[0], POLLIN, 0};
     struct timespec long_wait = {10, 0};
     sigemptyset(&during);
     errno = 0;
     CHECK(ppoll(&in, 1, &long_wait, &during) == -1 && errno == EINTR);
-    CHECK(usr1_count == 1);
+    CHECK(caught[SIGUSR1] == 1);
     CHECK(sigprocmask(SIG_BLOCK, NULL, &after) == 0 && sigismember(&after, SIGUSR1));
     uint64_t mask = 0;
     struct timespec zero = {0, 0};
@@ -269,5 +226,5 @@ int main(void)
         KTAP_CASE(signal_interrupts_the_wait),
         KTAP_CASE(ppoll_mask_is_in_force_during_the_wait),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define SPAWNERS 2
 #define READERS 3
@@ -140,16 +141,9 @@ static void spawner(int pids_fd)
         failures += write(pids_fd, &pid, sizeof(pid)) != sizeof(pid);
         failures += !read_proc_file(&mine, pid, "stat") || mine.bad;   /* it lives: there */
         failures += write(release[1], "x", 1) != 1;
-        int status;
-        failures += waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        failures += exit_status_of(child) != 0;
     }
     _exit(failures ? 1 : 0);
-}
-
-static int wait_ok(pid_t pid)
-{
-    int status;
-    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 static int proc_files_of_processes_being_reaped(void)
@@ -176,13 +170,13 @@ static int proc_files_of_processes_being_reaped(void)
     close(pids[1]);
     int spawners_ok = 1;
     for (int i = 0; i < SPAWNERS; i++)
-        spawners_ok &= wait_ok(spawners[i]);
+        spawners_ok &= exit_status_of(spawners[i]) == 0;
     struct tally total = { 0 };
     int readers_ok = 1;
     for (int i = 0; i < READERS; i++) {
         struct tally tally;
         readers_ok &= read(tallies[0], &tally, sizeof(tally)) == sizeof(tally);
-        readers_ok &= wait_ok(readers[i]);
+        readers_ok &= exit_status_of(readers[i]) == 0;
         total.pids += tally.pids;
         total.opened += tally.opened;
         total.read_ok += tally.read_ok;
@@ -208,5 +202,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -22,13 +22,8 @@
 #include <unistd.h>
 
 #include "ktap.h"
-
-static int64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec * 1000000000ll + now.tv_nsec;
-}
+#include "testlib.h"
+#include "../../user/lib/clock.h"
 
 /* A pipe's write end is writable, its read end readable once written;
  * one descriptor in two sets counts twice. */
@@ -182,12 +177,7 @@ static int write_wakes_the_selector(void)
 {
     int ends[2];
     CHECK(pipe(ends) == 0);
-    pid_t child = fork();
-    if (child == 0) {
-        struct timespec pause = {0, 50000000};
-        nanosleep(&pause, NULL);
-        _exit(write(ends[1], "w", 1) == 1 ? 0 : 1);
-    }
+    pid_t child = write_later(ends[1], 'w', 50);
     CHECK(child > 0);
     fd_set in;
     FD_ZERO(&in);
@@ -195,19 +185,10 @@ static int write_wakes_the_selector(void)
     CHECK(select(ends[0] + 1, &in, NULL, NULL, NULL) == 1 && FD_ISSET(ends[0], &in));
     char c = 0;
     CHECK(read(ends[0], &c, 1) == 1 && c == 'w');
-    int status;
-    CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(exit_status_of(child) == 0);
     close(ends[0]);
     close(ends[1]);
     return 1;
-}
-
-static volatile sig_atomic_t usr1_count;
-
-static void on_usr1(int signal)
-{
-    (void)signal;
-    usr1_count++;
 }
 
 /* pselect's mask is in force only during the wait: a SIGUSR1 blocked
@@ -216,22 +197,17 @@ static void on_usr1(int signal)
  * ready descriptor is reported and the signal stays pending. */
 static int pselect_mask_is_in_force_during_the_wait(void)
 {
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_usr1;
-    CHECK(sigaction(SIGUSR1, &action, NULL) == 0);
-    sigset_t usr1, during, after;
-    sigemptyset(&usr1);
-    sigaddset(&usr1, SIGUSR1);
+    CHECK(set_handler(SIGUSR1, count_caught, 0) == 0);
+    sigset_t usr1 = signal_set(SIGUSR1), during, after;
     CHECK(sigprocmask(SIG_BLOCK, &usr1, NULL) == 0);
-    CHECK(raise(SIGUSR1) == 0 && usr1_count == 0);
+    CHECK(raise(SIGUSR1) == 0 && caught[SIGUSR1] == 0);
 
     int ends[2];
     CHECK(pipe(ends) == 0);
     fd_set out;
     FD_ZERO(&out);
     FD_SET(ends[1], &out);
-    CHECK(pselect(ends[1] + 1, NULL, &out, NULL, NULL, &usr1) == 1 && usr1_count == 0);   /* still blocked */
+    CHECK(pselect(ends[1] + 1, NULL, &out, NULL, NULL, &usr1) == 1 && caught[SIGUSR1] == 0);   /* still blocked */
 
     fd_set in;
     FD_ZERO(&in);
@@ -240,7 +216,7 @@ static int pselect_mask_is_in_force_during_the_wait(void)
     sigemptyset(&during);
     errno = 0;
     CHECK(pselect(ends[0] + 1, &in, NULL, NULL, &long_wait, &during) == -1 && errno == EINTR);
-    CHECK(usr1_count == 1);
+    CHECK(caught[SIGUSR1] == 1);
     CHECK(sigprocmask(SIG_BLOCK, NULL, &after) == 0 && sigismember(&after, SIGUSR1));
     close(ends[0]);
     close(ends[1]);
@@ -259,5 +235,5 @@ int main(void)
         KTAP_CASE(write_wakes_the_selector),
         KTAP_CASE(pselect_mask_is_in_force_during_the_wait),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

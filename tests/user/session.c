@@ -14,12 +14,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-
-static int wait_ok(pid_t pid)
-{
-    int status;
-    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
+#include "testlib.h"
 
 static int setsid_makes_a_session_and_a_group(void)
 {
@@ -35,7 +30,7 @@ static int setsid_makes_a_session_and_a_group(void)
         _exit(ok ? 0 : 1);
     }
     CHECK(child > 0);
-    CHECK(wait_ok(child));
+    CHECK(exit_status_of(child) == 0);
     CHECK(getsid(0) == parent_session);     /* ours is unchanged */
     return 1;
 }
@@ -69,8 +64,7 @@ static int getpgid_and_getsid_of_another(void)
     CHECK(read(ready[0], &c, 1) == 1);
     int group_ok = getpgid(child) == child && getpgid(0) == getpgrp();
     int session_ok = getsid(child) == getsid(0);
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    kill_and_reap(child);
     CHECK(group_ok && session_ok);
     errno = 0;
     CHECK(getpgid(999999) == -1 && errno == ESRCH);
@@ -97,7 +91,7 @@ static int setpgid_checks_the_group(void)
         _exit(ok ? 0 : 1);
     }
     CHECK(child > 0);
-    CHECK(wait_ok(child));
+    CHECK(exit_status_of(child) == 0);
     return 1;
 }
 
@@ -114,29 +108,9 @@ static int setpgid_of_a_child_in_another_session_fails(void)
     int left = setsid() == getpid();
     errno = 0;
     int refused = setpgid(child, child) == -1 && errno == EPERM;
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
+    kill_and_reap(child);
     CHECK(left && refused);
     return 1;
-}
-
-/* Has pid exited (state Z in /proc/PID/stat)? Looks for up to 10 s. */
-static int is_zombie_soon(pid_t pid)
-{
-    char path[64], text[256];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    for (int tries = 0; tries < 1000; tries++) {
-        FILE *stat = fopen(path, "r");
-        size_t length = stat ? fread(text, 1, sizeof(text) - 1, stat) : 0;
-        if (stat)
-            fclose(stat);
-        text[length] = '\0';
-        const char *state = strrchr(text, ')');    /* "pid (name) S ..." */
-        if (state && state[1] == ' ' && state[2] == 'Z')
-            return 1;
-        usleep(10000);
-    }
-    return 0;
 }
 
 /* A group whose only member has exited but is not yet reaped still exists
@@ -151,7 +125,7 @@ static int a_zombie_keeps_its_group(void)
     }
     CHECK(first > 0);
     setpgid(first, first);      /* as a shell does, from both sides */
-    CHECK(is_zombie_soon(first));      /* exited, not reaped */
+    CHECK(state_soon(first, 'Z'));     /* exited, not reaped */
     pid_t next = fork();
     if (next == 0) {
         pause();
@@ -159,8 +133,7 @@ static int a_zombie_keeps_its_group(void)
     }
     CHECK(next > 0);
     int joined = setpgid(next, first) == 0 && getpgid(next) == first;
-    kill(next, SIGKILL);
-    waitpid(next, NULL, 0);
+    kill_and_reap(next);
     waitpid(first, NULL, 0);
     CHECK(joined);
     return 1;
@@ -176,5 +149,5 @@ int main(void)
         KTAP_CASE(setpgid_of_a_child_in_another_session_fails),
         KTAP_CASE(a_zombie_keeps_its_group),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

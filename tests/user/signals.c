@@ -17,38 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
-
-static void install(int signal, void (*handler)(int, siginfo_t *, void *), int flags)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_sigaction = handler;
-    action.sa_flags = SA_SIGINFO | flags;
-    sigemptyset(&action.sa_mask);
-    sigaction(signal, &action, 0);
-}
-
-static void set_default(int signal, void (*handler)(int))
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = handler;
-    sigaction(signal, &action, 0);
-}
-
-/* Run body in a child; return its wait status. */
-static int in_child(void (*body)(void))
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        body();
-        _exit(0);
-    }
-    int status = -1;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return status;
-}
+#include "testlib.h"
 
 /* --- a handler runs, sees siginfo, and the interrupted code resumes ---- */
 
@@ -71,7 +40,7 @@ static void record(int signal, siginfo_t *info, void *context)
 static int handler_runs(void)
 {
     handled = 0;
-    install(SIGUSR1, record, 0);
+    set_siginfo_handler(SIGUSR1, record, 0);
     CHECK(kill(getpid(), SIGUSR1) == 0);
     CHECK(handled == 1);
     CHECK(seen_signal == SIGUSR1 && seen_code == SI_USER && seen_pid == getpid());
@@ -97,7 +66,7 @@ static int registers_survive(void)
     uint64_t rbx_after, r12_after;
     long pid = getpid();
     handled = 0;
-    install(SIGUSR2, clobber, 0);
+    set_siginfo_handler(SIGUSR2, clobber, 0);
     __asm__ volatile("movdqu %[in], %%xmm0\n\t"
                      "mov $0x1234, %%rbx\n\t"
                      "mov $0x5678, %%r12\n\t"
@@ -153,7 +122,7 @@ static int exceptions_reach_handlers(void)
 {
     static const int kinds[] = { SIGSEGV, SIGILL, SIGTRAP, SIGFPE };
     for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-        install(kinds[i], jump_out, SA_NODEFER);
+        set_siginfo_handler(kinds[i], jump_out, SA_NODEFER);
         int caught = sigsetjmp(escape, 1);
         if (caught == 0) {
             raise_by_fault(kinds[i]);
@@ -162,7 +131,7 @@ static int exceptions_reach_handlers(void)
         CHECK(caught == kinds[i]);
         if (kinds[i] == SIGSEGV)
             CHECK(fault_address == 0x10);
-        set_default(kinds[i], SIG_DFL);
+        set_handler(kinds[i], SIG_DFL, 0);
     }
     return 1;
 }
@@ -179,9 +148,9 @@ static void skip_instruction(int signal, siginfo_t *info, void *context)
 static int context_can_be_changed(void)
 {
     handled = 0;
-    install(SIGILL, skip_instruction, 0);
+    set_siginfo_handler(SIGILL, skip_instruction, 0);
     __asm__ volatile("ud2");
-    set_default(SIGILL, SIG_DFL);
+    set_handler(SIGILL, SIG_DFL, 0);
     CHECK(handled == 1);
     return 1;
 }
@@ -190,11 +159,9 @@ static int context_can_be_changed(void)
 
 static int blocked_signals_wait(void)
 {
-    sigset_t block, pending;
+    sigset_t block = signal_set(SIGUSR1), pending;
     handled = 0;
-    install(SIGUSR1, record, 0);
-    sigemptyset(&block);
-    sigaddset(&block, SIGUSR1);
+    set_siginfo_handler(SIGUSR1, record, 0);
     sigprocmask(SIG_BLOCK, &block, 0);
     kill(getpid(), SIGUSR1);
     CHECK(handled == 0);
@@ -209,15 +176,13 @@ static int blocked_signals_wait(void)
 
 static int sigsuspend_waits_for_child(void)
 {
-    sigset_t block, empty, after;
+    sigset_t block = signal_set(SIGCHLD), empty, after;
     handled = 0;
-    install(SIGCHLD, record, 0);
-    sigemptyset(&block);
-    sigaddset(&block, SIGCHLD);
+    set_siginfo_handler(SIGCHLD, record, 0);
     sigprocmask(SIG_BLOCK, &block, 0);
     pid_t pid = fork();
     if (pid == 0) {
-        usleep(20000);
+        sleep_ms(20);
         _exit(5);
     }
     sigemptyset(&empty);
@@ -226,10 +191,9 @@ static int sigsuspend_waits_for_child(void)
     CHECK(seen_signal == SIGCHLD && seen_pid == pid && seen_code == CLD_EXITED);
     sigprocmask(SIG_BLOCK, 0, &after);
     CHECK(sigismember(&after, SIGCHLD)); /* sigsuspend's mask is gone again */
-    int status;
-    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 5);
+    CHECK(exit_status_of(pid) == 5);
     sigprocmask(SIG_UNBLOCK, &block, 0);
-    set_default(SIGCHLD, SIG_DFL);
+    set_handler(SIGCHLD, SIG_DFL, 0);
     return 1;
 }
 
@@ -247,39 +211,39 @@ static void die_by_pipe(void)
 static void survive_pipe_ignored(void)
 {
     int fds[2];
-    set_default(SIGPIPE, SIG_IGN);
+    set_handler(SIGPIPE, SIG_IGN, 0);
     pipe(fds);
     close(fds[0]);
     _exit(write(fds[1], "x", 1) == -1 && errno == EPIPE ? 7 : 1);
 }
 static void die_after_resethand(void)
 {
-    install(SIGUSR1, record, SA_RESETHAND);
+    set_siginfo_handler(SIGUSR1, record, SA_RESETHAND);
     kill(getpid(), SIGUSR1);   /* handled, and the action reset */
     kill(getpid(), SIGUSR1);   /* default: terminate */
     _exit(1);
 }
 static void ignore_and_go_on(void)
 {
-    set_default(SIGUSR2, SIG_IGN);
+    set_handler(SIGUSR2, SIG_IGN, 0);
     kill(getpid(), SIGUSR2);
     _exit(9);
 }
 
 static int default_actions(void)
 {
-    int status = in_child(die_by_term);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM && !WCOREDUMP(status));
-    status = in_child(die_by_segv);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
-    status = in_child(die_by_pipe);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE);
-    status = in_child(survive_pipe_ignored);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
-    status = in_child(die_after_resethand);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1);
-    status = in_child(ignore_and_go_on);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+    int status = status_of_child(die_by_term);
+    CHECK(killed_by(status, SIGTERM) && !WCOREDUMP(status));
+    status = status_of_child(die_by_segv);
+    CHECK(killed_by(status, SIGSEGV));
+    status = status_of_child(die_by_pipe);
+    CHECK(killed_by(status, SIGPIPE));
+    status = status_of_child(survive_pipe_ignored);
+    CHECK(exited_with(status, 7));
+    status = status_of_child(die_after_resethand);
+    CHECK(killed_by(status, SIGUSR1));
+    status = status_of_child(ignore_and_go_on);
+    CHECK(exited_with(status, 9));
     return 1;
 }
 
@@ -293,13 +257,13 @@ static int interrupted_read(int flags)
     char byte = 0;
     CHECK(pipe(fds) == 0);
     handled = 0;
-    install(SIGUSR1, noop, flags);
+    set_siginfo_handler(SIGUSR1, noop, flags);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        usleep(20000);
+        sleep_ms(20);
         kill(parent, SIGUSR1);
-        usleep(20000);
+        sleep_ms(20);
         write(fds[1], "z", 1);
         _exit(0);
     }
@@ -323,11 +287,11 @@ static int nanosleep_reports_time_left(void)
 {
     struct timespec request = { 5, 0 }, left = { 0, 0 };
     handled = 0;
-    install(SIGUSR1, noop, 0);
+    set_siginfo_handler(SIGUSR1, noop, 0);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        usleep(20000);
+        sleep_ms(20);
         kill(parent, SIGUSR1);
         _exit(0);
     }
@@ -371,16 +335,16 @@ static void bad_sigreturn(void)
 
 static void no_stack_for_handler(void)
 {
-    install(SIGILL, noop, 0);
+    set_siginfo_handler(SIGILL, noop, 0);
     __asm__ volatile("mov $0x10, %rsp\n\tud2");
 }
 
 static int broken_frames_kill_only_the_process(void)
 {
-    int status = in_child(bad_sigreturn);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
-    status = in_child(no_stack_for_handler);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    int status = status_of_child(bad_sigreturn);
+    CHECK(killed_by(status, SIGSEGV));
+    status = status_of_child(no_stack_for_handler);
+    CHECK(killed_by(status, SIGSEGV));
     return 1;
 }
 
@@ -400,5 +364,5 @@ int main(void)
         KTAP_CASE(bad_arguments_rejected),
         KTAP_CASE(broken_frames_kill_only_the_process),
     };
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

@@ -5,12 +5,9 @@
  * (scenario "spawn", "spawn-glibc") and, unchanged, on the Linux host
  * (tests/run's host-spawn.*).
  *
- * Found when a system() call in fuzz died of a general protection fault:
- * the kernel ran the child on the parent's stack pointer, not the one
- * clone() was given, so the child popped garbage. Then glibc's
- * posix_spawn() of a missing program said it worked: its child reports
- * the failed exec by writing into the parent's memory, which a vfork run
- * as a fork had copied. */
+ * Two rules matter: the child runs on the stack clone() was given, not the
+ * parent's; and a vfork child shares its parent's memory (glibc's
+ * posix_spawn() reports a failed exec by writing into it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -24,16 +21,9 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 extern char **environ;
-
-static int exit_status_of(pid_t pid)
-{
-    int status;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-        return -1;
-    return WEXITSTATUS(status);
-}
 
 static int posix_spawn_runs_a_program(void)
 {
@@ -150,7 +140,7 @@ static int ends_soon(pid_t pid, int *status)
     for (int tries = 0; tries < 1000; tries++) {
         if (waitpid(pid, status, WNOHANG) == pid)
             return 1;
-        usleep(10000);
+        sleep_ms(10);
     }
     return 0;
 }
@@ -218,5 +208,5 @@ int main(void)
         KTAP_CASE(vfork_parent_dies_of_sigkill),
         KTAP_CASE(vfork_parent_dies_of_sigterm),
     };
-    return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }

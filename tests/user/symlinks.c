@@ -338,5 +338,5 @@ int main(void)
         clean_up();
         return 1;
     }
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

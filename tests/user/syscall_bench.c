@@ -14,8 +14,6 @@
  * "bench: getppid_cpuN cycles_median=N cycles_min=N batches=N per_batch=N nohz=0|1".
  * Status 1 if it cannot pin or the kernel refuses nohz. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../user/lib/clock.h"
+#include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
 
 #define ROUNDS 31
 #define BATCH  200
 #define SPAWNS 11
-#define WARMUP_NS 1000000000ull
+#define WARMUP_NS 1000000000ll
 
 static uint64_t rdtsc(void)
 {
@@ -51,13 +51,6 @@ static uint64_t median(uint64_t *values, int count)
     return values[count / 2];
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-}
-
 /* ROUNDS batches of BATCH calls of system call nr: the median and the least. */
 static void time_batches(long nr, uint64_t *median_cycles, uint64_t *min_cycles)
 {
@@ -75,14 +68,13 @@ static void time_batches(long nr, uint64_t *median_cycles, uint64_t *min_cycles)
 /* 1: a nohz task now; 0: this kernel has none (no /proc/self/nohz). */
 static int become_nohz(void)
 {
-    int fd = open("/proc/self/nohz", O_WRONLY);
-    if (fd < 0 && errno == ENOENT)
+    int error = write_nohz(0, "1");
+    if (error == ENOENT)
         return 0;
-    if (fd < 0 || write(fd, "1", 1) != 1) {
-        fprintf(stderr, "syscall_bench: cannot write 1 to /proc/self/nohz: %s\n", strerror(errno));
+    if (error) {
+        fprintf(stderr, "syscall_bench: cannot write 1 to /proc/self/nohz: %s\n", strerror(error));
         exit(1);
     }
-    close(fd);
     return 1;
 }
 
@@ -99,7 +91,7 @@ static int getppid_on(const char *cpu_text, int nohz)
         return 1;
     }
     int is_nohz = nohz && become_nohz();
-    for (uint64_t start = now_ns(); now_ns() - start < WARMUP_NS;)
+    for (int64_t start = now_ns(); now_ns() - start < WARMUP_NS;)
         for (volatile int i = 0; i < 100000; i++)
             ;
     uint64_t median_cycles, min_cycles;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define EXIT_CODE 7
 
@@ -32,13 +33,8 @@ static void on_sigchld(int signal)
  * once it is a zombie, SIGCHLD blocked again. */
 static pid_t make_zombie(int own_group)
 {
-    sigset_t chld, old;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    struct sigaction action;
-    memset(&action, 0, sizeof(action));
-    action.sa_handler = on_sigchld;
-    if (sigaction(SIGCHLD, &action, 0) < 0 || sigprocmask(SIG_BLOCK, &chld, &old) < 0)
+    sigset_t chld = signal_set(SIGCHLD), old;
+    if (set_handler(SIGCHLD, on_sigchld, 0) < 0 || sigprocmask(SIG_BLOCK, &chld, &old) < 0)
         return -1;
     child_exited = 0;
     fflush(stdout);
@@ -58,9 +54,7 @@ static pid_t make_zombie(int own_group)
 
 static int reap(pid_t child)
 {
-    int status;
-    CHECK(waitpid(child, &status, 0) == child);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_CODE);
+    CHECK(exit_status_of(child) == EXIT_CODE);
     return 1;
 }
 
@@ -120,5 +114,5 @@ static const struct ktap_case cases[] = {
 
 int main(void)
 {
-    return ktap_main(cases, sizeof(cases) / sizeof(cases[0]));
+    return ktap_main(cases, KTAP_COUNT(cases));
 }

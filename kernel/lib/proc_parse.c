@@ -1,6 +1,6 @@
-/* Parsers of /proc writes: see kernel/fs/proc_parse.h. Pure logic, compiled
+/* Parsers of /proc writes: see kernel/lib/proc_parse.h. Pure logic, compiled
  * into the kernel and into the host fuzz targets (tests/fuzz/). */
-#include "kernel/fs/proc_parse.h"
+#include "kernel/lib/proc_parse.h"
 
 #include <stdbool.h>
 
@@ -52,9 +52,9 @@ long proc_parse_word(const char *data, size_t count, char *word, size_t size)
     return (long)(end - start);
 }
 
-/* Over the whole write: the kernel copied it into 16 bytes first, and took
- * "1\nanything" for 1, and "000000000000001garbage" (cut at 15 bytes) too,
- * both found by make fuzz (tests/fuzz/proc_write/crash-rcustress-*). */
+/* Over the whole write, not a prefix of it: "1\nanything" and
+ * "000000000000001garbage" are errors, not 1 (their inputs are in
+ * tests/fuzz/proc_write/crash-rcustress-*). */
 long proc_parse_seconds(const char *data, size_t count, unsigned long max)
 {
     unsigned long seconds = 0;

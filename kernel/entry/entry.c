@@ -1,0 +1,69 @@
+/* The way into and out of the kernel: the kernel's side of every trap,
+ * interrupt and system call. arch/x86 saves the registers and tells
+ * exceptions from interrupts; from here on it is the model's business
+ * (context tracking, signals, rescheduling, interrupt handlers). See
+ * kernel/entry/entry.h and docs/user-space.md, section 4. */
+#include "kernel/entry/entry.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/user_mode.h"
+#include "kernel/cpu/percpu.h"
+#include "kernel/debug/panic.h"
+#include "kernel/irq/irq.h"
+#include "kernel/locking/lockcheck.h"
+#include "kernel/process/signal.h"
+#include "kernel/time/context_tracking.h"
+#include "sched/task.h"
+
+void enter_from_user_mode(void)
+{
+    context_user_exit();
+}
+
+/* Loop until nothing is left to do: a reschedule, a signal (its handler
+ * frame changes what we return to), an interrupted system call to run
+ * again (a stop and a continue, no handler: as if it never happened).
+ * Last, the frame must be one iretq can return to: a handler address or
+ * a sigreturn frame may say otherwise. On Linux that iretq faults and the
+ * program gets SIGSEGV (SI_KERNEL); here the same comes before it. */
+void exit_to_user_mode(struct trap_frame *frame)
+{
+    for (;;) {
+        if (this_cpu()->need_resched) {
+            schedule();
+        } else if (signal_pending()) {
+            irq_enable();
+            signal_deliver_one(frame);
+            irq_disable();
+        } else if (signal_wants_restart(frame)) {
+            signal_restart_syscall(frame);
+        } else if (!user_frame_prepare_return(frame)) {
+            signal_force(frame, SIGSEGV, SI_KERNEL, 0, "no return to this RIP, CS or SS");
+        } else {
+            break;
+        }
+    }
+    signal_restore_wait_mask();
+    context_user_enter();
+}
+
+/* si_code 1 for every fault: SEGV_MAPERR, ILL_ILLOPC, FPE_INTDIV,
+ * BUS_ADRALN, TRAP_BRKPT (the first code of each signal). */
+void entry_user_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
+{
+    signal_force(frame, signal, 1, address, what);
+}
+
+void entry_interrupt(struct trap_frame *frame)
+{
+    irq_dispatch(frame);
+}
+
+void entry_nmi(struct trap_frame *frame)
+{
+    if (panic_in_progress())
+        panic_halt_this_cpu();
+    if (lockcheck_answer_nmi(frame))
+        return;
+    panic_from_trap(frame, "unexpected NMI");
+}

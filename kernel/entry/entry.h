@@ -1,0 +1,32 @@
+/* The way into and out of the kernel (kernel/entry/entry.c): what
+ * arch/x86's trap, interrupt and system call paths call, and the only way
+ * arch/x86 calls up into the kernel. See docs/user-space.md, section 4,
+ * and docs/interrupts.md. */
+#ifndef KERNEL_ENTRY_H
+#define KERNEL_ENTRY_H
+
+#include <stdint.h>
+
+struct trap_frame;
+
+/* The first call of every entry from ring 3 (a system call, an exception
+ * or an interrupt): leave user context (context tracking). */
+void enter_from_user_mode(void);
+
+/* The way back to ring 3, with interrupts off: reschedule and deliver
+ * signals until neither is needed, then leave the kernel (context
+ * tracking). Every return to user mode ends here. */
+void exit_to_user_mode(struct trap_frame *frame);
+
+/* An exception a user program raised: it gets signal (si_addr address),
+ * whose handler runs on the way out; without one, the process dies with a
+ * message naming what. */
+void entry_user_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address);
+/* An interrupt, vector 32 and up, from either ring. */
+void entry_interrupt(struct trap_frame *frame);
+/* An NMI, which can come anywhere, even with interrupts off in the middle
+ * of a context switch: it stops this CPU for a panic, or prints its
+ * backtrace for the lock check; any other NMI is a panic. */
+void entry_nmi(struct trap_frame *frame);
+
+#endif

@@ -1,0 +1,81 @@
+/* User address spaces: see kernel/mm/address_space.h. This file owns the
+ * object and the rules of a user mapping (where it may go, that it starts
+ * zeroed, what access a lookup allows); arch/x86/paging.c owns the table
+ * walks. */
+#include "kernel/mm/address_space.h"
+
+#include "arch/x86/paging.h"
+#include "kernel/lib/errno.h"
+#include "kernel/mm/heap.h"
+#include "kernel/mm/page_alloc.h"
+
+struct address_space *address_space_create(void)
+{
+    struct address_space *space = kzalloc(sizeof(*space));
+    if (!space)
+        return 0;
+    space->root_phys = user_tables_create();
+    if (!space->root_phys) {
+        kfree(space);
+        return 0;
+    }
+    return space;
+}
+
+struct address_space *address_space_clone(struct address_space *from)
+{
+    struct address_space *space = address_space_create();
+    if (!space)
+        return 0;
+    if (user_tables_copy(space->root_phys, from->root_phys) < 0) {
+        address_space_destroy(space);
+        return 0;
+    }
+    return space;
+}
+
+void address_space_destroy(struct address_space *space)
+{
+    user_tables_free(space->root_phys);
+    kfree(space);
+}
+
+int address_space_map(struct address_space *space, uint64_t address, uint64_t flags)
+{
+    if (address >= USER_MAP_END || address % PAGE_SIZE)
+        return -EINVAL;
+    if (user_tables_entry(space->root_phys, address) & PTE_PRESENT)
+        return -EEXIST;
+    uint64_t page = page_alloc();
+    if (!page)
+        return -ENOMEM;
+    int error = user_tables_map_page(space->root_phys, address, page, flags);
+    if (error)
+        page_free(page);
+    return error;
+}
+
+uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write)
+{
+    uint64_t entry = user_tables_entry(space->root_phys, address);
+    if (!(entry & PTE_PRESENT) || !(entry & PTE_USER))
+        return 0;
+    if (for_write && !(entry & PTE_WRITE))
+        return 0;
+    return entry;
+}
+
+void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end)
+{
+    user_tables_unmap_range(space->root_phys, start, end);
+}
+
+int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags)
+{
+    return user_tables_protect_range(space->root_phys, start, end, flags);
+}
+
+void address_space_switch(struct address_space *space)
+{
+    paging_load(space ? space->root_phys : kernel_page_table_phys);
+}

@@ -1,0 +1,29 @@
+/* A process's user address space: the lower half of its page tables, which
+ * arch/x86/paging.c walks. Flags are PTE_WRITE and PTE_NX
+ * (arch/x86/paging.h); every mapped page is user-accessible. */
+#ifndef KERNEL_MM_ADDRESS_SPACE_H
+#define KERNEL_MM_ADDRESS_SPACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct address_space {
+    uint64_t root_phys;         /* the PML4 */
+};
+
+struct address_space *address_space_create(void);     /* empty; NULL if out of memory */
+struct address_space *address_space_clone(struct address_space *from);     /* fork */
+void address_space_destroy(struct address_space *space);   /* not the current one */
+/* Map a zeroed page at address: -EINVAL outside the user half or not
+ * page-aligned, -EEXIST if a page is there, -ENOMEM. */
+int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);
+/* The entry mapping address, checked for user access (and for writing if
+ * asked); 0 if there is none. */
+uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);
+/* Unmap and free the pages of [start, end), or change their rights; see
+ * user_tables_unmap_range() and user_tables_protect_range(). */
+void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end);
+int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags);
+void address_space_switch(struct address_space *space);    /* NULL: the kernel's own tables */
+
+#endif

@@ -1,0 +1,94 @@
+/* The files of every /proc/PID: stat, status and cmdline in Linux's
+ * formats (busybox's ps and top read them), and nohz. Each is generated at
+ * open from the process, under process_tree_lock (kernel/fs/procfs.c
+ * looks it up by pid). Left out: virtual memory sizes in stat (0). */
+#include <stdint.h>
+
+#include "kernel/cpu/percpu.h"
+#include "kernel/fs/procfs.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/lib/linux_abi.h"
+#include "kernel/process/process.h"
+#include "kernel/time/nohz_task.h"
+#include "sched/task.h"
+
+static char process_state(struct process *process)
+{
+    if (process->exited || process->task->state == TASK_DEAD)
+        return 'Z';
+    if (job_is_stopped(process))
+        return 'T';
+    return process->task->state == TASK_RUNNABLE ? 'R' : 'S';
+}
+
+static const char *process_state_name(char state)
+{
+    switch (state) {
+    case 'R': return "R (running)";
+    case 'Z': return "Z (zombie)";
+    case 'T': return "T (stopped)";
+    default: return "S (sleeping)";
+    }
+}
+
+static unsigned long long to_user_hz(uint64_t ns)
+{
+    return (unsigned long long)user_hz_ticks(ns);
+}
+
+static int parent_pid(struct process *process)
+{
+    return process->parent ? process->parent->pid : 0;
+}
+
+/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0. */
+static void generate_pid_stat(struct proc_text *text, struct process *process)
+{
+    uint64_t user, system;
+    task_times_ns(process->task, &user, &system);
+    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 1 0 %llu 0 0 "
+                "18446744073709551615 0 0 0 0 0 %llu 0 0 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+                process->pid, process->name, process_state(process), parent_pid(process),
+                process->process_group, process->session, to_user_hz(user), to_user_hz(system),
+                to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
+                to_user_hz(process->start_ns), (unsigned long long)process->signals.blocked, process->task->cpu);
+}
+
+static void generate_pid_status(struct proc_text *text, struct process *process)
+{
+    struct cpumask affinity = process->task->affinity;
+    char cpus_allowed[CPULIST_FORMAT_SIZE], bitmap[CPUMASK_BITMAP_FORMAT_SIZE];
+    cpulist_format(&affinity, cpus_allowed, sizeof(cpus_allowed));
+    cpumask_format_bitmap(&affinity, cpu_count, bitmap, sizeof(bitmap));     /* Linux: nr_cpu_ids bits */
+    proc_printf(text, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n", process->name,
+                process->umask, process_state_name(process_state(process)), process->pid, process->pid,
+                parent_pid(process));
+    proc_printf(text, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t1\n");
+    uint64_t ignored, caught;
+    signal_dispositions(&process->signals, &ignored, &caught);
+    proc_printf(text, "SigPnd:\t%016llx\nSigBlk:\t%016llx\nSigIgn:\t%016llx\nSigCgt:\t%016llx\n",
+                (unsigned long long)__atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED),
+                (unsigned long long)process->signals.blocked, (unsigned long long)ignored,
+                (unsigned long long)caught);
+    proc_printf(text, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s\n", bitmap, cpus_allowed);
+    proc_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)process->task->slices);
+    /* ours: whether it is a nohz task (kernel/time/nohz_task.c) */
+    proc_printf(text, "Nohz:\t%d\n", process_is_nohz(process) ? 1 : 0);
+}
+
+static void generate_pid_cmdline(struct proc_text *text, struct process *process)
+{
+    proc_write_bytes(text, process->cmdline, process->cmdline_length);
+}
+
+/* The nohz task attribute, 0 or 1 (docs/nohz-task.md#patch-15-procselfnohz);
+ * writes: nohz_task_proc_write(). */
+static void generate_pid_nohz(struct proc_text *text, struct process *process)
+{
+    proc_printf(text, "%d\n", process_is_nohz(process) ? 1 : 0);
+}
+
+PROC_PID_FILE("stat", generate_pid_stat, NULL);
+PROC_PID_FILE("status", generate_pid_status, NULL);
+PROC_PID_FILE("cmdline", generate_pid_cmdline, NULL);
+PROC_PID_FILE("nohz", generate_pid_nohz, nohz_task_proc_write);

@@ -1,0 +1,64 @@
+/* The sleeps: nanosleep and clock_nanosleep. The wait is a kernel timer
+ * (kernel/time/timers.h: sleep_ns_interruptible); a signal ends it, and
+ * what follows is the process's: EINTR for a handler, or a restart to the
+ * same deadline (docs/signals.md). Every clock counts from boot. */
+#include "kernel/process/sleep_syscalls.h"
+
+#include "kernel/process/signal.h"
+
+#include "arch/x86/clock.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/linux_abi.h"
+#include "kernel/mm/uaccess.h"
+#include "kernel/process/process.h"
+#include "kernel/time/timers.h"
+
+#define TIMER_ABSTIME 1
+
+static long resume_sleep(struct restart_block *block);
+
+/* Sleep until deadline (a clock_now() time). A signal ends it early. If a
+ * handler runs, the call returns EINTR (and, for a relative sleep, the
+ * time left), as on Linux. If none does (a stop, then a continue), the
+ * sleep goes on to the same deadline: an absolute one by a plain restart,
+ * a relative one through restart_syscall and resume_sleep(), so that the
+ * time already slept, or spent stopped, counts. */
+static long sleep_until(uint64_t deadline, bool relative, void *user_remaining)
+{
+    uint64_t now = clock_now();
+    uint64_t left = sleep_ns_interruptible(deadline > now ? deadline - now : 0, signal_pending);
+    if (!left)
+        return 0;
+    if (!relative)
+        return -ERESTARTNOHAND;
+    struct linux_timespec remaining = timespec_of(left);
+    if (user_remaining && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
+        return -EFAULT;
+    current_process()->restart = (struct restart_block){ resume_sleep, deadline, user_remaining };
+    return -ERESTART_RESTARTBLOCK;
+}
+
+static long resume_sleep(struct restart_block *block)
+{
+    return sleep_until(block->deadline_ns, true, block->user_remaining);
+}
+
+long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining)
+{
+    struct linux_timespec request;
+    if (clock > 7 || flags & ~(uint64_t)TIMER_ABSTIME)
+        return -EINVAL;
+    if (copy_from_user(&request, user_request, sizeof(request)) < 0)
+        return -EFAULT;
+    int64_t requested = ns_of_timespec(&request);     /* at most a century */
+    if (requested < 0)
+        return -EINVAL;
+    if (flags & TIMER_ABSTIME)
+        return sleep_until((uint64_t)requested, false, 0);     /* every clock is "since boot" here */
+    return sleep_until(clock_now() + (uint64_t)requested, true, user_remaining);
+}
+
+long sys_nanosleep(const void *user_request, void *user_remaining)
+{
+    return sys_clock_nanosleep(0, 0, user_request, user_remaining);
+}

@@ -1,0 +1,7 @@
+/* tick=periodic: every CPU ticks, always, as before dynticks. */
+#include "kernel/time/tick.h"
+
+TICK_POLICY(periodic,
+    .summary = "every CPU ticks, always",
+    .rank = 10,
+    .stop_when_idle = false);

@@ -1,0 +1,44 @@
+/* The system calls that read the clocks: clock_gettime, clock_getres,
+ * gettimeofday. There is no wall clock: every clock counts from boot
+ * (arch/x86/clock.c). The interval timers are in kernel/time/itimer.c;
+ * the sleeps, which signals end, in kernel/process/sleep_syscalls.c. */
+#include "kernel/time/time_syscalls.h"
+
+#include "arch/x86/clock.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/linux_abi.h"
+#include "kernel/mm/uaccess.h"
+
+#define CLOCK_ID_MAX 11     /* CLOCK_REALTIME .. CLOCK_TAI */
+#define CLOCK_SGI_CYCLE 10  /* a number Linux keeps unused */
+
+long sys_clock_gettime(uint64_t clock, void *user_time)
+{
+    if (clock > 7)
+        return -EINVAL;
+    uint64_t now = clock_now();     /* every clock is "since boot" here */
+    struct linux_timespec time = timespec_of(now);
+    return copy_to_user(user_time, &time, sizeof(time));
+}
+
+long sys_clock_getres(uint64_t clock, void *user_resolution)
+{
+    struct linux_timespec resolution = { 0, 1 };
+    if (clock > CLOCK_ID_MAX || clock == CLOCK_SGI_CYCLE)
+        return -EINVAL;
+    if (user_resolution && copy_to_user(user_resolution, &resolution, sizeof(resolution)) < 0)
+        return -EFAULT;
+    return 0;
+}
+
+/* The time of day is the time since boot. */
+long sys_gettimeofday(void *user_time, void *user_zone)
+{
+    struct linux_timeval now = timeval_of(clock_now());
+    int32_t zone[2] = { 0, 0 };
+    if (user_time && copy_to_user(user_time, &now, sizeof(now)) < 0)
+        return -EFAULT;
+    if (user_zone && copy_to_user(user_zone, zone, sizeof(zone)) < 0)
+        return -EFAULT;
+    return 0;
+}

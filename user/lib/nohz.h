@@ -1,0 +1,62 @@
+/* The files of the nohz model: /proc/PID/nohz (a task asks to run alone
+ * on its CPU) and the per-CPU rows of /proc/tick. Shared by spin, osnoise
+ * and the test programs (docs/nohz-task.md describes them). Linux
+ * has neither: the answers are then ENOENT and -1. */
+#ifndef USER_LIB_NOHZ_H
+#define USER_LIB_NOHZ_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Writes text to /proc/PID/nohz (pid 0: /proc/self/nohz) in one write(2):
+ * 0, or the errno of the open or the write. */
+static inline int write_nohz(pid_t pid, const char *text)
+{
+    char path[64];
+    if (pid)
+        snprintf(path, sizeof(path), "/proc/%d/nohz", (int)pid);
+    else
+        snprintf(path, sizeof(path), "/proc/self/nohz");
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return errno;
+    int result = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno;
+    close(fd);
+    return result;
+}
+
+/* One CPU's row of /proc/tick: the tick's state ("ticking" or "stopped"),
+ * why it ticks ("-" when stopped), the pid of the CPU's nohz task ("-" for
+ * none), and the first four counters. */
+struct tick_row {
+    char state[16], reason[16], nohz[16];
+    unsigned long ticks, missed, stops, restarts;
+};
+
+/* 1 with cpu's row in *row, 0 if there is no such row, -1 (errno set) if
+ * /proc/tick cannot be opened. */
+static inline int tick_row_read(int cpu, struct tick_row *row)
+{
+    char *line = NULL;
+    size_t size = 0;
+    int found = 0;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file)
+        return -1;
+    while (!found && getline(&line, &size, file) > 0) {
+        int row_cpu;
+        found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, row->state, row->reason, row->nohz,
+                       &row->ticks, &row->missed, &row->stops, &row->restarts) == 8 &&
+                row_cpu == cpu && (!strcmp(row->state, "ticking") || !strcmp(row->state, "stopped"));
+    }
+    free(line);
+    fclose(file);
+    return found;
+}
+
+#endif
