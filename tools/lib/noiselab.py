@@ -48,6 +48,9 @@ COST_RE = re.compile(r"^bench: getppid_cpu(\d+) cycles_median=(\d+) cycles_min=(
                      r"nohz=(\d)$", re.M)
 WITNESS_RE = re.compile(r"^witness: cpu (\d+) window (\d+): timer (\d+), all (\d+), exceptions (\d+)"
                         r"(?:, inner: timer (\d+), all (\d+))?", re.M)
+# kernel/time/nohz_task.c: nohz_full_init(), for a policy that reads the
+# list (uses_nohz_full) booted without it.
+WANTS_NOHZ_FULL_RE = re.compile(r"^nohz_full: tick=(\S+) without nohz_full=")
 POLICIES_RE = re.compile(r"^noiselab: policies\n((?:.*\n)*?)noiselab: policies end$", re.M)
 
 # The /proc/tick columns after the state, reason and nohz owner
