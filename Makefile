@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench trace clean help deps fuzz soak docs lab-start grade
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench compare-linux trace clean help deps fuzz soak docs lab-start grade
 
 all: kernel initrd user-programs host-tests
 
@@ -83,6 +83,7 @@ help:
 	@echo "make debug      QEMU stopped at the first instruction, gdb attached with symbols"
 	@echo "make test       host unit tests, then every QEMU scenario"
 	@echo "make bench      boot time and scheduler costs; table and build/bench.json"
+	@echo "make compare-linux  the tick policies against Debian's Linux, counted by QEMU (COMPARE_ARGS=...)"
 	@echo "make trace CMD='...'  run CMD traced; build/trace.json (Perfetto) and build/trace.svg"
 	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS each (default 60)"
 	@echo "make soak       mixed load at -smp 4 for SOAK_SECONDS (default 600): no stall, panic or leak"
@@ -185,6 +186,13 @@ test: deps all
 
 bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(TEST_PROGRAMS)
 	CPUS=$(CPUS) tools/bench
+
+# nohzk's tick policies against Debian's Linux 6.1 (docs/noise.md), at -smp
+# 4: its kernel is downloaded once into build/linux/. COMPARE_ARGS passes
+# options to tools/compare-linux, e.g. "--runs 3 --seconds 5".
+COMPARE_ARGS ?=
+compare-linux: deps $(KERNEL) $(BUILD)/initrd.cpio $(USER_PROGRAMS) $(TEST_PROGRAMS)
+	tools/compare-linux $(COMPARE_ARGS)
 
 # CMD is read from the environment (make puts command-line variables
 # there), so that its quotes reach the guest's shell untouched.

@@ -1,6 +1,8 @@
 /* osnoise [--duration S] [--cpu N] [--nohz] [--nohz-optional]
  *         [--threshold-ns T] [--period-ms P] [--warmup-ms W]
- *         [--syscall-every-us U] [--fault-every-us U] [--json] [--hist]
+ *         [--syscall-every-us U] [--fault-every-us U] [--run-us R --sleep-us S]
+ *         [--itimer-us U] [--signals-from-cpu C [--signal-every-us U]]
+ *         [--mark | --mark-uart] [--json] [--hist]
  *
  * Operating-system noise, in the style of Linux's rtla osnoise: a task
  * pinned to one CPU reads the TSC in a tight loop, and every gap between
@@ -24,10 +26,29 @@
  *   --fault-every-us U    touch a new page every U us (a page fault on
  *                       Linux; on nohzk, which maps eagerly, the mmap of
  *                       each new region is the kernel entry)
+ *   --run-us R --sleep-us S  after every R us of the loop, nanosleep S us
+ *                       (a task that sleeps briefly and often)
+ *   --itimer-us U       an ITIMER_REAL every U us; its SIGALRM handler
+ *                       only counts ("alarms")
+ *   --signals-from-cpu C  a child pinned to CPU C sends SIGUSR1 every
+ *                       --signal-every-us U (default 2000); the handler
+ *                       only counts ("signals")
+ *   --mark              write "osnoise: witness open: cpu N" before the
+ *                       first /proc/interrupts read of the window,
+ *                       "witness inner open" after it, "witness inner
+ *                       close" before the last read and "witness close"
+ *                       after it, from this CPU, to stdout: QEMU's
+ *                       per-vCPU logs count what the vCPU took between
+ *                       them (tools/boot --witness, docs/noise.md)
+ *   --mark-uart         the same marks written to the UART at 0x3f8 by
+ *                       this program itself (ioperm): Linux sends a
+ *                       program's console text from its serial interrupt,
+ *                       on another CPU. Refused ioperm: status 1
  *   --json              print one JSON object on one line instead
  *   --hist              also print the log2 histogram of all gaps
  *
- * Injected work is the task's own: its time is neither runtime nor noise.
+ * Injected work and sleeps are the task's own: their time is neither
+ * runtime nor noise; a signal handler's time is noise.
  * Interrupt counts are the deltas of this CPU's column of /proc/interrupts
  * over the measured window, every row; and, as "life", from its arrival on
  * the CPU (right after pinning) to the end, warm-up included. A
@@ -43,12 +64,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,17 +85,22 @@
 #define CALIBRATION_NS 100000000ull     /* 100 ms */
 #define HIST_BUCKETS 64
 
+enum mark { MARK_NONE, MARK_STDOUT, MARK_UART };
+
 struct options {
     double duration_s;
     int cpu;                            /* -1: where we start */
     int nohz, nohz_optional, json, hist;
     uint64_t threshold_ns, period_ms, warmup_ms, syscall_every_us, fault_every_us;
+    uint64_t run_us, sleep_us, itimer_us, signal_every_us;
+    int signal_cpu;                     /* -1: no signals */
+    enum mark mark;
 };
 
 /* What one run of the loop saw, in TSC cycles. */
 struct noise {
     uint64_t runtime, noise, max_single, max_period, events, samples;
-    uint64_t injected, syscalls, faults;
+    uint64_t injected, syscalls, faults, sleeps;
     uint64_t hist[HIST_BUCKETS];
 };
 
@@ -86,7 +115,9 @@ static void usage(void)
 {
     fprintf(stderr, "usage: osnoise [--duration S] [--cpu N] [--nohz] [--nohz-optional] [--threshold-ns T]\n"
                     "               [--period-ms P] [--warmup-ms W] [--syscall-every-us U]\n"
-                    "               [--fault-every-us U] [--json] [--hist]\n");
+                    "               [--fault-every-us U] [--run-us R --sleep-us S] [--itimer-us U]\n"
+                    "               [--signals-from-cpu C [--signal-every-us U]] [--mark | --mark-uart]\n"
+                    "               [--json] [--hist]\n");
     exit(2);
 }
 
@@ -101,7 +132,8 @@ static uint64_t parse_number(const char *text, int zero_ok)
 
 static struct options parse_options(int argc, char **argv)
 {
-    struct options o = { 5, -1, 0, 0, 0, 0, 5000, 1000, 1000, 0, 0 };
+    struct options o = { .duration_s = 5, .cpu = -1, .threshold_ns = 5000, .period_ms = 1000, .warmup_ms = 1000,
+                         .signal_every_us = 2000, .signal_cpu = -1 };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--nohz"))
@@ -112,6 +144,11 @@ static struct options parse_options(int argc, char **argv)
             o.json = 1;
         else if (!strcmp(arg, "--hist"))
             o.hist = 1;
+        else if (!strcmp(arg, "--mark") || !strcmp(arg, "--mark-uart")) {
+            if (o.mark)
+                usage();                /* one way of marking */
+            o.mark = strcmp(arg, "--mark") ? MARK_UART : MARK_STDOUT;
+        }
         else if (i + 1 == argc)
             usage();
         else if (!strcmp(arg, "--duration"))
@@ -128,9 +165,21 @@ static struct options parse_options(int argc, char **argv)
             o.syscall_every_us = parse_number(argv[++i], 0);
         else if (!strcmp(arg, "--fault-every-us"))
             o.fault_every_us = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--run-us"))
+            o.run_us = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--sleep-us"))
+            o.sleep_us = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--itimer-us"))
+            o.itimer_us = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--signals-from-cpu"))
+            o.signal_cpu = (int)parse_number(argv[++i], 1);
+        else if (!strcmp(arg, "--signal-every-us"))
+            o.signal_every_us = parse_number(argv[++i], 0);
         else
             usage();
     }
+    if (!o.run_us != !o.sleep_us)       /* one without the other */
+        usage();
     return o;
 }
 
@@ -199,16 +248,25 @@ static double calibrate_tsc(void)
 
 /* When to inject work, in TSC cycles. */
 struct injection {
-    uint64_t syscall_every, fault_every;  /* cycles, 0 = never */
-    uint64_t next_syscall, next_fault;
+    uint64_t syscall_every, fault_every, sleep_every;  /* cycles, 0 = never */
+    uint64_t next_syscall, next_fault, next_sleep;
+    struct timespec sleep;
 };
 
-/* Injected work due at `now`; returns the cycles it took. */
+static int due(uint64_t every, uint64_t next, uint64_t now)
+{
+    return every && now >= next;
+}
+
+/* Injected work due at `now`; returns the cycles it took. The next sleep
+ * comes after --run-us more of the loop, counted from this wake-up. */
 static uint64_t inject(struct injection *in, uint64_t now, struct noise *n)
 {
-    if (!(in->syscall_every && now >= in->next_syscall) && !(in->fault_every && now >= in->next_fault))
+    if (!due(in->syscall_every, in->next_syscall, now) && !due(in->fault_every, in->next_fault, now) &&
+        !due(in->sleep_every, in->next_sleep, now))
         return 0;                       /* a period boundary: nothing to do */
     uint64_t start = rdtsc();
+    int slept = 0;
     if (in->syscall_every && now >= in->next_syscall) {
         syscall(SYS_getpid);
         n->syscalls++;
@@ -219,7 +277,15 @@ static uint64_t inject(struct injection *in, uint64_t now, struct noise *n)
         n->faults++;
         in->next_fault = now + in->fault_every;
     }
-    return rdtsc() - start;
+    if (due(in->sleep_every, in->next_sleep, now)) {
+        nanosleep(&in->sleep, NULL);    /* a signal may end it early */
+        n->sleeps++;
+        slept = 1;
+    }
+    uint64_t end = rdtsc();
+    if (slept)
+        in->next_sleep = end + in->sleep_every;
+    return end - start;
 }
 
 static uint64_t next_event(const struct injection *in, uint64_t end, uint64_t period_end)
@@ -229,6 +295,8 @@ static uint64_t next_event(const struct injection *in, uint64_t end, uint64_t pe
         next = in->next_syscall;
     if (in->fault_every && in->next_fault < next)
         next = in->next_fault;
+    if (in->sleep_every && in->next_sleep < next)
+        next = in->next_sleep;
     return next;
 }
 
@@ -239,6 +307,7 @@ static void measure(uint64_t cycles, uint64_t threshold, uint64_t period, struct
     uint64_t period_end = start + period, period_noise = 0;
     in->next_syscall = start + in->syscall_every;
     in->next_fault = start + in->fault_every;
+    in->next_sleep = start + in->sleep_every;
     uint64_t next = next_event(in, end, period_end);
     for (;;) {
         uint64_t now = rdtsc(), gap = now - prev;
@@ -343,6 +412,7 @@ struct report {
     struct interrupts irqs;
     unsigned long long life_total;     /* from arrival on the CPU to the end, warm-up included */
     struct interrupts life;
+    unsigned long long alarms, signals; /* handled in the window */
 };
 
 static uint64_t to_ns(uint64_t cycles, double tsc_hz)
@@ -385,10 +455,12 @@ static void print_table(const struct options *o, const struct report *r, const s
     printf("\n");
     printf("osnoise: over its whole run on cpu %d (from its arrival, warm-up included): %llu interrupts\n",
            r->cpu, r->life_total);
-    if (n->syscalls || n->faults)
-        printf("osnoise: injected %llu syscalls, %llu faults, %llu us (not counted as noise)\n",
-               (unsigned long long)n->syscalls, (unsigned long long)n->faults,
+    if (n->syscalls || n->faults || n->sleeps)
+        printf("osnoise: injected %llu syscalls, %llu faults, %llu sleeps, %llu us (not counted as noise)\n",
+               (unsigned long long)n->syscalls, (unsigned long long)n->faults, (unsigned long long)n->sleeps,
                (unsigned long long)(to_ns(n->injected, r->tsc_hz) / 1000));
+    if (r->alarms || r->signals)
+        printf("osnoise: handled %llu SIGALRM, %llu SIGUSR1 (their time is noise)\n", r->alarms, r->signals);
 }
 
 static void print_json(const struct options *o, const struct report *r, const struct noise *n)
@@ -397,14 +469,15 @@ static void print_json(const struct options *o, const struct report *r, const st
            "\"period_ms\": %llu, \"runtime_ns\": %llu, \"noise_ns\": %llu, \"available_pct\": %.5f, "
            "\"max_period_noise_ns\": %llu, \"max_single_noise_ns\": %llu, \"noise_events\": %llu, "
            "\"samples\": %llu, \"tsc_hz\": %.0f, \"syscalls\": %llu, \"faults\": %llu, \"injected_ns\": %llu, "
-           "\"interrupts_total\": %llu, \"interrupts\": {",
+           "\"sleeps\": %llu, \"alarms\": %llu, \"signals\": %llu, \"interrupts_total\": %llu, \"interrupts\": {",
            r->cpu, r->nohz ? "true" : "false", (unsigned long long)o->threshold_ns,
            (unsigned long long)o->warmup_ms, (unsigned long long)o->period_ms,
            (unsigned long long)r->runtime_ns, (unsigned long long)to_ns(n->noise, r->tsc_hz), available_pct(n),
            (unsigned long long)to_ns(n->max_period, r->tsc_hz), (unsigned long long)to_ns(n->max_single, r->tsc_hz),
            (unsigned long long)n->events, (unsigned long long)n->samples, r->tsc_hz,
            (unsigned long long)n->syscalls, (unsigned long long)n->faults,
-           (unsigned long long)to_ns(n->injected, r->tsc_hz), r->irq_total);
+           (unsigned long long)to_ns(n->injected, r->tsc_hz), (unsigned long long)n->sleeps, r->alarms, r->signals,
+           r->irq_total);
     for (int i = 0; i < r->irqs.count; i++)
         printf("%s\"%s\": %llu", i ? ", " : "", r->irqs.rows[i].name, r->irqs.rows[i].count);
     printf("}, \"life_interrupts_total\": %llu, \"life_interrupts\": {", r->life_total);
@@ -427,12 +500,142 @@ static void print_hist(const struct noise *n, double tsc_hz)
                (unsigned long long)to_ns((2ull << b) - 1, tsc_hz), (unsigned long long)n->hist[b]);
 }
 
+static struct timespec microseconds(uint64_t us)
+{
+    struct timespec t = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+    return t;
+}
+
 static struct injection injection(const struct options *o, double tsc_hz)
 {
-    struct injection in = { 0, 0, 0, 0 };
+    struct injection in = { 0 };
     in.syscall_every = (uint64_t)(tsc_hz * (double)o->syscall_every_us / 1e6);
     in.fault_every = (uint64_t)(tsc_hz * (double)o->fault_every_us / 1e6);
+    in.sleep_every = (uint64_t)(tsc_hz * (double)o->run_us / 1e6);
+    in.sleep = microseconds(o->sleep_us);
     return in;
+}
+
+/* Signals: their handlers only count. A handler's time is a gap in the
+ * loop, so it is noise, as an interrupt's is. */
+static volatile sig_atomic_t alarms, signals;
+
+static void count_alarm(int signal)
+{
+    (void)signal;
+    alarms++;
+}
+
+static void count_signal(int signal)
+{
+    (void)signal;
+    signals++;
+}
+
+static void handle(int signal, void (*handler)(int))
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = handler;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signal, &action, NULL) != 0) {
+        fprintf(stderr, "osnoise: sigaction: %s\n", strerror(errno));
+        exit(1);
+    }
+}
+
+static void set_itimer(uint64_t every_us)
+{
+    struct timespec every = microseconds(every_us);
+    struct itimerval timer = { { every.tv_sec, every.tv_nsec / 1000 }, { every.tv_sec, every.tv_nsec / 1000 } };
+    if (setitimer(ITIMER_REAL, &timer, NULL) != 0) {
+        fprintf(stderr, "osnoise: setitimer: %s\n", strerror(errno));
+        exit(1);
+    }
+}
+
+/* A child pinned to cpu that sends us SIGUSR1 every every_us until we
+ * are gone or kill it. */
+static pid_t start_signal_sender(int cpu, uint64_t every_us)
+{
+    pid_t parent = getpid(), child = fork();
+    if (child < 0) {
+        fprintf(stderr, "osnoise: fork: %s\n", strerror(errno));
+        exit(1);
+    }
+    if (child > 0)
+        return child;
+    if (pin_to_cpu(0, cpu) != 0) {
+        fprintf(stderr, "osnoise: cannot pin the signal sender to CPU %d: %s\n", cpu, strerror(errno));
+        kill(parent, SIGTERM);
+        _exit(1);
+    }
+    struct timespec every = microseconds(every_us);
+    for (;;) {
+        nanosleep(&every, NULL);
+        if (kill(parent, SIGUSR1) != 0)
+            _exit(0);
+    }
+}
+
+static void stop_signal_sender(pid_t child)
+{
+    int status;
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+}
+
+/* The witness marks (--mark, --mark-uart), written from this CPU. */
+#define UART_PORT 0x3f8
+#define UART_LINE_STATUS (UART_PORT + 5)
+#define UART_TRANSMITTER_EMPTY 0x20
+#define UART_WAIT_SPINS 1000000
+
+static void outb(uint8_t value, uint16_t port)
+{
+    __asm__ volatile("outb %0, %1" : : "a"(value), "Nd"(port));
+}
+
+static uint8_t inb(uint16_t port)
+{
+    uint8_t value;
+    __asm__ volatile("inb %1, %0" : "=a"(value) : "Nd"(port));
+    return value;
+}
+
+static void uart_put(char c)
+{
+    for (int spins = 0; !(inb(UART_LINE_STATUS) & UART_TRANSMITTER_EMPTY) && spins < UART_WAIT_SPINS; spins++)
+        ;
+    outb((uint8_t)c, UART_PORT);
+}
+
+static void allow_uart(void)
+{
+    if (syscall(SYS_ioperm, UART_PORT, 8, 1) != 0) {
+        fprintf(stderr, "osnoise: --mark-uart: ioperm(0x%x): %s\n", UART_PORT, strerror(errno));
+        exit(1);
+    }
+}
+
+static void write_mark(enum mark how, const char *which, int cpu)
+{
+    char line[64];
+    int length = snprintf(line, sizeof(line), "osnoise: witness %s: cpu %d\n", which, cpu);
+    if (how == MARK_STDOUT) {
+        fflush(stdout);
+        if (write(1, line, (size_t)length) != length) {
+            fprintf(stderr, "osnoise: --mark: cannot write the mark\n");
+            exit(1);
+        }
+    } else if (how == MARK_UART) {
+        for (int i = 0; i < length; i++) {
+            if (line[i] == '\n')
+                uart_put('\r');
+            uart_put(line[i]);
+        }
+    }
 }
 
 int main(int argc, char **argv)
@@ -440,7 +643,14 @@ int main(int argc, char **argv)
     struct options o = parse_options(argc, argv);
     struct report r = { 0 };
     static struct noise warmup, n;
+    pid_t sender = -1;
 
+    if (o.mark == MARK_UART)
+        allow_uart();
+    if (o.signal_cpu >= 0) {
+        handle(SIGUSR1, count_signal);
+        sender = start_signal_sender(o.signal_cpu, o.signal_every_us);
+    }
     r.cpu = pin(o.cpu);
     struct interrupts at_arrival = read_interrupts(r.cpu);
     r.nohz = o.nohz && become_nohz(&o);
@@ -448,17 +658,34 @@ int main(int argc, char **argv)
     uint64_t threshold = (uint64_t)(hz * (double)o.threshold_ns / 1e9);
     uint64_t period = (uint64_t)(hz * (double)o.period_ms / 1e3);
     struct injection in = injection(&o, hz);
+    if (o.itimer_us) {
+        handle(SIGALRM, count_alarm);
+        set_itimer(o.itimer_us);
+    }
 
     /* The same loop, unmeasured: the tick stops during it. */
     if (o.warmup_ms > CALIBRATION_NS / 1000000)
         measure((uint64_t)(hz * (double)(o.warmup_ms - CALIBRATION_NS / 1000000) / 1e3), threshold, period, &in,
                 &warmup);
 
+    /* The guest's counts are read between the outer and the inner marks
+     * at each end: the witness's inner and outer windows bracket them. */
+    write_mark(o.mark, "open", r.cpu);
     struct interrupts before = read_interrupts(r.cpu);
+    write_mark(o.mark, "inner open", r.cpu);
+    sig_atomic_t alarms_before = alarms, signals_before = signals;
     uint64_t start_ns = now_ns(), start_tsc = rdtsc();
     measure((uint64_t)(hz * o.duration_s), threshold, period, &in, &n);
     uint64_t end_tsc = rdtsc(), end_ns = now_ns();
+    r.alarms = (unsigned long long)(alarms - alarms_before);
+    r.signals = (unsigned long long)(signals - signals_before);
+    write_mark(o.mark, "inner close", r.cpu);
     r.irqs = read_interrupts(r.cpu);
+    write_mark(o.mark, "close", r.cpu);
+    if (o.itimer_us)
+        set_itimer(0);
+    if (sender > 0)
+        stop_signal_sender(sender);
 
     if (current_cpu() != r.cpu) {
         fprintf(stderr, "osnoise: moved from CPU %d to %d while measuring\n", r.cpu, current_cpu());

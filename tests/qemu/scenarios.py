@@ -30,9 +30,15 @@ Keys (defaults in DEFAULTS):
   check            a function given the output, returning a list of
                    reasons it fails (empty: fine); for what regexes cannot
                    say, e.g. the order of trace events (trace_checks.py)
+  tool             instead of one tools/boot: a host tool and its
+                   arguments (["tools/noise-bench", ...]), which boots QEMU
+                   itself; expect_status, must_contain and check apply to
+                   its exit status and output
 
 Times under TCG depend on the host: never assert on them here.
 """
+
+import re
 
 import trace_checks
 
@@ -53,6 +59,7 @@ DEFAULTS = {
     "must_not_contain": [],
     "same_as_host": [],
     "check": None,
+    "tool": None,
 }
 
 
@@ -94,6 +101,26 @@ def _program(name, program, libc="musl"):
     return {"name": name, "smp": 2, "timeout": 120,
             "add": ["build/tests-user/%s.%s:/bin/%s-test" % (program, libc, program)],
             "command": "%s-test" % program}
+
+
+def _compare_linux_alone(text):
+    """tools/compare-linux's table, column alone (witness counts of CPU 3):
+    nohzk's task policy takes nothing, Linux without isolation ticks (the
+    witness sees a ticking vCPU), and nohz_full=1-3 takes fewer."""
+    found = {}
+    for m in re.finditer(r"^(task|linux-isolated|linux) +(\d+)(?: \(\d+\))? +\S+$", text, re.M):
+        found[m.group(1)] = int(m.group(2))
+    if set(found) != {"task", "linux-isolated", "linux"}:
+        return ["no table rows for task, linux-isolated and linux (found %s)" % sorted(found)]
+    reasons = []
+    if found["task"] != 0:
+        reasons.append("nohzk task: %d interrupts in the window, want 0" % found["task"])
+    if found["linux"] == 0:
+        reasons.append("Linux without isolation: the witness saw no interrupt on CPU 3")
+    if found["linux-isolated"] >= found["linux"]:
+        reasons.append("Linux nohz_full=1-3: %d interrupts, not fewer than without isolation (%d)"
+                       % (found["linux-isolated"], found["linux"]))
+    return reasons
 
 
 SCENARIOS = [
@@ -697,4 +724,23 @@ SCENARIOS = [
      "must_contain": [r"^budget$", r"^1$",
                       r"^spin: 3 s, \d+ iterations, 0 syscalls, 0 faults, nohz, cpus 3:\d+\n"
                       r"spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$"]},
+
+    # The policy laboratory's tools, short (docs/noise.md): noise-bench under
+    # a ticking policy, where the guest's count of osnoise's window must lie
+    # between the witness's inner and outer counts (--check fails on a
+    # DISAGREE line); compare-linux: Debian's kernel fetched (a failed
+    # download fails), booted with and without nohz_full=, against tick=task.
+    {"name": "noise-bench-short", "ktap": False, "timeout": 400,
+     "tool": ["tools/noise-bench", "--policies", "periodic", "--scenarios", "alone", "--seconds", "3", "--runs", "1",
+              "--check", "--out", "build/test-logs/noise-bench-short"],
+     "must_contain": [r"^periodic +alone +1 +yes +[1-9]\d* +[1-9]\d* +[1-9]\d* +[1-9]\d* ",
+                      r"^periodic +\d+ +\d+ +\d+\.\d\d$", r"^written: .*noise-bench-alone\.svg$"],
+     "must_not_contain": [r"^DISAGREE", r"noise-bench: .*(lost|failed|exited)"]},
+    {"name": "compare-linux-short", "ktap": False, "timeout": 900,
+     "tool": ["tools/compare-linux", "--policies", "task", "--scenarios", "alone", "--seconds", "3", "--check",
+              "--out", "build/test-logs/compare-linux-short"],
+     "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
+                      r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$"],
+     "must_not_contain": [r"^DISAGREE"],
+     "check": _compare_linux_alone},
 ]

@@ -113,6 +113,53 @@ class WitnessTest(unittest.TestCase):
         self.log(serial("cpu 4: online\nspin: witness open: cpu 5, ticks 1\nspin: witness close: cpu 5, ticks 1\n"))
         self.expect_error("was written by the vCPU of cpu 4")
 
+    def test_inner_window_counts_between_the_inner_marks(self):
+        self.log(serial("cpu 3: online\n"), serial("osnoise: witness open: cpu 3\n"), interrupt(0xec),
+                 serial("osnoise: witness inner open: cpu 3\n"), interrupt(0xec), interrupt(0xf0),
+                 serial("osnoise: witness inner close: cpu 3\n"), interrupt(0xec),
+                 serial("osnoise: witness close: cpu 3\n"))
+        window = witness.read_logs(self.dir)[0]
+        self.assertEqual(witness.describe(window, 0xec), "witness: cpu 3 window 1: timer 3, all 4, exceptions 0, "
+                         "inner: timer 1, all 2 (vectors: 0xec 3, 0xf0 1)")
+
+    def test_inner_open_outside_a_window(self):
+        self.log(serial("cpu 1: online\nwitness inner open\n"))
+        self.expect_error("outside any window")
+
+    def test_inner_open_twice(self):
+        self.log(serial("cpu 1: online\nwitness open\nwitness inner open\nwitness inner close\n"
+                        "witness inner open\n"))
+        self.expect_error("twice in one window")
+
+    def test_inner_close_without_inner_open(self):
+        self.log(serial("cpu 1: online\nwitness open\nwitness inner close\n"))
+        self.expect_error("closes no inner window")
+
+    def test_close_with_the_inner_window_open(self):
+        self.log(serial("cpu 1: online\nwitness open\nwitness inner open\nwitness close\n"))
+        self.expect_error("whose inner window is open")
+
+    def test_cpu_from_the_marks_of_a_pinned_writer(self):
+        self.log(serial("Linux version 6.1\n"), interrupt(0xec))
+        self.log(interrupt(0xec), serial("osnoise: witness open: cpu 3\n"), interrupt(0xec),
+                 serial("osnoise: witness close: cpu 3\n"))
+        with self.assertRaises(witness.WitnessError):
+            witness.read_logs(self.dir)
+        windows = witness.read_logs(self.dir, cpu_from_marks=True)
+        self.assertEqual([(w.cpu, sum(w.vectors.values()), w.inner) for w in windows], [(3, 1, None)])
+
+    def test_cpu_from_marks_needs_a_cpu_in_every_mark(self):
+        self.log(serial("witness open: cpu 3\nwitness close\n"))
+        with self.assertRaises(witness.WitnessError) as caught:
+            witness.read_logs(self.dir, cpu_from_marks=True)
+        self.assertIn("names no CPU", str(caught.exception))
+
+    def test_cpu_from_marks_naming_two_cpus(self):
+        self.log(serial("witness open: cpu 3\nwitness close: cpu 3\nwitness open: cpu 2\nwitness close: cpu 2\n"))
+        with self.assertRaises(witness.WitnessError) as caught:
+            witness.read_logs(self.dir, cpu_from_marks=True)
+        self.assertIn("one vCPU cannot be two CPUs", str(caught.exception))
+
 
 if __name__ == "__main__":
     unittest.main()
