@@ -159,7 +159,10 @@ static int prof_periodic_counts_cpu_time(void)
     struct itimerval timer = itimer_of(10000, 10000);
     CHECK(setitimer(ITIMER_PROF, &timer, 0) == 0);
     CHECK(spin_until(SIGPROF, 4));
-    CHECK(cpu_ns_at_signal - start >= 10000000);
+    /* As for ITIMER_VIRTUAL: Linux samples the time with its tick, so a
+     * loaded host may fire early; nohzk must not. */
+    if (access("/proc/self/nohz", F_OK) == 0)
+        CHECK(cpu_ns_at_signal - start >= 10000000);
     timer = itimer_of(0, 0);
     CHECK(setitimer(ITIMER_PROF, &timer, 0) == 0);
     CHECK(disarmed(ITIMER_PROF));
