@@ -3,28 +3,70 @@
  *
  * Time accounting lives here: each crossing closes the stretch that began
  * at the last crossing or switch-in (task->mode_since) and adds it to the
- * side it was spent on, read from the clocksource. A task that never
- * leaves user mode still gets its time when it is switched out or read
- * (task_times_ns), so nothing depends on a tick sampling it. */
+ * side it was spent on, read from the account clock (context_clock_ns). A
+ * task that never leaves user mode still gets its time when it is switched
+ * out or read (task_times_ns), so nothing depends on a tick sampling it.
+ *
+ * The account clock is the TSC in nanoseconds, its rate measured against
+ * the clocksource at boot: two clocksource reads per system call (an HPET
+ * read is an emulated MMIO access, the dearest thing on the path) become
+ * two rdtsc. Once the TSC watchdog marks the TSC unstable, it is the
+ * clocksource again; both count from the same origin, and a stretch that
+ * would come out negative counts 0. */
 #include "kernel/time/context_tracking.h"
 
 #include "arch/x86/clock.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
+#include "arch/x86/cpu.h"
 #include "kernel/time/tick.h"
+#include "kernel/time/tsc_watchdog.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
+#define CALIBRATION_NS 10000000ul    /* 10 ms: the rate to about 0.01% */
+
+static struct {
+    uint64_t tsc, ns;               /* one instant, on both clocks */
+    uint64_t ns_per_cycle_scaled;   /* ns per TSC cycle << 32; 0 until calibrated */
+} account_clock;
+
+void context_clock_calibrate(void)
+{
+    uint64_t tsc = rdtsc(), ns = clock_now();
+    clock_delay_ns(CALIBRATION_NS);
+    uint64_t tsc_delta = rdtsc() - tsc, ns_delta = clock_now() - ns;
+    if (tsc_delta == 0 || ns_delta >> 32)
+        return;                     /* no usable TSC, or stalled for seconds: the clocksource it is */
+    account_clock.tsc = tsc;
+    account_clock.ns = ns;
+    account_clock.ns_per_cycle_scaled = (ns_delta << 32) / tsc_delta;
+}
+
+uint64_t context_clock_ns(void)
+{
+    if (account_clock.ns_per_cycle_scaled == 0 || !tsc_is_stable())
+        return clock_now();
+    uint64_t cycles = rdtsc() - account_clock.tsc;
+    return account_clock.ns + (uint64_t)(((unsigned __int128)cycles * account_clock.ns_per_cycle_scaled) >> 32);
+}
+
+uint64_t context_clock_since(uint64_t now, uint64_t since)
+{
+    return now > since ? now - since : 0;
+}
+
 static void account_mode_change(bool entering_user)
 {
     struct task *task = current_task();
-    uint64_t now = clock_now();
+    uint64_t now = context_clock_ns();
+    uint64_t stretch = context_clock_since(now, task->mode_since);
     if (task->in_user) {
-        task->user_ns += now - task->mode_since;
-        this_cpu()->user_ns += now - task->mode_since;
+        task->user_ns += stretch;
+        this_cpu()->user_ns += stretch;
     } else
-        task->system_ns += now - task->mode_since;
+        task->system_ns += stretch;
     __atomic_store_n(&task->mode_since, now, __ATOMIC_RELAXED);
     task->in_user = entering_user;
 }
