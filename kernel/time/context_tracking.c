@@ -16,6 +16,7 @@
 #include "kernel/time/context_tracking.h"
 
 #include "arch/x86/clock.h"
+#include "kernel/console/printk.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
 #include "arch/x86/cpu.h"
@@ -25,23 +26,50 @@
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
-#define CALIBRATION_NS 10000000ul    /* 10 ms: the rate to about 0.01% */
+#define CALIBRATION_NS 20000000ul    /* 20 ms between the two readings */
+#define READING_MAX_SKEW_NS 5000ul    /* clocksource reads this close: the vCPU ran throughout */
+#define READING_TRIES 100
 
 static struct {
     uint64_t tsc, ns;               /* one instant, on both clocks */
     uint64_t ns_per_cycle_scaled;   /* ns per TSC cycle << 32; 0 until calibrated */
 } account_clock;
 
+/* The TSC between two clocksource reads close together: under TCG the
+ * vCPU may be descheduled anywhere, and a reading with a gap in it would
+ * put the gap into the rate (as the TSC watchdog's readings do). */
+static bool read_both_clocks(uint64_t *tsc, uint64_t *ns)
+{
+    for (int try = 0; try < READING_TRIES; try++) {
+        uint64_t before = clock_now();
+        *tsc = rdtsc();
+        uint64_t after = clock_now();
+        if (after - before <= READING_MAX_SKEW_NS) {
+            *ns = before + (after - before) / 2;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Interrupts off, at boot: the rate of the TSC in ns per cycle. Without a
+ * good reading, or a TSC that stands still, the clocksource stays the
+ * account clock. */
 void context_clock_calibrate(void)
 {
-    uint64_t tsc = rdtsc(), ns = clock_now();
+    uint64_t tsc, ns, tsc_end, ns_end;
+    if (!read_both_clocks(&tsc, &ns))
+        return;
     clock_delay_ns(CALIBRATION_NS);
-    uint64_t tsc_delta = rdtsc() - tsc, ns_delta = clock_now() - ns;
-    if (tsc_delta == 0 || ns_delta >> 32)
-        return;                     /* no usable TSC, or stalled for seconds: the clocksource it is */
+    if (!read_both_clocks(&tsc_end, &ns_end))
+        return;
+    uint64_t tsc_delta = tsc_end - tsc, ns_delta = ns_end - ns;
+    if (tsc_end <= tsc || ns_delta >> 32)
+        return;
     account_clock.tsc = tsc;
     account_clock.ns = ns;
     account_clock.ns_per_cycle_scaled = (ns_delta << 32) / tsc_delta;
+    printk("context tracking: user and system time from the TSC, %lu kHz\n", tsc_delta * 1000000 / ns_delta);
 }
 
 uint64_t context_clock_ns(void)
