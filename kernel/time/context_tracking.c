@@ -72,9 +72,14 @@ void context_clock_calibrate(void)
     printk("context tracking: user and system time from the TSC, %lu kHz\n", tsc_delta * 1000000 / ns_delta);
 }
 
+bool context_clock_is_tsc(void)
+{
+    return account_clock.ns_per_cycle_scaled != 0 && tsc_is_stable();
+}
+
 uint64_t context_clock_ns(void)
 {
-    if (account_clock.ns_per_cycle_scaled == 0 || !tsc_is_stable())
+    if (!context_clock_is_tsc())
         return clock_now();
     uint64_t cycles = rdtsc() - account_clock.tsc;
     return account_clock.ns + (uint64_t)(((unsigned __int128)cycles * account_clock.ns_per_cycle_scaled) >> 32);

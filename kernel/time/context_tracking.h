@@ -19,6 +19,7 @@ uint64_t context_user_exits(unsigned cpu);
  * with context_clock_since(), which never goes below 0. */
 void context_clock_calibrate(void);
 uint64_t context_clock_ns(void);
+bool context_clock_is_tsc(void);    /* false: context_clock_ns() is clock_now() */
 uint64_t context_clock_since(uint64_t now, uint64_t since);
 
 #endif

@@ -24,6 +24,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/time/context_tracking.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
@@ -120,12 +121,63 @@ void tick_try_stop_after_tick(struct cpu *cpu, uint64_t now)
         try_stop(cpu, now, true);   /* idle CPUs stop in idle_loop */
 }
 
+/* ---- The clock without a clocksource read ----
+ * On the way to user mode with the tick stopped, keep_reason() needs the
+ * time only for the policy and the timer check, and an HPET read is the
+ * dearest thing on a system call's path under QEMU. Each CPU remembers
+ * its last clocksource read next to the account clock's value then
+ * (context_clock_ns(), the TSC); later, the clocksource lies within
+ * ANCHOR_SLACK_NS plus 1/ANCHOR_DRIFT_DIVISOR of the time since of that
+ * anchor plus the account clock's progress. Its checks are thresholds in
+ * time, so when keep_reason() says the tick may stay stopped at both ends
+ * of that window, it says so for the true time too; otherwise the
+ * clocksource is read as before. */
+#define ANCHOR_SLACK_NS 20000ul
+#define ANCHOR_DRIFT_DIVISOR 1000ul     /* the TSC's rate, calibrated to better than 0.1% */
+
+static struct clock_anchor {
+    uint64_t clock_ns, account_ns;      /* clock_now() and context_clock_ns(), one moment, this CPU */
+    bool valid;
+} anchors[MAX_CPUS];
+
+static uint64_t clock_now_anchored(struct cpu *cpu)
+{
+    struct clock_anchor *anchor = &anchors[cpu->id];
+    uint64_t now = clock_now();
+    anchor->valid = context_clock_is_tsc();
+    anchor->account_ns = context_clock_ns();
+    anchor->clock_ns = now;
+    return now;
+}
+
+/* The tick is stopped: is keep_reason() TICK_MAY_STOP whatever the time
+ * within the anchor's window? False means "ask with clock_now()". */
+static bool stays_stopped_without_clock(struct cpu *cpu)
+{
+    const struct clock_anchor *anchor = &anchors[cpu->id];
+    if (!anchor->valid || !context_clock_is_tsc())
+        return false;
+    uint64_t account_now = context_clock_ns();
+    if (account_now < anchor->account_ns)
+        return false;
+    uint64_t elapsed = account_now - anchor->account_ns;
+    uint64_t slack = ANCHOR_SLACK_NS + elapsed / ANCHOR_DRIFT_DIVISOR;
+    uint64_t estimate = anchor->clock_ns + elapsed;
+    if (estimate < slack)
+        return false;
+    spin_lock(&cpu->rq.lock);
+    bool stays = !cpu->tick.running && keep_reason(cpu, estimate - slack, false) == TICK_MAY_STOP &&
+                 keep_reason(cpu, estimate + slack, false) == TICK_MAY_STOP;
+    spin_unlock(&cpu->rq.lock);
+    return stays;
+}
+
 void tick_recheck(void)
 {
     struct cpu *cpu = this_cpu();
     if (cpu->tick.running)
         return;
-    uint64_t now = clock_now();
+    uint64_t now = clock_now_anchored(cpu);
     spin_lock(&cpu->rq.lock);
     enum tick_keep_reason reason = cpu->tick.running ? TICK_MAY_STOP : keep_reason(cpu, now, false);
     if (reason != TICK_MAY_STOP)
@@ -156,12 +208,13 @@ void tick_update(void)
 {
     struct cpu *cpu = this_cpu();
     if (!cpu->tick.running) {
-        tick_recheck();
+        if (!stays_stopped_without_clock(cpu))
+            tick_recheck();
         return;
     }
     if (cpu_is_idle(&cpu->rq) || !tick_policy_isolates(cpu))
         return;
-    uint64_t now = clock_now();
+    uint64_t now = clock_now_anchored(cpu);
     spin_lock(&cpu->rq.lock);
     bool stop = cpu->tick.running && keep_reason(cpu, now, true) == TICK_MAY_STOP;
     if (stop)
