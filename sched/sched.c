@@ -25,6 +25,7 @@
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/process/process.h"
+#include "kernel/time/context_tracking.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 
@@ -175,9 +176,10 @@ void place_runnable_task(struct task *task)
 static void account_switch(struct task *prev, struct task *next, uint64_t now)
 {
     prev->runtime_ns += now - prev->switched_in_at;
-    prev->system_ns += now - prev->mode_since;     /* a switch happens in kernel mode */
+    uint64_t account_now = context_clock_ns();
+    prev->system_ns += context_clock_since(account_now, prev->mode_since);    /* a switch happens in kernel mode */
     next->switched_in_at = now;
-    next->mode_since = now;
+    next->mode_since = account_now;
     next->slices++;
 }
 
@@ -341,9 +343,9 @@ void task_times_ns(struct task *task, uint64_t *user, uint64_t *system)
     spin_lock(&rq->lock);
     *user = task->user_ns;
     *system = task->system_ns;
-    uint64_t now = clock_now(), since = __atomic_load_n(&task->mode_since, __ATOMIC_RELAXED);
-    if (rq->current == task && now > since)
-        *(task->in_user ? user : system) += now - since;
+    uint64_t now = context_clock_ns(), since = __atomic_load_n(&task->mode_since, __ATOMIC_RELAXED);
+    if (rq->current == task)
+        *(task->in_user ? user : system) += context_clock_since(now, since);
     spin_unlock(&rq->lock);
 }
 

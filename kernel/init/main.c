@@ -20,6 +20,7 @@
 #include "kernel/process/process.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/fs/vfs.h"
+#include "kernel/time/context_tracking.h"
 #include "kernel/time/housekeeping.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/mm/memmap.h"
@@ -258,6 +259,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
         printk("clock: clocksource=hpet, but this machine has no HPET\n");
     clock_init(acpi->has_hpet ? acpi->hpet_address : 0, kernel_params.force_pit);
     lapic_timer_calibrate();
+    context_clock_calibrate();
     user_mode_init_this_cpu();
     irq_init();
     ipi_init();

@@ -14,4 +14,12 @@ void context_user_enter(void);      /* about to return to ring 3 */
 bool context_cpu_in_user(unsigned cpu);
 uint64_t context_user_exits(unsigned cpu);
 
+/* The clock of user and system time: the TSC in ns, calibrated at boot
+ * against the clocksource (context_tracking.c). Stretches are measured
+ * with context_clock_since(), which never goes below 0. */
+void context_clock_calibrate(void);
+uint64_t context_clock_ns(void);
+bool context_clock_is_tsc(void);    /* false: context_clock_ns() is clock_now() */
+uint64_t context_clock_since(uint64_t now, uint64_t since);
+
 #endif

@@ -24,6 +24,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/time/context_tracking.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
@@ -49,14 +50,18 @@ static bool cpu_is_idle(const struct runqueue *rq)
  * (docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it); elsewhere
  * only queued callbacks (rcu_needs_cpu) count, since a nohz task in user
  * mode is in an extended quiescent state and RCU does not need its tick
- * for that. */
-static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
+ * for that. keep_reason_between() answers for a time known only to lie
+ * between earliest and latest: a policy lets a busy tick stop only more
+ * as time passes (budget, patience), and a timer only comes closer, so
+ * each is asked at the end where it would keep the tick. */
+static enum tick_keep_reason keep_reason_between(struct cpu *cpu, uint64_t earliest, uint64_t latest,
+                                                bool at_tick)
 {
     struct runqueue *rq = &cpu->rq;
     bool idle = cpu_is_idle(rq);
 
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
-    if (idle ? !policy->stop_when_idle : !tick_policy_busy_may_stop(policy, cpu, now))
+    if (idle ? !policy->stop_when_idle : !tick_policy_busy_may_stop(policy, cpu, earliest))
         return TICK_KEEP_POLICY;
     uint32_t deps = idle ? 0 : tick_dep_mask_of(cpu->id);   /* an idle CPU stops, as on Linux */
     if (deps)
@@ -69,9 +74,14 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
      * that (arch/x86/pit.c), and that is the timekeeper's tick. */
     if (cpu->id == timekeeper_cpu && clock_needs_periodic_reads())
         return TICK_KEEP_CLOCK;
-    if (timers_next_deadline() < now + tick_period_ns)
+    if (timers_next_deadline() < latest + tick_period_ns)
         return TICK_KEEP_TIMER;
     return TICK_MAY_STOP;
+}
+
+static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
+{
+    return keep_reason_between(cpu, now, now, at_tick);
 }
 
 static void stop_locked(struct cpu *cpu, uint64_t now)
@@ -120,12 +130,63 @@ void tick_try_stop_after_tick(struct cpu *cpu, uint64_t now)
         try_stop(cpu, now, true);   /* idle CPUs stop in idle_loop */
 }
 
+/* ---- The clock without a clocksource read ----
+ * On the way to user mode with the tick stopped, keep_reason() needs the
+ * time only for the policy and the timer check, and an HPET read is the
+ * dearest thing on a system call's path under QEMU. Each CPU remembers
+ * its last clocksource read next to the account clock's value then
+ * (context_clock_ns(), the TSC); later, clock_now() is the anchor's
+ * clocksource value plus the account clock's progress since, within
+ * ANCHOR_SLACK_NS plus 1/ANCHOR_DRIFT_DIVISOR of that progress (the
+ * error of the TSC's calibrated rate). When keep_reason_between()
+ * says the tick may stay stopped for any time in that window, it says so
+ * for the true time too; otherwise the clocksource is read as before. */
+#define ANCHOR_SLACK_NS 20000ul
+#define ANCHOR_DRIFT_DIVISOR 1000ul     /* the TSC's rate, calibrated to better than 0.1% */
+
+static struct clock_anchor {
+    uint64_t clock_ns, account_ns;      /* clock_now() and context_clock_ns(), one moment, this CPU */
+    bool valid;
+} anchors[MAX_CPUS];
+
+static uint64_t clock_now_anchored(struct cpu *cpu)
+{
+    struct clock_anchor *anchor = &anchors[cpu->id];
+    uint64_t now = clock_now();
+    anchor->valid = context_clock_is_tsc();
+    anchor->account_ns = context_clock_ns();
+    anchor->clock_ns = now;
+    return now;
+}
+
+/* The tick is stopped: is keep_reason() TICK_MAY_STOP whatever the time
+ * within the anchor's window? False means "ask with clock_now()". */
+static bool stays_stopped_without_clock(struct cpu *cpu)
+{
+    const struct clock_anchor *anchor = &anchors[cpu->id];
+    if (!anchor->valid || !context_clock_is_tsc())
+        return false;
+    uint64_t account_now = context_clock_ns();
+    if (account_now < anchor->account_ns)
+        return false;
+    uint64_t elapsed = account_now - anchor->account_ns;
+    uint64_t slack = ANCHOR_SLACK_NS + elapsed / ANCHOR_DRIFT_DIVISOR;
+    uint64_t estimate = anchor->clock_ns + elapsed;
+    if (estimate < slack)
+        return false;
+    spin_lock(&cpu->rq.lock);
+    bool stays = !cpu->tick.running &&
+                 keep_reason_between(cpu, estimate - slack, estimate + slack, false) == TICK_MAY_STOP;
+    spin_unlock(&cpu->rq.lock);
+    return stays;
+}
+
 void tick_recheck(void)
 {
     struct cpu *cpu = this_cpu();
     if (cpu->tick.running)
         return;
-    uint64_t now = clock_now();
+    uint64_t now = clock_now_anchored(cpu);
     spin_lock(&cpu->rq.lock);
     enum tick_keep_reason reason = cpu->tick.running ? TICK_MAY_STOP : keep_reason(cpu, now, false);
     if (reason != TICK_MAY_STOP)
@@ -156,12 +217,13 @@ void tick_update(void)
 {
     struct cpu *cpu = this_cpu();
     if (!cpu->tick.running) {
-        tick_recheck();
+        if (!stays_stopped_without_clock(cpu))
+            tick_recheck();
         return;
     }
     if (cpu_is_idle(&cpu->rq) || !tick_policy_isolates(cpu))
         return;
-    uint64_t now = clock_now();
+    uint64_t now = clock_now_anchored(cpu);
     spin_lock(&cpu->rq.lock);
     bool stop = cpu->tick.running && keep_reason(cpu, now, true) == TICK_MAY_STOP;
     if (stop)

@@ -1,7 +1,9 @@
 /* The clocksource watchdog's judgement of the TSC (docs/tick.md). The
  * kernel keeps time with the HPET or the PIT (arch/x86/clock.h); the TSC
- * only measures short local intervals: the lock check's bounds
- * (kernel/locking/lockcheck.h) and the benchmarks' cycle counts.
+ * measures intervals: the lock check's bounds (kernel/locking/lockcheck.h),
+ * the benchmarks' cycle counts, and user and system time
+ * (kernel/time/context_tracking.c, which goes back to the clocksource
+ * once the TSC is marked unstable).
  * kernel/time/timekeeping.c reads the clocks each watchdog round on each ticking CPU; this file,
  * free of hardware (tests/host/test_tsc_watchdog.c runs it on the host),
  * decides.

@@ -2,10 +2,13 @@
  * (tools/bench). Runs the same on Linux and nohzk.
  *   getpid   TSC cycles of one syscall(SYS_getpid) round trip, median of
  *            ROUNDS batches of BATCH calls (rdtsc works in user mode)
+ *   getppid  the same for getppid (which glibc never caches)
  *   spawn    nanoseconds of fork + execve(/bin/true) + wait4, median of
  *            SPAWNS runs (clock_gettime)
- * Output: "bench: getpid cycles_median=N batches=N per_batch=N" and
- * "bench: fork_exec_wait ns_median=N runs=N", the format tools/bench reads.
+ * Output: "bench: getpid cycles_median=N batches=N per_batch=N" (and
+ * getppid) and "bench: fork_exec_wait ns_median=N runs=N", the format
+ * tools/bench reads. Usage: syscall_bench [--syscalls-only] [TRUE_PATH];
+ * --syscalls-only skips the spawns (run it under taskset to pick a CPU).
  *
  * syscall_bench --getppid CPU [--nohz]: only the getppid round trip, pinned
  * to CPU, after a one-second warm-up loop (a nohz CPU's tick stops
@@ -106,16 +109,22 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--getppid")) {
         if (argc == 3 || (argc == 4 && !strcmp(argv[3], "--nohz")))
             return getppid_on(argv[2], argc == 4);
-        fprintf(stderr, "usage: syscall_bench [TRUE_PATH] | --getppid CPU [--nohz]\n");
+        fprintf(stderr, "usage: syscall_bench [--syscalls-only] [TRUE_PATH] | --getppid CPU [--nohz]\n");
         return 2;
     }
-    const char *true_path = argc > 1 ? argv[1] : "/bin/true";
+    int syscalls_only = argc > 1 && strcmp(argv[1], "--syscalls-only") == 0;
+    const char *true_path = argc > 1 + syscalls_only ? argv[1 + syscalls_only] : "/bin/true";
     uint64_t samples[ROUNDS > SPAWNS ? ROUNDS : SPAWNS];
 
     uint64_t median_cycles, min_cycles;
     time_batches(SYS_getpid, &median_cycles, &min_cycles);
     printf("bench: getpid cycles_median=%llu batches=%d per_batch=%d\n", (unsigned long long)median_cycles, ROUNDS,
            BATCH);
+    time_batches(SYS_getppid, &median_cycles, &min_cycles);
+    printf("bench: getppid cycles_median=%llu batches=%d per_batch=%d\n", (unsigned long long)median_cycles, ROUNDS,
+           BATCH);
+    if (syscalls_only)
+        return 0;
 
     for (int run = 0; run < SPAWNS; run++) {
         uint64_t start = now_ns();
