@@ -681,4 +681,11 @@ SCENARIOS = [
     {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot",
      "must_contain": [r"^nohz_full: cpus 1$"],
      "must_not_contain": [r"takes effect with", r"without nohz_full="]},
+
+    # Copy-on-write fork (docs/fork.md): each side keeps its own view
+    # (passes on the Linux host too, "host-cow_fork" in tests/run), and
+    # /proc/vmstat shows a fork copies page tables, not data, one write
+    # copies one page, a read none, and a fork loop leaks no page.
+    _program("cow-fork", "cow_fork"),
+    _program("cow-fork-glibc", "cow_fork", "glibc"),
 ]
