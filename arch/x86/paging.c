@@ -399,6 +399,7 @@ static int share_table(uint64_t *to, uint64_t *from, int level, struct user_tabl
         if (level == 1) {
             if (from[i] & PTE_WRITE)
                 from[i] = (from[i] & ~PTE_WRITE) | PTE_COW;
+            counts->copy_on_write += (from[i] & PTE_COW) != 0;
             page_get(from[i] & PTE_ADDRESS);
             to[i] = from[i];
             counts->pages++;

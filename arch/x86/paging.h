@@ -69,9 +69,9 @@ int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint6
 /* Fork: copy from's tables into the empty to, sharing every user page
  * (page_get); a writable page becomes read-only with PTE_COW in both.
  * On -ENOMEM, what was made is in to, for user_tables_free(). Counts the
- * table pages made and the pages shared. */
+ * table pages made, the pages shared, and those made copy-on-write. */
 struct user_tables_share_counts {
-    unsigned long tables, pages;
+    unsigned long tables, pages, copy_on_write;
 };
 int user_tables_share(uint64_t to, uint64_t from, struct user_tables_share_counts *counts);
 /* Set the entry of a mapped user page (a copy-on-write break). */

@@ -23,6 +23,10 @@ struct address_space *address_space_create(void)
     return space;
 }
 
+/* Refused (NULL) when the pages made copy-on-write could not all be
+ * copied now, as a copying fork would have been: nohzk does not
+ * overcommit (mmap takes its pages at once), and a write fault that finds
+ * no page kills the writer. A check, not a reservation. */
 struct address_space *address_space_clone(struct address_space *from)
 {
     struct address_space *space = address_space_create();
@@ -32,7 +36,7 @@ struct address_space *address_space_clone(struct address_space *from)
     int error = user_tables_share(space->root_phys, from->root_phys, &counts);
     page_event_add(FORK_TABLE_PAGES, counts.tables);
     page_event_add(FORK_PAGES_SHARED, counts.pages);
-    if (error) {
+    if (error || page_free_count() < counts.copy_on_write) {
         address_space_destroy(space);
         return 0;
     }

@@ -4,6 +4,10 @@
  * back one at a time while another forks at each step, so that each of
  * fork's allocations (page tables, the copy, the kernel stack, the task)
  * meets an empty allocator at some step.
+ * The hog is a program of its own (vfork and exec of this one): a forked
+ * hog would share our pages copy-on-write, and once it took every page our
+ * next write could not be copied (nohzk kills the writer; Linux's OOM
+ * killer would pick the hog).
  * NOHZK_ONLY: nohzk maps eagerly, so mmap takes real pages at once; Linux
  * overcommits and would not run out here. */
 #define _GNU_SOURCE
@@ -21,6 +25,8 @@
 #define MIB (1024 * 1024l)
 #define PAGE 4096l
 #define MAX_STEPS 2000
+
+static char *self_name;
 
 static long mem_free_kib(void)
 {
@@ -84,10 +90,16 @@ static int fork_fails_with_enomem_and_recovers(void)
     int to_hog[2], from_hog[2];
     char c;
     CHECK(pipe(to_hog) == 0 && pipe(from_hog) == 0);
-    pid_t hog_pid = fork();
+    char commands[16], answers[16];
+    snprintf(commands, sizeof(commands), "%d", to_hog[0]);
+    snprintf(answers, sizeof(answers), "%d", from_hog[1]);
+    char *argv[] = { self_name, "hog", commands, answers, 0 };
+    pid_t hog_pid = vfork();
+    if (hog_pid == 0) {
+        execvp(self_name, argv);
+        _exit(127);
+    }
     CHECK(hog_pid >= 0);
-    if (hog_pid == 0)
-        hog(to_hog[0], from_hog[1]);
     CHECK(read(from_hog[0], &c, 1) == 1);
     long low = mem_free_kib();      /* -1 if even /proc/meminfo cannot be opened */
     int enomem = 0, other = 0, worked = 0, steps;
@@ -123,8 +135,11 @@ static int fork_fails_with_enomem_and_recovers(void)
     return 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    self_name = argv[0];
+    if (argc == 4 && strcmp(argv[1], "hog") == 0)
+        hog(atoi(argv[2]), atoi(argv[3]));
     static const struct ktap_case cases[] = {
         KTAP_CASE(a_mapping_larger_than_free_memory_fails_at_once),
         KTAP_CASE(fork_fails_with_enomem_and_recovers),
