@@ -4,6 +4,8 @@
  * counting cases are skipped; the behaviour checks run on both. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "../../user/lib/pin.h"
 
 #define PAGE 4096l
 #define BIG (64l * 1024 * 1024)
@@ -45,6 +48,7 @@ static int counters_here(void)
     if (vmstat_value("cow_pages_copied") >= 0)
         return 1;
     ktap_skip_reason = "no copy-on-write counters in /proc/vmstat (not nohzk)";
+    printf("# skipped: %s\n", ktap_skip_reason);      /* a case's child cannot tell ktap_run */
     return 0;
 }
 
@@ -304,6 +308,81 @@ static int fork_loop_leaks_no_page(void)
     return 1;
 }
 
+/* cpu's row of /proc/tick: its state, nohz owner, ticks and restarts. */
+static int read_tick_row(int cpu, char state[16], char nohz[16], unsigned long *ticks, unsigned long *restarts)
+{
+    char line[256], reason[16];
+    int found = 0, row_cpu;
+    unsigned long missed, stops;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file)
+        return 0;
+    while (!found && fgets(line, sizeof(line), file))
+        found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, state, reason, nohz, ticks, &missed,
+                       &stops, restarts) == 8 &&
+                row_cpu == cpu && (!strcmp(state, "ticking") || !strcmp(state, "stopped"));
+    fclose(file);
+    return found;
+}
+
+static double seconds_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* A nohz task (its tick stopped) writes 256 shared pages: each is copied
+ * in its fault, and the tick neither runs nor restarts meanwhile. */
+static int a_nohz_task_copies_without_its_tick(void)
+{
+    if (access("/proc/self/nohz", F_OK) != 0) {
+        ktap_skip_reason = "no /proc/self/nohz (not nohzk)";
+        printf("# skipped: %s\n", ktap_skip_reason);
+        return 1;
+    }
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    CHECK(cpu >= 1);
+    char *map = mmap(0, 256 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(map != MAP_FAILED);
+    memset(map, 'p', 256 * PAGE);
+    pid_t child = fork();
+    if (child == 0) {
+        char self[16], state[16], nohz[16];
+        unsigned long ticks = 0, restarts = 0, ticks_after = 0, restarts_after = 0;
+        snprintf(self, sizeof(self), "%d", (int)getpid());
+        int fd = open("/proc/self/nohz", O_WRONLY);
+        if (pin_to_cpu(0, cpu) != 0 || fd < 0 || write(fd, "1", 1) != 1)
+            _exit(9);
+        close(fd);
+        int stopped = 0;
+        for (double limit = seconds_now() + 5; !stopped && seconds_now() < limit;) {
+            for (volatile unsigned long i = 0; i < 2000000; i++)
+                ;
+            stopped = read_tick_row(cpu, state, nohz, &ticks, &restarts) && !strcmp(state, "stopped") &&
+                      !strcmp(nohz, self);
+        }
+        if (!stopped)
+            _exit(10);
+        vmstat_value("cow_pages_copied");
+        long copied = vmstat_value("cow_pages_copied");
+        for (long i = 0; i < 256; i++)
+            map[i * PAGE] = 'c';
+        long copies = vmstat_value("cow_pages_copied") - copied;
+        if (!read_tick_row(cpu, state, nohz, &ticks_after, &restarts_after))
+            _exit(11);
+        printf("# nohz task on cpu %d: %ld copies; ticks %lu -> %lu, restarts %lu -> %lu, now %s\n", cpu, copies,
+               ticks, ticks_after, restarts, restarts_after, state);
+        fflush(stdout);
+        _exit(copies == 256 && ticks_after == ticks && restarts_after == restarts && !strcmp(state, "stopped") ? 0
+                                                                                                               : 1);
+    }
+    CHECK(child_status_ok(child));
+    CHECK(map[0] == 'p' && map[255 * PAGE] == 'p');
+    munmap(map, 256 * PAGE);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -317,6 +396,7 @@ int main(void)
         KTAP_CASE(one_write_copies_one_page_and_a_read_none),
         KTAP_CASE(the_last_sharer_writes_without_copying),
         KTAP_CASE(fork_loop_leaks_no_page),
+        KTAP_CASE(a_nohz_task_copies_without_its_tick),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
