@@ -52,6 +52,28 @@ static int counters_here(void)
     return 0;
 }
 
+/* The counts are the whole machine's: a child measures once its parent
+ * sleeps in waitpid, its own copies after the fork made. 0 after 5 s. */
+static int wait_until_parent_sleeps(void)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)getppid());
+    for (int tries = 0; tries < 500; tries++) {
+        int fd = open(path, O_RDONLY);
+        long got = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+        if (fd >= 0)
+            close(fd);
+        if (got > 0) {
+            text[got] = '\0';
+            char *end = strrchr(text, ')');
+            if (end && end[1] == ' ' && end[2] == 'S')
+                return 1;
+        }
+        usleep(10000);
+    }
+    return 0;
+}
+
 static char *big_mapping(char fill)
 {
     char *map = mmap(0, BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -233,6 +255,8 @@ static int one_write_copies_one_page_and_a_read_none(void)
         return 1;
     pid_t child = fork();
     if (child == 0) {
+        if (!wait_until_parent_sleeps())
+            _exit(3);
         vmstat_value("cow_faults");                 /* its buffer and stack are the child's now */
         long faults = vmstat_value("cow_faults"), copied = vmstat_value("cow_pages_copied");
         long sum = 0;
@@ -364,6 +388,8 @@ static int a_nohz_task_copies_without_its_tick(void)
         }
         if (!stopped)
             _exit(10);
+        if (!wait_until_parent_sleeps())
+            _exit(12);
         vmstat_value("cow_pages_copied");
         long copied = vmstat_value("cow_pages_copied");
         for (long i = 0; i < 256; i++)
