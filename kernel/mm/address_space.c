@@ -51,20 +51,13 @@ void address_space_destroy(struct address_space *space)
 
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags)
 {
-    return address_space_map_from(space, address, flags, 0);
-}
-
-int address_space_map_from(struct address_space *space, uint64_t address, uint64_t flags, const void *data)
-{
     if (address >= USER_MAP_END || address % PAGE_SIZE)
         return -EINVAL;
     if (user_tables_entry(space->root_phys, address) & PTE_PRESENT)
         return -EEXIST;
-    uint64_t page = data ? page_alloc_unzeroed() : page_alloc();
+    uint64_t page = page_alloc();
     if (!page)
         return -ENOMEM;
-    if (data)
-        memcpy(phys_to_virt(page), data, PAGE_SIZE);
     int error = user_tables_map_page(space->root_phys, address, page, flags);
     if (error)
         page_free(page);

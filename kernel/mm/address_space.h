@@ -18,9 +18,6 @@ void address_space_destroy(struct address_space *space);   /* not the current on
 /* Map a zeroed page at address: -EINVAL outside the user half or not
  * page-aligned, -EEXIST if a page is there, -ENOMEM. */
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);
-/* The same with the page's contents: PAGE_SIZE bytes of data (NULL:
- * zeroes), copied in with no zeroing first (exec's whole file pages). */
-int address_space_map_from(struct address_space *space, uint64_t address, uint64_t flags, const void *data);
 /* The entry mapping address, checked for user access (and for writing if
  * asked: a copy-on-write page is not writable yet); 0 if there is none. */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);

@@ -77,23 +77,12 @@ static long map_segments(struct address_space *space, const struct elf_info *elf
     for (unsigned i = 0; i < elf->segment_count; i++) {
         const struct elf_segment *segment = &elf->segments[i];
         uint64_t flags = (segment->flags & PF_W ? PTE_WRITE : 0) | (segment->flags & PF_X ? 0 : PTE_NX);
-        const char *data = image + segment->file_offset;
-        uint64_t data_end = segment->vaddr + segment->file_size;
-        uint64_t whole_start = (segment->vaddr + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
-        uint64_t whole_end = data_end & ~(PAGE_SIZE - 1);
-        if (whole_end < whole_start)
-            whole_end = whole_start;
         for (uint64_t page = segment->start; page < segment->end; page += PAGE_SIZE) {
-            bool whole = page >= whole_start && page < whole_end;
-            int error = address_space_map_from(space, page, flags, whole ? data + (page - segment->vaddr) : 0);
+            int error = address_space_map(space, page, flags);
             if (error)
                 return error;
         }
-        /* The pages the file fills in part: the first and the last. */
-        uint64_t head_end = whole_start < data_end ? whole_start : data_end;
-        copy_into_space(space, segment->vaddr, data, head_end - segment->vaddr);
-        if (data_end > whole_end && whole_end >= head_end)
-            copy_into_space(space, whole_end, data + (whole_end - segment->vaddr), data_end - whole_end);
+        copy_into_space(space, segment->vaddr, image + segment->file_offset, segment->file_size);
         page_event_add(EXEC_PAGES_COPIED, pages_spanned(segment->vaddr, segment->file_size));
         if (segment->end > *highest)
             *highest = segment->end;
