@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -332,6 +333,101 @@ static int fork_loop_leaks_no_page(void)
     return 1;
 }
 
+/* Sharers on different CPUs: two forking parents, each moving from CPU
+ * to CPU, write their own tag into pages they share with children that
+ * write theirs, change the rights of the shared pages, unmap them or are
+ * killed. Each side must only ever read its own tag: a write reaching a
+ * page still shared, or a stale translation on a CPU, would show. */
+#define SHARED_PAGES 64
+#define SHARED_FORKS 60
+
+static void write_tag(volatile long *pages, long tag)
+{
+    for (long p = 0; p < SHARED_PAGES; p++)
+        pages[p * (PAGE / 8)] = tag;
+}
+
+static int all_tagged(volatile long *pages, long tag)
+{
+    for (long p = 0; p < SHARED_PAGES; p++)
+        if (pages[p * (PAGE / 8)] != tag)
+            return 0;
+    return 1;
+}
+
+static void child_games(volatile long *pages, int cpus)
+{
+    unsigned x = (unsigned)getpid() * 2654435761u;
+    for (int round = 0; round < 20; round++) {
+        x = x * 1103515245 + 12345;
+        long first = (x >> 8) % SHARED_PAGES, count = 1 + (x >> 20) % 8;
+        if (first + count > SHARED_PAGES)
+            count = SHARED_PAGES - first;
+        void *start = (void *)(pages + first * (PAGE / 8));
+        switch ((x >> 16) % 4) {
+        case 0: mprotect(start, count * PAGE, PROT_READ); break;
+        case 1:
+            if (mprotect(start, count * PAGE, PROT_READ | PROT_WRITE) == 0)
+                pages[first * (PAGE / 8)] = -1;
+            break;
+        case 2: munmap(start, count * PAGE); break;
+        default: set_affinity_range(0, round % cpus, round % cpus);
+        }
+    }
+}
+
+static int fork_and_check(volatile long *pages, int cpus)
+{
+    long tag = getpid();
+    write_tag(pages, tag);
+    for (int i = 0; i < SHARED_FORKS; i++) {
+        pid_t child = fork();
+        if (child == 0) {
+            if (i % 2)
+                child_games(pages, cpus);
+            long own = getpid();
+            for (int round = 0; round < 8; round++) {
+                set_affinity_range(0, round % cpus, round % cpus);
+                if (i % 2 == 0 && round && !all_tagged(pages, own))
+                    _exit(1);
+                if (i % 2 == 0)
+                    write_tag(pages, own);
+            }
+            _exit(0);
+        }
+        if (child < 0)
+            return 0;
+        if (i % 5 == 4)
+            kill(child, SIGKILL);
+        for (int round = 0; round < 8; round++) {
+            set_affinity_range(0, (round + 1) % cpus, (round + 1) % cpus);
+            if (!all_tagged(pages, tag))
+                return 0;
+            write_tag(pages, tag);
+        }
+        int status;
+        if (waitpid(child, &status, 0) != child || (WIFEXITED(status) && WEXITSTATUS(status) != 0) ||
+            (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL))
+            return 0;
+    }
+    return all_tagged(pages, tag);
+}
+
+static int sharers_on_every_cpu_keep_their_own_data(void)
+{
+    int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(cpus >= 1);
+    volatile long *pages = mmap(0, SHARED_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(pages != MAP_FAILED);
+    pid_t other = fork();
+    if (other == 0)
+        _exit(fork_and_check(pages, cpus) ? 0 : 1);
+    int here = fork_and_check(pages, cpus);
+    CHECK(child_status_ok(other));
+    CHECK(here);
+    return 1;
+}
+
 /* cpu's row of /proc/tick: its state, nohz owner, ticks and restarts. */
 static int read_tick_row(int cpu, char state[16], char nohz[16], unsigned long *ticks, unsigned long *restarts)
 {
@@ -422,6 +518,7 @@ int main(void)
         KTAP_CASE(one_write_copies_one_page_and_a_read_none),
         KTAP_CASE(the_last_sharer_writes_without_copying),
         KTAP_CASE(fork_loop_leaks_no_page),
+        KTAP_CASE(sharers_on_every_cpu_keep_their_own_data),
         KTAP_CASE(a_nohz_task_copies_without_its_tick),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
