@@ -321,7 +321,7 @@ static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t 
             next = end;
         uint64_t *entry = &table[table_index(address, level)];
         if (*entry & PTE_PRESENT && level == 1) {
-            page_free(*entry & PTE_ADDRESS);
+            page_put(*entry & PTE_ADDRESS);
             *entry = 0;
             if (current)
                 invlpg(address);
@@ -348,6 +348,15 @@ void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end)
         write_cr3(read_cr3());
 }
 
+/* The write and execute bits a page gets for flags: a write right to a
+ * page that is (or was, at a fork) shared is PTE_COW until it is copied. */
+static uint64_t rights_for(uint64_t entry, uint64_t flags)
+{
+    if (flags & PTE_WRITE && (entry & PTE_COW || page_holders(entry & PTE_ADDRESS) > 1))
+        return (flags & ~PTE_WRITE) | PTE_COW;
+    return flags;
+}
+
 static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t end, uint64_t flags,
                             bool current)
 {
@@ -364,7 +373,7 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
             if (error)
                 return error;
         } else {
-            *entry = (*entry & ~(PTE_WRITE | PTE_NX)) | flags;
+            *entry = (*entry & ~(PTE_WRITE | PTE_NX | PTE_COW)) | rights_for(*entry, flags);
             if (current)
                 invlpg(address);
         }
@@ -379,43 +388,65 @@ int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint6
     return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX), is_current(root));
 }
 
-/* A copy of every user page (fork). No copy-on-write: simpler to read, and
- * the programs here are small. */
-static int copy_table(uint64_t *to, const uint64_t *from, int level)
+/* Fork: the tables are copied, the pages shared. A writable page loses
+ * its write right in both tables (PTE_COW): the first write faults and
+ * copies it (address_space_write_fault). */
+static int share_table(uint64_t *to, uint64_t *from, int level, struct user_tables_share_counts *counts)
 {
     for (unsigned i = 0; i < ENTRIES_PER_TABLE; i++) {
         if (!(from[i] & PTE_PRESENT))
             continue;
-        uint64_t page = page_alloc();
-        if (!page)
-            return -ENOMEM;
-        to[i] = page | (from[i] & ~PTE_ADDRESS);
-        if (level > 1) {
-            int error = copy_table(phys_to_virt(page), table_at(from[i]), level - 1);
-            if (error)
-                return error;
-        } else {
-            memcpy(phys_to_virt(page), table_at(from[i]), PAGE_SIZE);
-        }
-    }
-    return 0;
-}
-
-int user_tables_copy(uint64_t to, uint64_t from)
-{
-    uint64_t *to_root = phys_to_virt(to), *from_root = phys_to_virt(from);
-    for (unsigned i = 0; i < FIRST_KERNEL_ENTRY; i++) {
-        if (!(from_root[i] & PTE_PRESENT))
+        if (level == 1) {
+            if (from[i] & PTE_WRITE)
+                from[i] = (from[i] & ~PTE_WRITE) | PTE_COW;
+            counts->copy_on_write += (from[i] & PTE_COW) != 0;
+            page_get(from[i] & PTE_ADDRESS);
+            to[i] = from[i];
+            counts->pages++;
             continue;
+        }
         uint64_t page = page_alloc();
         if (!page)
             return -ENOMEM;
-        to_root[i] = page | (from_root[i] & ~PTE_ADDRESS);
-        int error = copy_table(phys_to_virt(page), table_at(from_root[i]), 3);
+        counts->tables++;
+        to[i] = page | (from[i] & ~PTE_ADDRESS);
+        int error = share_table(phys_to_virt(page), table_at(from[i]), level - 1, counts);
         if (error)
             return error;
     }
     return 0;
+}
+
+/* The parent's entries lost their write right: its TLB must forget them
+ * (only this CPU runs it: a process has one thread). */
+int user_tables_share(uint64_t to, uint64_t from, struct user_tables_share_counts *counts)
+{
+    uint64_t *to_root = phys_to_virt(to), *from_root = phys_to_virt(from);
+    int error = 0;
+    for (unsigned i = 0; i < FIRST_KERNEL_ENTRY && !error; i++) {
+        if (!(from_root[i] & PTE_PRESENT))
+            continue;
+        uint64_t page = page_alloc();
+        if (!page) {
+            error = -ENOMEM;
+            break;
+        }
+        counts->tables++;
+        to_root[i] = page | (from_root[i] & ~PTE_ADDRESS);
+        error = share_table(phys_to_virt(page), table_at(from_root[i]), 3, counts);
+    }
+    if (is_current(from))
+        write_cr3(read_cr3());
+    return error;
+}
+
+void user_tables_replace(uint64_t root, uint64_t address, uint64_t entry)
+{
+    uint64_t *slot = user_entry_for(root, address, false);
+    ASSERT(slot && *slot & PTE_PRESENT);
+    *slot = entry;
+    if (is_current(root))
+        invlpg(address);
 }
 
 static void free_user_table(uint64_t table_phys, int level)
@@ -427,7 +458,7 @@ static void free_user_table(uint64_t table_phys, int level)
         if (level > 1)
             free_user_table(table[i] & PTE_ADDRESS, level - 1);
         else
-            page_free(table[i] & PTE_ADDRESS);
+            page_put(table[i] & PTE_ADDRESS);
     }
     page_free(table_phys);
 }

@@ -24,6 +24,7 @@
 #define PTE_PCD      (1ul << 4)
 #define PTE_HUGE     (1ul << 7)
 #define PTE_GLOBAL   (1ul << 8)
+#define PTE_COW      (1ul << 9)     /* ignored by the CPU: writable once copied (a fork shares it) */
 #define PTE_NX       (1ul << 63)
 #define PTE_ADDRESS  0x000ffffffffff000ul
 
@@ -58,15 +59,23 @@ void user_tables_free(uint64_t root);                      /* with every user pa
  * if a table is needed and none is free, -EEXIST if a page is there. */
 int user_tables_map_page(uint64_t root, uint64_t address, uint64_t page, uint64_t flags);
 uint64_t user_tables_entry(uint64_t root, uint64_t address);  /* the entry for a user address, 0 if none */
-/* Unmap and free the user pages of [start, end), or change their write
- * and execute rights (page-aligned, end <= USER_HALF_END), at a cost that
+/* Unmap the user pages of [start, end) (page_put: a shared page stays
+ * with its other holders), or change their write and execute rights (a
+ * write right to a page still shared becomes PTE_COW) (page-aligned, end <= USER_HALF_END), at a cost that
  * follows what is mapped there, not the length. protect stops with
  * -ENOMEM at the first page not mapped, those before it changed. */
 void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end);
 int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags);
-/* A copy of every user page of from into the empty to (fork); on -ENOMEM,
- * what was copied is in to, for user_tables_free(). */
-int user_tables_copy(uint64_t to, uint64_t from);
+/* Fork: copy from's tables into the empty to, sharing every user page
+ * (page_get); a writable page becomes read-only with PTE_COW in both.
+ * On -ENOMEM, what was made is in to, for user_tables_free(). Counts the
+ * table pages made, the pages shared, and those made copy-on-write. */
+struct user_tables_share_counts {
+    unsigned long tables, pages, copy_on_write;
+};
+int user_tables_share(uint64_t to, uint64_t from, struct user_tables_share_counts *counts);
+/* Set the entry of a mapped user page (a copy-on-write break). */
+void user_tables_replace(uint64_t root, uint64_t address, uint64_t entry);
 void paging_load(uint64_t root);                           /* CR3, unless it holds root already */
 
 #endif

@@ -162,10 +162,11 @@ void trap_dispatch(struct trap_frame *frame)
     if (from_user)
         enter_from_user_mode();
     if (frame->vector < VECTOR_EXCEPTION_COUNT) {
-        if (from_user)
-            entry_user_fault(frame, exception_signal(frame->vector), exception_name(frame->vector),
-                             frame->vector == VECTOR_PAGE_FAULT ? read_cr2() : frame->rip);
-        else
+        bool page_fault = frame->vector == VECTOR_PAGE_FAULT;
+        uint64_t address = page_fault ? read_cr2() : frame->rip;
+        if (from_user && !(page_fault && entry_user_page_fault(frame, address, frame->error_code)))
+            entry_user_fault(frame, exception_signal(frame->vector), exception_name(frame->vector), address);
+        else if (!from_user)
             handle_exception(frame);
     } else {
         entry_interrupt(frame);

@@ -10,6 +10,9 @@
 #include "kernel/cpu/percpu.h"
 #include "kernel/debug/panic.h"
 #include "kernel/irq/irq.h"
+#include "kernel/lib/errno.h"
+#include "kernel/mm/address_space.h"
+#include "kernel/process/process.h"
 #include "kernel/locking/lockcheck.h"
 #include "kernel/process/signal.h"
 #include "kernel/time/context_tracking.h"
@@ -52,6 +55,22 @@ void exit_to_user_mode(struct trap_frame *frame)
 void entry_user_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address)
 {
     signal_force(frame, signal, 1, address, what);
+}
+
+#define PAGE_FAULT_PRESENT 1
+#define PAGE_FAULT_WRITE   2
+
+/* Out of memory for the copy: the process is killed (Linux's OOM killer
+ * would pick some process; here it is the one that needs the page). */
+bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t error_code)
+{
+    struct process *process = current_process();
+    if (!process || (error_code & (PAGE_FAULT_PRESENT | PAGE_FAULT_WRITE)) != (PAGE_FAULT_PRESENT | PAGE_FAULT_WRITE))
+        return false;
+    int error = address_space_write_fault(process->memory, address);
+    if (error == -ENOMEM)
+        signal_force(frame, SIGKILL, SI_KERNEL, address, "out of memory for a copy-on-write page");
+    return error != -EFAULT;
 }
 
 void entry_interrupt(struct trap_frame *frame)

@@ -5,6 +5,7 @@
 #ifndef KERNEL_ENTRY_H
 #define KERNEL_ENTRY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct trap_frame;
@@ -22,6 +23,10 @@ void exit_to_user_mode(struct trap_frame *frame);
  * whose handler runs on the way out; without one, the process dies with a
  * message naming what. */
 void entry_user_fault(struct trap_frame *frame, int signal, const char *what, uint64_t address);
+/* A page fault in user mode at address: true if the kernel resolved it
+ * (a write to a copy-on-write page, now copied) and the program runs on;
+ * false if it is the program's fault (entry_user_fault). */
+bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t error_code);
 /* An interrupt, vector 32 and up, from either ring. */
 void entry_interrupt(struct trap_frame *frame);
 /* An NMI, which can come anywhere, even with interrupts off in the middle

@@ -1,13 +1,14 @@
 /* User address spaces: see kernel/mm/address_space.h. This file owns the
  * object and the rules of a user mapping (where it may go, that it starts
- * zeroed, what access a lookup allows); arch/x86/paging.c owns the table
- * walks. */
+ * zeroed, what access a lookup allows, when a shared page is copied);
+ * arch/x86/paging.c owns the table walks. See docs/fork.md. */
 #include "kernel/mm/address_space.h"
 
 #include "arch/x86/paging.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
+#include "kernel/lib/string.h"
 
 struct address_space *address_space_create(void)
 {
@@ -22,12 +23,20 @@ struct address_space *address_space_create(void)
     return space;
 }
 
+/* Refused (NULL) when the pages made copy-on-write could not all be
+ * copied now, as a copying fork would have been: nohzk does not
+ * overcommit (mmap takes its pages at once), and a write fault that finds
+ * no page kills the writer. A check, not a reservation. */
 struct address_space *address_space_clone(struct address_space *from)
 {
     struct address_space *space = address_space_create();
     if (!space)
         return 0;
-    if (user_tables_copy(space->root_phys, from->root_phys) < 0) {
+    struct user_tables_share_counts counts = { 0 };
+    int error = user_tables_share(space->root_phys, from->root_phys, &counts);
+    page_event_add(FORK_TABLE_PAGES, counts.tables);
+    page_event_add(FORK_PAGES_SHARED, counts.pages);
+    if (error || page_free_count() < counts.copy_on_write) {
         address_space_destroy(space);
         return 0;
     }
@@ -63,6 +72,34 @@ uint64_t address_space_lookup(struct address_space *space, uint64_t address, boo
     if (for_write && !(entry & PTE_WRITE))
         return 0;
     return entry;
+}
+
+/* Its last holder takes a shared page over; anyone else copies it. Runs
+ * with interrupts on or off, needs no tick and sends no IPI: only this
+ * CPU has the space loaded (a process has one thread). */
+int address_space_write_fault(struct address_space *space, uint64_t address)
+{
+    uint64_t page_address = address & ~(PAGE_SIZE - 1);
+    uint64_t entry = address_space_lookup(space, page_address, false);
+    if (entry & PTE_WRITE)
+        return 0;
+    if (!(entry & PTE_COW))
+        return -EFAULT;
+    page_event_add(COW_FAULTS, 1);
+    uint64_t old_page = entry & PTE_ADDRESS, rights = (entry & ~PTE_ADDRESS & ~PTE_COW) | PTE_WRITE;
+    if (page_holders(old_page) == 1) {
+        user_tables_replace(space->root_phys, page_address, old_page | rights);
+        page_event_add(COW_PAGES_REUSED, 1);
+        return 0;
+    }
+    uint64_t copy = page_alloc_unzeroed();
+    if (!copy)
+        return -ENOMEM;
+    memcpy(phys_to_virt(copy), phys_to_virt(old_page), PAGE_SIZE);
+    user_tables_replace(space->root_phys, page_address, copy | rights);
+    page_put(old_page);
+    page_event_add(COW_PAGES_COPIED, 1);
+    return 0;
 }
 
 void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end)

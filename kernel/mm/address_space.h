@@ -12,14 +12,19 @@ struct address_space {
 };
 
 struct address_space *address_space_create(void);     /* empty; NULL if out of memory */
-struct address_space *address_space_clone(struct address_space *from);     /* fork */
+/* Fork: a new space with from's pages shared, copy-on-write. */
+struct address_space *address_space_clone(struct address_space *from);
 void address_space_destroy(struct address_space *space);   /* not the current one */
 /* Map a zeroed page at address: -EINVAL outside the user half or not
  * page-aligned, -EEXIST if a page is there, -ENOMEM. */
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);
 /* The entry mapping address, checked for user access (and for writing if
- * asked); 0 if there is none. */
+ * asked: a copy-on-write page is not writable yet); 0 if there is none. */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);
+/* A write to address (a page fault, or the kernel about to write there):
+ * a copy-on-write page gets its own copy. 0 if the page can be written
+ * now, -EFAULT if it is not mapped writable, -ENOMEM. */
+int address_space_write_fault(struct address_space *space, uint64_t address);
 /* Unmap and free the pages of [start, end), or change their rights; see
  * user_tables_unmap_range() and user_tables_protect_range(). */
 void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end);

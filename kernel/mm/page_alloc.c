@@ -4,7 +4,9 @@
  * Every page starts in use; the free regions of the memory map are then
  * cleared. Allocation is a first-fit scan from a moving hint. Freeing a page
  * that is already free is a kernel bug and panics (it would otherwise hand
- * the same page to two owners later).
+ * the same page to two owners later). Beside the bitmap, a count per page
+ * of its holders (address spaces sharing it after a fork), 1 while it is
+ * in use by one.
  *
  * Left out: zones, NUMA, buddy lists. A bitmap is easy to check and fast
  * enough for the few thousand pages a QEMU guest has. */
@@ -20,6 +22,7 @@
 #include "kernel/lib/string.h"
 
 static uint64_t *bitmap;
+static uint32_t *holders;       /* per page, after the bitmap */
 static size_t page_count;       /* pages the bitmap covers */
 static size_t free_pages;
 static size_t usable_pages;     /* free at init, after the bitmap itself */
@@ -46,11 +49,13 @@ void page_alloc_init(const struct memmap *free_memory)
     ASSERT(free_memory->count > 0);
     const struct mem_region *last = &free_memory->regions[free_memory->count - 1];
     page_count = (last->base + last->length) / PAGE_SIZE;
-    size_t bitmap_bytes = ((page_count + 63) / 64) * 8;
+    size_t bitmap_bytes = ((page_count + 63) / 64) * 8 + page_count * sizeof(*holders);
     uint64_t bitmap_phys = find_bitmap_home(free_memory, bitmap_bytes);
 
     bitmap = phys_to_virt(bitmap_phys);
+    holders = (uint32_t *)(bitmap + (page_count + 63) / 64);
     memset(bitmap, 0xff, bitmap_bytes);
+    memset(holders, 0, page_count * sizeof(*holders));
     for (size_t i = 0; i < free_memory->count; i++) {
         const struct mem_region *region = &free_memory->regions[i];
         for (uint64_t page = region->base / PAGE_SIZE; page < (region->base + region->length) / PAGE_SIZE; page++) {
@@ -86,26 +91,40 @@ static size_t find_free_run(size_t count)
     return 0;
 }
 
-uint64_t page_alloc_contiguous(size_t count)
+static uint64_t take_pages(size_t count)
 {
     spin_lock(&page_lock);
     size_t first = count ? find_free_run(count) : 0;
     if (first) {
-        for (size_t page = first; page < first + count; page++)
+        for (size_t page = first; page < first + count; page++) {
             mark_used(page);
+            holders[page] = 1;
+        }
         free_pages -= count;
         search_hint = first + count;
     }
     spin_unlock(&page_lock);
-    if (!first)
-        return 0;
-    memset(phys_to_virt(first * PAGE_SIZE), 0, count * PAGE_SIZE);
     return first * PAGE_SIZE;
+}
+
+uint64_t page_alloc_contiguous(size_t count)
+{
+    uint64_t phys = take_pages(count);
+    if (!phys)
+        return 0;
+    memset(phys_to_virt(phys), 0, count * PAGE_SIZE);
+    page_event_add(PAGES_ZEROED, count);
+    return phys;
 }
 
 uint64_t page_alloc(void)
 {
     return page_alloc_contiguous(1);
+}
+
+uint64_t page_alloc_unzeroed(void)
+{
+    return take_pages(1);
 }
 
 void page_free_contiguous(uint64_t phys, size_t count)
@@ -118,6 +137,9 @@ void page_free_contiguous(uint64_t phys, size_t count)
     for (size_t page = first; page < first + count; page++) {
         if (!page_in_use(page))
             panic("page_free: page %#lx is already free (double free)", page * PAGE_SIZE);
+        if (holders[page] > 1)
+            panic("page_free: page %#lx is shared (%u holders)", page * PAGE_SIZE, holders[page]);
+        holders[page] = 0;
         mark_free(page);
     }
     free_pages += count;
@@ -127,6 +149,37 @@ void page_free_contiguous(uint64_t phys, size_t count)
 void page_free(uint64_t phys)
 {
     page_free_contiguous(phys, 1);
+}
+
+static size_t checked_frame(uint64_t phys)
+{
+    size_t page = phys / PAGE_SIZE;
+    if (phys % PAGE_SIZE || page == 0 || page >= page_count || !page_in_use(page))
+        panic("page holders: bad page %#lx", phys);
+    return page;
+}
+
+void page_get(uint64_t phys)
+{
+    __atomic_fetch_add(&holders[checked_frame(phys)], 1, __ATOMIC_RELAXED);
+}
+
+/* The last holder frees the page: the others dropped theirs before, so
+ * no one can take a new hold on it meanwhile. */
+void page_put(uint64_t phys)
+{
+    size_t page = checked_frame(phys);
+    uint32_t left = __atomic_sub_fetch(&holders[page], 1, __ATOMIC_ACQ_REL);
+    if (left == 0) {
+        page_free(phys);
+    } else if (left == UINT32_MAX) {
+        panic("page_put: page %#lx had no holder", phys);
+    }
+}
+
+unsigned page_holders(uint64_t phys)
+{
+    return __atomic_load_n(&holders[checked_frame(phys)], __ATOMIC_ACQUIRE);
 }
 
 size_t page_free_count(void) { return free_pages; }

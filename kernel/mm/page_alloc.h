@@ -11,10 +11,33 @@ struct memmap;
 void page_alloc_init(const struct memmap *free_memory);
 uint64_t page_alloc(void);                          /* zeroed page, 0 if none */
 uint64_t page_alloc_contiguous(size_t count);       /* zeroed, 0 if none */
-void page_free(uint64_t phys);
+uint64_t page_alloc_unzeroed(void);                 /* for a page about to be copied over; 0 if none */
+void page_free(uint64_t phys);                      /* a page no one else holds */
 void page_free_contiguous(uint64_t phys, size_t count);
+/* User pages are shared after a fork (copy-on-write): each page has a
+ * count of its holders, 1 when allocated. page_get adds one, page_put
+ * drops one and frees the page when none is left. */
+void page_get(uint64_t phys);
+void page_put(uint64_t phys);
+unsigned page_holders(uint64_t phys);
 size_t page_free_count(void);
 size_t page_total_count(void);
 uint64_t page_highest_address(void);
+
+/* What the page operations did, for /proc/vmstat (kernel/mm/vmstat.c):
+ * how many pages fork, copy-on-write faults and exec copied or shared. */
+enum page_event {
+    PAGES_ZEROED,               /* by page_alloc */
+    FORK_TABLE_PAGES,           /* page-table pages a fork made */
+    FORK_PAGES_COPIED,          /* user pages a fork copied */
+    FORK_PAGES_SHARED,          /* user pages a fork shared */
+    COW_FAULTS,                 /* writes to a shared page */
+    COW_PAGES_COPIED,           /* ... that copied it */
+    COW_PAGES_REUSED,           /* ... by its last sharer, which took it over */
+    EXEC_PAGES_COPIED,          /* user pages exec filled */
+    PAGE_EVENT_COUNT
+};
+void page_event_add(enum page_event event, unsigned long count);
+unsigned long page_event_read(enum page_event event);
 
 #endif

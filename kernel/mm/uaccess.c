@@ -1,7 +1,9 @@
 /* Copying to and from user memory: see kernel/mm/uaccess.h. Each page of the
  * range is checked in the current process's page tables before it is
  * touched (present, user, and writable for copy_to_user), so a bad pointer
- * is an -EFAULT, never a kernel fault. Processes have one thread, so
+ * is an -EFAULT, never a kernel fault. A copy-on-write page to be written
+ * is copied by the check (address_space_write_fault), as Linux copies it
+ * in the fault the write would take. Processes have one thread, so
  * nothing can unmap a page between the check and the copy. */
 #include "kernel/mm/uaccess.h"
 
@@ -12,6 +14,13 @@
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
 
+static bool page_accessible(struct address_space *space, uint64_t page, bool for_write)
+{
+    if (for_write)
+        return address_space_write_fault(space, page) == 0;
+    return address_space_lookup(space, page, false) != 0;
+}
+
 static bool range_accessible(uint64_t start, size_t length, bool for_write)
 {
     struct process *process = current_process();
@@ -21,7 +30,7 @@ static bool range_accessible(uint64_t start, size_t length, bool for_write)
     if (length == 0)
         return true;
     for (uint64_t page = start & ~(PAGE_SIZE - 1); page < start + length; page += PAGE_SIZE) {
-        if (!address_space_lookup(process->memory, page, for_write))
+        if (!page_accessible(process->memory, page, for_write))
             return false;
     }
     return true;
@@ -77,7 +86,7 @@ size_t user_accessible_prefix(const void *user_start, size_t length, bool for_wr
     size_t done = 0;
     while (done < length) {
         uint64_t page = (start + done) & ~(PAGE_SIZE - 1);
-        if (!address_space_lookup(process->memory, page, for_write))
+        if (!page_accessible(process->memory, page, for_write))
             break;
         done = page + PAGE_SIZE - start;
     }

@@ -14,6 +14,7 @@
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"
 #include "kernel/mm/heap.h"
+#include "kernel/mm/page_alloc.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"
@@ -62,6 +63,14 @@ static long read_whole_file(const char *path, void **image_out, size_t *size_out
     return 0;
 }
 
+/* Pages that size bytes at address touch. */
+static unsigned long pages_spanned(uint64_t address, size_t size)
+{
+    if (!size)
+        return 0;
+    return ((address + size - 1) / PAGE_SIZE) - address / PAGE_SIZE + 1;
+}
+
 static long map_segments(struct address_space *space, const struct elf_info *elf, const char *image,
                          uint64_t *highest)
 {
@@ -74,6 +83,7 @@ static long map_segments(struct address_space *space, const struct elf_info *elf
                 return error;
         }
         copy_into_space(space, segment->vaddr, image + segment->file_offset, segment->file_size);
+        page_event_add(EXEC_PAGES_COPIED, pages_spanned(segment->vaddr, segment->file_size));
         if (segment->end > *highest)
             *highest = segment->end;
     }
@@ -119,6 +129,7 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
     if (!error) {
         size_t used = USER_STACK_TOP - *stack_pointer;
         copy_into_space(space, *stack_pointer, buffer + STACK_IMAGE_MAX - used, used);
+        page_event_add(EXEC_PAGES_COPIED, pages_spanned(*stack_pointer, used));
     }
     kfree(buffer);
     return error;

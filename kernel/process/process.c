@@ -42,7 +42,8 @@ struct process *current_process(void)
 }
 
 /* Copy size bytes into the user pages at address of a space (not the
- * current one), through the kernel's direct map of those pages. */
+ * current one), through the kernel's direct map of those pages: pages
+ * just mapped, never ones a fork shares (the write would show in both). */
 void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size)
 {
     for (size_t done = 0; done < size;) {
@@ -50,7 +51,7 @@ void copy_into_space(struct address_space *space, uint64_t address, const void *
         uint64_t offset = (address + done) - page;
         size_t chunk = PAGE_SIZE - offset < size - done ? PAGE_SIZE - offset : size - done;
         uint64_t entry = address_space_lookup(space, page, false);
-        ASSERT(entry);
+        ASSERT(entry && !(entry & PTE_COW));
         memcpy((char *)phys_to_virt(entry & PTE_ADDRESS) + offset, (const char *)data + done, chunk);
         done += chunk;
     }

@@ -116,6 +116,10 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
             return -ENOMEM; /* Linux's order: the range, then its alignment */
         if (address % PAGE_SIZE)
             return -EINVAL;
+        /* Refused before the old pages go, as Linux leaves them when it
+         * refuses: a fuzz worker lost its malloc heap to a 4 GiB one. */
+        if (length / PAGE_SIZE > page_free_count())
+            return -ENOMEM;
         address_space_unmap_range(process->memory, address, address + length);
     } else {
         if (process->mmap_next + length > MMAP_END || length / PAGE_SIZE > page_free_count())

@@ -743,4 +743,11 @@ SCENARIOS = [
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
+
+    # Copy-on-write fork (docs/fork.md): each side keeps its own view
+    # (passes on the Linux host too, "host-cow_fork" in tests/run), and
+    # /proc/vmstat shows a fork copies page tables, not data, one write
+    # copies one page, a read none, and a fork loop leaks no page.
+    _program("cow-fork", "cow_fork"),
+    _program("cow-fork-glibc", "cow_fork", "glibc"),
 ]

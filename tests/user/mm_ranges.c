@@ -216,6 +216,34 @@ static int mmap_fixed_refuses_bad_ranges(void)
     return 1;
 }
 
+/* A MAP_FIXED that cannot be made (more than memory: nohzk maps at once;
+ * a host with room makes it) leaves what was there: the fuzzer's workers
+ * lost their malloc heap to one. The pages are checked through a pipe, so
+ * that a missing page is EFAULT, not a crash. */
+static int a_fixed_mapping_that_fails_leaves_the_old_pages(void)
+{
+    char *pages = two_pages();
+    int fds[2];
+    CHECK(pages && pipe(fds) == 0);
+    long result = do_mmap((uint64_t)pages, 1ul << 32, ANONYMOUS | MAP_FIXED);
+    if (result != -1) {
+        printf("# the 4 GiB mapping was made (the host had room)\n");
+        do_munmap((uint64_t)pages, 1ul << 32);
+    } else {
+        CHECK(errno == ENOMEM);
+        static char copy[PAGE];
+        for (int page = 0; page < 2; page++) {    /* a page at a time: the pipe may hold no more */
+            CHECK(write(fds[1], pages + page * PAGE, PAGE) == (long)PAGE);
+            CHECK(read(fds[0], copy, PAGE) == (long)PAGE);
+        }
+        CHECK(still_there(pages));
+        do_munmap((uint64_t)pages, 2 * PAGE);
+    }
+    close(fds[0]);
+    close(fds[1]);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -225,6 +253,7 @@ int main(void)
         KTAP_CASE(mprotect_refuses_bad_ranges),
         KTAP_CASE(mprotect_changes_pages_up_to_the_first_hole),
         KTAP_CASE(mmap_fixed_refuses_bad_ranges),
+        KTAP_CASE(a_fixed_mapping_that_fails_leaves_the_old_pages),
     };
     task_size = find_task_size();
     return ktap_main(cases, KTAP_COUNT(cases));

@@ -4,6 +4,10 @@
  * back one at a time while another forks at each step, so that each of
  * fork's allocations (page tables, the copy, the kernel stack, the task)
  * meets an empty allocator at some step.
+ * The hog is a program of its own (vfork and exec of this one): a forked
+ * hog would share our pages copy-on-write, and once it took every page our
+ * next write could not be copied (nohzk kills the writer; Linux's OOM
+ * killer would pick the hog).
  * NOHZK_ONLY: nohzk maps eagerly, so mmap takes real pages at once; Linux
  * overcommits and would not run out here. */
 #define _GNU_SOURCE
@@ -22,6 +26,8 @@
 #define MIB (1024 * 1024l)
 #define PAGE 4096l
 #define MAX_STEPS 2000
+
+static char *self_name;
 
 static long mem_free_kib(void)
 {
@@ -85,10 +91,16 @@ static int fork_fails_with_enomem_and_recovers(void)
     int to_hog[2], from_hog[2];
     char c;
     CHECK(pipe(to_hog) == 0 && pipe(from_hog) == 0);
-    pid_t hog_pid = fork();
+    char commands[16], answers[16];
+    snprintf(commands, sizeof(commands), "%d", to_hog[0]);
+    snprintf(answers, sizeof(answers), "%d", from_hog[1]);
+    char *argv[] = { self_name, "hog", commands, answers, 0 };
+    pid_t hog_pid = vfork();
+    if (hog_pid == 0) {
+        execvp(self_name, argv);
+        _exit(127);
+    }
     CHECK(hog_pid >= 0);
-    if (hog_pid == 0)
-        hog(to_hog[0], from_hog[1]);
     CHECK(read(from_hog[0], &c, 1) == 1);
     long low = mem_free_kib();      /* -1 if even /proc/meminfo cannot be opened */
     int enomem = 0, other = 0, worked = 0, steps;
@@ -124,11 +136,72 @@ static int fork_fails_with_enomem_and_recovers(void)
     return 1;
 }
 
-int main(void)
+/* Forked children each map a fifth of free memory of their own, then
+ * write every page of a shared mapping as big: copies run out (a fork is
+ * refused only when the copies do not fit at the fork). A writer that
+ * finds no page is killed (SIGKILL); the parent lives on, and once all
+ * are reaped every page is back. */
+static int copy_on_write_beyond_free_memory(void)
 {
+    long start = mem_free_kib();
+    CHECK(start > 0);
+    long size = start / 5 * 1024 / PAGE * PAGE;
+    char *map = mmap(0, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(map != MAP_FAILED);
+    memset(map, 'p', (size_t)size);
+    pid_t children[8];
+    int count = 0, refused = 0, killed = 0, done = 0;
+    for (int i = 0; i < 8; i++) {
+        int ready[2];
+        CHECK(pipe(ready) == 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(ready[0]);
+            mmap(0, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            for (long j = 0; j < size; j += PAGE)
+                map[j] = 'c';
+            if (write(ready[1], "d", 1) != 1)
+                _exit(2);
+            pause();
+            _exit(0);
+        }
+        close(ready[1]);
+        if (pid < 0) {
+            CHECK(errno == ENOMEM || errno == EAGAIN);
+            refused++;
+        } else {
+            children[count++] = pid;
+            char c;
+            done += read(ready[0], &c, 1) == 1;     /* 0: it died writing */
+        }
+        close(ready[0]);
+    }
+    for (int i = 0; i < count; i++) {
+        int status;
+        kill(children[i], SIGKILL);
+        CHECK(waitpid(children[i], &status, 0) == children[i]);
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    }
+    killed = count - done;
+    CHECK(map[0] == 'p' && map[size - PAGE] == 'p');
+    munmap(map, (size_t)size);
+    long end = mem_free_kib();
+    printf("# %d forks refused, %d writers killed, %d done; free %ld KiB before, %ld after\n", refused, killed, done,
+           start, end);
+    CHECK(killed >= 1);
+    CHECK(end > start - 1024);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    self_name = argv[0];
+    if (argc == 4 && strcmp(argv[1], "hog") == 0)
+        hog(atoi(argv[2]), atoi(argv[3]));
     static const struct ktap_case cases[] = {
         KTAP_CASE(a_mapping_larger_than_free_memory_fails_at_once),
         KTAP_CASE(fork_fails_with_enomem_and_recovers),
+        KTAP_CASE(copy_on_write_beyond_free_memory),
     };
     return ktap_main(cases, KTAP_COUNT(cases));
 }
