@@ -47,3 +47,59 @@ void clock_delay_ns(uint64_t ns)
     while (clock_now() - start < ns)
         cpu_relax();
 }
+
+/* ---- The TSC, calibrated against the clocksource ---- */
+
+#define CALIBRATION_NS 20000000ul    /* 20 ms between the two readings */
+#define READING_MAX_SKEW_NS 5000ul    /* clocksource reads this close: the vCPU ran throughout */
+#define READING_TRIES 100
+
+static struct {
+    uint64_t tsc, ns;               /* one instant, on both clocks */
+    uint64_t ns_per_cycle_scaled;   /* ns per TSC cycle << 32; 0 until calibrated */
+} tsc_clock;
+
+/* The TSC between two clocksource reads close together: under TCG the
+ * vCPU may be descheduled anywhere, and a reading with a gap in it would
+ * put the gap into the rate. */
+static bool read_both_clocks(uint64_t *tsc, uint64_t *ns)
+{
+    for (int try = 0; try < READING_TRIES; try++) {
+        uint64_t before = clock_now();
+        *tsc = rdtsc();
+        uint64_t after = clock_now();
+        if (after - before <= READING_MAX_SKEW_NS) {
+            *ns = before + (after - before) / 2;
+            return true;
+        }
+    }
+    return false;
+}
+
+uint64_t clock_tsc_calibrate(void)
+{
+    uint64_t tsc, ns, tsc_end, ns_end;
+    if (!read_both_clocks(&tsc, &ns))
+        return 0;
+    clock_delay_ns(CALIBRATION_NS);
+    if (!read_both_clocks(&tsc_end, &ns_end))
+        return 0;
+    uint64_t tsc_delta = tsc_end - tsc, ns_delta = ns_end - ns;
+    if (tsc_end <= tsc || ns_delta >> 32)
+        return 0;
+    tsc_clock.tsc = tsc;
+    tsc_clock.ns = ns;
+    tsc_clock.ns_per_cycle_scaled = (ns_delta << 32) / tsc_delta;
+    return tsc_delta * 1000000 / ns_delta;
+}
+
+bool clock_tsc_calibrated(void)
+{
+    return tsc_clock.ns_per_cycle_scaled != 0;
+}
+
+uint64_t clock_tsc_ns(void)
+{
+    uint64_t cycles = rdtsc() - tsc_clock.tsc;
+    return tsc_clock.ns + (uint64_t)(((unsigned __int128)cycles * tsc_clock.ns_per_cycle_scaled) >> 32);
+}

@@ -1,8 +1,9 @@
 /* The global clocksource: nanoseconds since boot, the same on every CPU.
  * The HPET main counter when there is one; otherwise the PIT (whose 16-bit
  * counter wraps every 55 ms, so something must read it more often than
- * that: the timekeeper's tick does). TSCs are not used: QEMU's vCPUs do not
- * keep them in step. */
+ * that: the timekeeper's tick does). TSCs are not the clocksource: QEMU's
+ * vCPUs need not keep them in step (clock_tsc_ns() below is for time
+ * accounting only). */
 #ifndef ARCH_X86_CLOCK_H
 #define ARCH_X86_CLOCK_H
 
@@ -18,6 +19,15 @@ enum clock_source clock_source(void);
 const char *clock_source_name(void);
 bool clock_needs_periodic_reads(void);           /* true for the PIT */
 void clock_delay_ns(uint64_t ns);                /* busy wait */
+
+/* This CPU's TSC in the clocksource's nanoseconds, at a rate measured once
+ * at boot (clock_tsc_calibrate: the rate in kHz, 0 if no reading could be
+ * trusted). Cheaper than clock_now() under QEMU, but only as good as the
+ * TSCs' agreement, which the TSC watchdog (kernel/time/tsc_watchdog.c)
+ * checks: the clocksource itself never uses it. */
+uint64_t clock_tsc_calibrate(void);
+bool clock_tsc_calibrated(void);
+uint64_t clock_tsc_ns(void);
 
 /* The two sources, for clock.c */
 bool hpet_init(uint64_t phys_address);

@@ -19,70 +19,31 @@
 #include "kernel/console/printk.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
-#include "arch/x86/cpu.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/tsc_watchdog.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
-#define CALIBRATION_NS 20000000ul    /* 20 ms between the two readings */
-#define READING_MAX_SKEW_NS 5000ul    /* clocksource reads this close: the vCPU ran throughout */
-#define READING_TRIES 100
-
-static struct {
-    uint64_t tsc, ns;               /* one instant, on both clocks */
-    uint64_t ns_per_cycle_scaled;   /* ns per TSC cycle << 32; 0 until calibrated */
-} account_clock;
-
-/* The TSC between two clocksource reads close together: under TCG the
- * vCPU may be descheduled anywhere, and a reading with a gap in it would
- * put the gap into the rate (as the TSC watchdog's readings do). */
-static bool read_both_clocks(uint64_t *tsc, uint64_t *ns)
-{
-    for (int try = 0; try < READING_TRIES; try++) {
-        uint64_t before = clock_now();
-        *tsc = rdtsc();
-        uint64_t after = clock_now();
-        if (after - before <= READING_MAX_SKEW_NS) {
-            *ns = before + (after - before) / 2;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Interrupts off, at boot: the rate of the TSC in ns per cycle. Without a
- * good reading, or a TSC that stands still, the clocksource stays the
- * account clock. */
+/* Interrupts off, at boot: the TSC's rate (arch/x86/clock.c). Without it
+ * the clocksource stays the account clock. */
 void context_clock_calibrate(void)
 {
-    uint64_t tsc, ns, tsc_end, ns_end;
-    if (!read_both_clocks(&tsc, &ns))
-        return;
-    clock_delay_ns(CALIBRATION_NS);
-    if (!read_both_clocks(&tsc_end, &ns_end))
-        return;
-    uint64_t tsc_delta = tsc_end - tsc, ns_delta = ns_end - ns;
-    if (tsc_end <= tsc || ns_delta >> 32)
-        return;
-    account_clock.tsc = tsc;
-    account_clock.ns = ns;
-    account_clock.ns_per_cycle_scaled = (ns_delta << 32) / tsc_delta;
-    printk("context tracking: user and system time from the TSC, %lu kHz\n", tsc_delta * 1000000 / ns_delta);
+    uint64_t khz = clock_tsc_calibrate();
+    if (khz)
+        printk("context tracking: user and system time from the TSC, %lu kHz\n", khz);
 }
 
 bool context_clock_is_tsc(void)
 {
-    return account_clock.ns_per_cycle_scaled != 0 && tsc_is_stable();
+    return clock_tsc_calibrated() && tsc_is_stable();
 }
 
 uint64_t context_clock_ns(void)
 {
     if (!context_clock_is_tsc())
         return clock_now();
-    uint64_t cycles = rdtsc() - account_clock.tsc;
-    return account_clock.ns + (uint64_t)(((unsigned __int128)cycles * account_clock.ns_per_cycle_scaled) >> 32);
+    return clock_tsc_ns();
 }
 
 uint64_t context_clock_since(uint64_t now, uint64_t since)
