@@ -2,9 +2,9 @@
  *
  * The file is read whole into kernel memory, checked by elf_parse(), and
  * each PT_LOAD segment is copied into newly mapped pages (no demand paging:
- * a program's pages are all there from the start, so a page fault from
- * user space is always the program's error). The stack gets the System V
- * initial image (user_stack_build). Only when all of that worked does the
+ * a program's pages are all mapped from the start; the stack's unused
+ * pages are the zero page until written, docs/fork.md section 5). The
+ * stack gets the System V initial image (user_stack_build). Only when all of that worked does the
  * process switch to the new address space and drop the old one: a failed
  * execve returns an error to a process that is still intact. */
 #include "arch/x86/cpu.h"
