@@ -280,7 +280,7 @@ int user_tables_map_page(uint64_t root, uint64_t address, uint64_t page, uint64_
         return -ENOMEM;
     if (*entry & PTE_PRESENT)
         return -EEXIST;
-    *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX));
+    *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX | PTE_COW));
     return 0;
 }
 
@@ -349,7 +349,8 @@ void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end)
 }
 
 /* The write and execute bits a page gets for flags: a write right to a
- * page that is (or was, at a fork) shared is PTE_COW until it is copied. */
+ * page that is (or was, at a fork) shared is PTE_COW until it is copied.
+ * The zero page is always shared (the kernel holds it too). */
 static uint64_t rights_for(uint64_t entry, uint64_t flags)
 {
     if (flags & PTE_WRITE && (entry & PTE_COW || page_holders(entry & PTE_ADDRESS) > 1))

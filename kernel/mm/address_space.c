@@ -1,6 +1,7 @@
 /* User address spaces: see kernel/mm/address_space.h. This file owns the
  * object and the rules of a user mapping (where it may go, that it starts
- * zeroed, what access a lookup allows, when a shared page is copied);
+ * zeroed or as the zero page, what access a lookup allows, when a shared
+ * page is copied);
  * arch/x86/paging.c owns the table walks. See docs/fork.md. */
 #include "kernel/mm/address_space.h"
 
@@ -64,6 +65,27 @@ int address_space_map(struct address_space *space, uint64_t address, uint64_t fl
     return error;
 }
 
+/* The zero page, with one more holder; a write right becomes PTE_COW.
+ * Nothing is reserved: the caller checked page_free_count() (no
+ * overcommit promise), and a write that then finds no page kills the
+ * writer (address_space_write_fault). */
+int address_space_map_zero(struct address_space *space, uint64_t address, uint64_t flags)
+{
+    if (address >= USER_MAP_END || address % PAGE_SIZE)
+        return -EINVAL;
+    if (user_tables_entry(space->root_phys, address) & PTE_PRESENT)
+        return -EEXIST;
+    uint64_t zero = page_zero();
+    page_get(zero);
+    uint64_t rights = flags & PTE_WRITE ? (flags & ~PTE_WRITE) | PTE_COW : flags;
+    int error = user_tables_map_page(space->root_phys, address, zero, rights);
+    if (error)
+        page_put(zero);
+    else
+        page_event_add(ZERO_PAGE_MAPPED, 1);
+    return error;
+}
+
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write)
 {
     uint64_t entry = user_tables_entry(space->root_phys, address);
@@ -74,9 +96,23 @@ uint64_t address_space_lookup(struct address_space *space, uint64_t address, boo
     return entry;
 }
 
-/* Its last holder takes a shared page over; anyone else copies it. Runs
- * with interrupts on or off, needs no tick and sends no IPI: only this
- * CPU has the space loaded (a process has one thread). */
+/* The zero page's writer gets a zeroed page of its own (nothing to copy). */
+static int zero_page_write_fault(struct address_space *space, uint64_t page_address, uint64_t rights)
+{
+    uint64_t page = page_alloc();
+    if (!page)
+        return -ENOMEM;
+    user_tables_replace(space->root_phys, page_address, page | rights);
+    page_put(page_zero());
+    page_event_add(ZERO_PAGE_FAULTS, 1);
+    return 0;
+}
+
+/* Its last holder takes a shared page over; anyone else copies it. The
+ * zero page is never taken over: the kernel's hold keeps its count above
+ * 1 (page_alloc.c). Runs with interrupts on or off, needs no tick and
+ * sends no IPI: only this CPU has the space loaded (a process has one
+ * thread). */
 int address_space_write_fault(struct address_space *space, uint64_t address)
 {
     uint64_t page_address = address & ~(PAGE_SIZE - 1);
@@ -85,8 +121,10 @@ int address_space_write_fault(struct address_space *space, uint64_t address)
         return 0;
     if (!(entry & PTE_COW))
         return -EFAULT;
-    page_event_add(COW_FAULTS, 1);
     uint64_t old_page = entry & PTE_ADDRESS, rights = (entry & ~PTE_ADDRESS & ~PTE_COW) | PTE_WRITE;
+    if (old_page == page_zero())
+        return zero_page_write_fault(space, page_address, rights);
+    page_event_add(COW_FAULTS, 1);
     if (page_holders(old_page) == 1) {
         user_tables_replace(space->root_phys, page_address, old_page | rights);
         page_event_add(COW_PAGES_REUSED, 1);

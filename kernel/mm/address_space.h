@@ -18,11 +18,17 @@ void address_space_destroy(struct address_space *space);   /* not the current on
 /* Map a zeroed page at address: -EINVAL outside the user half or not
  * page-aligned, -EEXIST if a page is there, -ENOMEM. */
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);
+/* Map the shared zero page at address (docs/fork.md, "Lazy zeroing"):
+ * read-only, and PTE_COW if flags ask for PTE_WRITE, so the first write
+ * gets a zeroed page of its own and a read never allocates. Errors as
+ * address_space_map; -ENOMEM only for a page table. */
+int address_space_map_zero(struct address_space *space, uint64_t address, uint64_t flags);
 /* The entry mapping address, checked for user access (and for writing if
  * asked: a copy-on-write page is not writable yet); 0 if there is none. */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);
 /* A write to address (a page fault, or the kernel about to write there):
- * a copy-on-write page gets its own copy. 0 if the page can be written
+ * a copy-on-write page gets its own copy, the zero page a zeroed page
+ * (counted as zero_page_faults, not cow_faults). 0 if the page can be written
  * now, -EFAULT if it is not mapped writable, -ENOMEM. */
 int address_space_write_fault(struct address_space *space, uint64_t address);
 /* Unmap and free the pages of [start, end), or change their rights; see

@@ -8,6 +8,14 @@
  * of its holders (address spaces sharing it after a fork), 1 while it is
  * in use by one.
  *
+ * The zero page: one page of zeros, taken at boot, that every fresh
+ * anonymous user page maps until it is written (docs/fork.md, "Lazy
+ * zeroing"). The kernel holds it for ever, so its count is 1 plus its
+ * mappings: page_holders() is never 1 on a mapped zero page, so
+ * address_space_write_fault() never hands it over as a last holder's
+ * page, and page_put() never frees it. A 32-bit count is enough: each
+ * holder is a page-table entry, 512 to a table page.
+ *
  * Left out: zones, NUMA, buddy lists. A bitmap is easy to check and fast
  * enough for the few thousand pages a QEMU guest has. */
 #include "kernel/mm/page_alloc.h"
@@ -27,6 +35,7 @@ static size_t page_count;       /* pages the bitmap covers */
 static size_t free_pages;
 static size_t usable_pages;     /* free at init, after the bitmap itself */
 static size_t search_hint;
+static uint64_t zero_page;
 static struct spinlock page_lock = SPINLOCK_INIT("page_alloc");
 
 static bool page_in_use(size_t page) { return bitmap[page / 64] & (1ull << (page % 64)); }
@@ -42,6 +51,21 @@ static uint64_t find_bitmap_home(const struct memmap *free_memory, size_t bytes)
             return region->base;
     }
     panic("page_alloc: no room for the page bitmap (%zu bytes)", bytes);
+}
+
+static size_t find_free_run(size_t count);
+
+/* At boot, before any other allocation (so without the lock). */
+static void take_zero_page(void)
+{
+    size_t page = find_free_run(1);
+    if (!page)
+        panic("page_alloc: no page for the zero page");
+    mark_used(page);
+    holders[page] = 1;              /* the kernel's hold, never dropped */
+    free_pages--;
+    zero_page = page * PAGE_SIZE;
+    memset(phys_to_virt(zero_page), 0, PAGE_SIZE);
 }
 
 void page_alloc_init(const struct memmap *free_memory)
@@ -68,6 +92,7 @@ void page_alloc_init(const struct memmap *free_memory)
         mark_used(page);
         free_pages--;
     }
+    take_zero_page();
     usable_pages = free_pages;
     printk("memory: %zu KiB free in %zu regions, page bitmap at %#lx\n", free_pages * 4, free_memory->count,
            bitmap_phys);
@@ -137,6 +162,8 @@ void page_free_contiguous(uint64_t phys, size_t count)
     for (size_t page = first; page < first + count; page++) {
         if (!page_in_use(page))
             panic("page_free: page %#lx is already free (double free)", page * PAGE_SIZE);
+        if (page * PAGE_SIZE == zero_page)
+            panic("page_free: the zero page %#lx", zero_page);
         if (holders[page] > 1)
             panic("page_free: page %#lx is shared (%u holders)", page * PAGE_SIZE, holders[page]);
         holders[page] = 0;
@@ -165,12 +192,15 @@ void page_get(uint64_t phys)
 }
 
 /* The last holder frees the page: the others dropped theirs before, so
- * no one can take a new hold on it meanwhile. */
+ * no one can take a new hold on it meanwhile. The zero page keeps the
+ * kernel's hold: its count stays at 1 or more. */
 void page_put(uint64_t phys)
 {
     size_t page = checked_frame(phys);
     uint32_t left = __atomic_sub_fetch(&holders[page], 1, __ATOMIC_ACQ_REL);
-    if (left == 0) {
+    if (phys == zero_page && (left == 0 || left == UINT32_MAX)) {
+        panic("page_put: the zero page lost the kernel's hold");
+    } else if (left == 0) {
         page_free(phys);
     } else if (left == UINT32_MAX) {
         panic("page_put: page %#lx had no holder", phys);
@@ -182,6 +212,7 @@ unsigned page_holders(uint64_t phys)
     return __atomic_load_n(&holders[checked_frame(phys)], __ATOMIC_ACQUIRE);
 }
 
+uint64_t page_zero(void) { return zero_page; }
 size_t page_free_count(void) { return free_pages; }
 size_t page_total_count(void) { return usable_pages; }
 uint64_t page_highest_address(void) { return page_count * PAGE_SIZE; }

@@ -20,12 +20,17 @@ void page_free_contiguous(uint64_t phys, size_t count);
 void page_get(uint64_t phys);
 void page_put(uint64_t phys);
 unsigned page_holders(uint64_t phys);
+/* The zero page: a page of zeros the kernel holds for ever (see
+ * page_alloc.c), mapped copy-on-write by fresh anonymous user pages
+ * (address_space_map_zero). Never written, never freed. */
+uint64_t page_zero(void);
 size_t page_free_count(void);
 size_t page_total_count(void);
 uint64_t page_highest_address(void);
 
 /* What the page operations did, for /proc/vmstat (kernel/mm/vmstat.c):
- * how many pages fork, copy-on-write faults and exec copied or shared. */
+ * how many pages fork, copy-on-write faults and exec copied or shared,
+ * and how many fresh pages were left to the zero page until written. */
 enum page_event {
     PAGES_ZEROED,               /* by page_alloc */
     FORK_TABLE_PAGES,           /* page-table pages a fork made */
@@ -35,6 +40,8 @@ enum page_event {
     COW_PAGES_COPIED,           /* ... that copied it */
     COW_PAGES_REUSED,           /* ... by its last sharer, which took it over */
     EXEC_PAGES_COPIED,          /* user pages exec filled */
+    ZERO_PAGE_MAPPED,           /* user pages mapped to the zero page */
+    ZERO_PAGE_FAULTS,           /* writes to it, each given a zeroed page */
     PAGE_EVENT_COUNT
 };
 void page_event_add(enum page_event event, unsigned long count);

@@ -15,6 +15,8 @@ static const char *const event_names[PAGE_EVENT_COUNT] = {
     [COW_PAGES_COPIED] = "cow_pages_copied",
     [COW_PAGES_REUSED] = "cow_pages_reused",
     [EXEC_PAGES_COPIED] = "exec_pages_copied",
+    [ZERO_PAGE_MAPPED] = "zero_page_mapped",
+    [ZERO_PAGE_FAULTS] = "zero_page_faults",
 };
 
 void page_event_add(enum page_event event, unsigned long count)

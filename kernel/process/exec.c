@@ -2,9 +2,9 @@
  *
  * The file is read whole into kernel memory, checked by elf_parse(), and
  * each PT_LOAD segment is copied into newly mapped pages (no demand paging:
- * a program's pages are all there from the start, so a page fault from
- * user space is always the program's error). The stack gets the System V
- * initial image (user_stack_build). Only when all of that worked does the
+ * a program's pages are all mapped from the start; the stack's unused
+ * pages are the zero page until written, docs/fork.md section 5). The
+ * stack gets the System V initial image (user_stack_build). Only when all of that worked does the
  * process switch to the new address space and drop the old one: a failed
  * execve returns an error to a process that is still intact. */
 #include "arch/x86/cpu.h"
@@ -101,6 +101,20 @@ static void random_bytes(uint8_t bytes[16])
     }
 }
 
+/* The stack's pages: those the initial image fills (from filled up) are
+ * zeroed and mapped now, for copy_into_space(); the rest map the zero
+ * page until the program writes them (docs/fork.md, "Lazy zeroing"). */
+static int map_stack(struct address_space *space, uint64_t filled)
+{
+    for (uint64_t page = USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE; page < USER_STACK_TOP; page += PAGE_SIZE) {
+        int error = page < filled ? address_space_map_zero(space, page, PTE_WRITE | PTE_NX)
+                                  : address_space_map(space, page, PTE_WRITE | PTE_NX);
+        if (error)
+            return error;
+    }
+    return 0;
+}
+
 static long build_stack(struct address_space *space, const struct elf_info *elf, const char *const *argv,
                         const char *const *envp, uint64_t *stack_pointer)
 {
@@ -116,18 +130,15 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
     uint8_t random[16];
     random_bytes(random);
 
-    for (uint64_t page = USER_STACK_TOP - USER_STACK_PAGES * PAGE_SIZE; page < USER_STACK_TOP; page += PAGE_SIZE) {
-        int error = address_space_map(space, page, PTE_WRITE | PTE_NX);
-        if (error)
-            return error;
-    }
     uint8_t *buffer = kmalloc(STACK_IMAGE_MAX);
     if (!buffer)
         return -ENOMEM;
     int error = user_stack_build(buffer, STACK_IMAGE_MAX, USER_STACK_TOP, argv, envp, auxv,
                                  sizeof(auxv) / sizeof(auxv[0]), random, stack_pointer);
+    size_t used = error ? 0 : USER_STACK_TOP - *stack_pointer;
+    if (!error)
+        error = map_stack(space, USER_STACK_TOP - pages_spanned(*stack_pointer, used) * PAGE_SIZE);
     if (!error) {
-        size_t used = USER_STACK_TOP - *stack_pointer;
         copy_into_space(space, *stack_pointer, buffer + STACK_IMAGE_MAX - used, used);
         page_event_add(EXEC_PAGES_COPIED, pages_spanned(*stack_pointer, used));
     }

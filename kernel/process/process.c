@@ -16,6 +16,7 @@
 #include "kernel/lib/format.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
+#include "kernel/mm/page_alloc.h"
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/console/printk.h"
@@ -43,7 +44,8 @@ struct process *current_process(void)
 
 /* Copy size bytes into the user pages at address of a space (not the
  * current one), through the kernel's direct map of those pages: pages
- * just mapped, never ones a fork shares (the write would show in both). */
+ * just mapped, never ones a fork shares (the write would show in both)
+ * nor the zero page (address_space_map_zero). */
 void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size)
 {
     for (size_t done = 0; done < size;) {
@@ -51,7 +53,7 @@ void copy_into_space(struct address_space *space, uint64_t address, const void *
         uint64_t offset = (address + done) - page;
         size_t chunk = PAGE_SIZE - offset < size - done ? PAGE_SIZE - offset : size - done;
         uint64_t entry = address_space_lookup(space, page, false);
-        ASSERT(entry && !(entry & PTE_COW));
+        ASSERT(entry && !(entry & PTE_COW) && (entry & PTE_ADDRESS) != page_zero());
         memcpy((char *)phys_to_virt(entry & PTE_ADDRESS) + offset, (const char *)data + done, chunk);
         done += chunk;
     }

@@ -45,13 +45,16 @@ static uint64_t protection_flags(uint64_t prot)
     return (prot & PROT_WRITE ? PTE_WRITE : 0) | (prot & PROT_EXEC ? 0 : PTE_NX);
 }
 
-/* Fresh zeroed pages over [start, end), or none: -ENOMEM, or -EINTR if
- * a fatal signal comes first (a gigabyte takes seconds under QEMU; the
- * process dies on the way out, and SIGKILL must not wait). */
-static long map_pages(struct address_space *space, uint64_t start, uint64_t end)
+/* Fresh pages over [start, end), zeroed now or (lazy) the zero page
+ * until written, or none: -ENOMEM, or -EINTR if a fatal signal comes
+ * first (a gigabyte takes seconds under QEMU; the process dies on the
+ * way out, and SIGKILL must not wait). */
+static long map_pages(struct address_space *space, uint64_t start, uint64_t end, bool lazy)
 {
     for (uint64_t page = start; page < end; page += PAGE_SIZE) {
-        long error = signal_fatal_pending() ? -EINTR : address_space_map(space, page, PTE_WRITE | PTE_NX);
+        long error = signal_fatal_pending() ? -EINTR
+                     : lazy                 ? address_space_map_zero(space, page, PTE_WRITE | PTE_NX)
+                                            : address_space_map(space, page, PTE_WRITE | PTE_NX);
         if (error < 0) {
             address_space_unmap_range(space, start, page);
             return error == -EINTR ? -EINTR : -ENOMEM;
@@ -60,6 +63,9 @@ static long map_pages(struct address_space *space, uint64_t start, uint64_t end)
     return 0;
 }
 
+/* Growth maps the zero page (docs/fork.md, "Lazy zeroing"), refused
+ * as mmap refuses when it is more than the pages free now: no overcommit
+ * promise, a check, not a reservation. */
 long sys_brk(uint64_t address)
 {
     struct process *process = current_process();
@@ -67,7 +73,9 @@ long sys_brk(uint64_t address)
 
     if (address < process->brk_start || address > process->brk_start + (1ul << 30))
         return (long)process->brk;
-    if (map_pages(process->memory, old_end, new_end) < 0)
+    if (new_end > old_end && (new_end - old_end) / PAGE_SIZE > page_free_count())
+        return (long)process->brk;
+    if (map_pages(process->memory, old_end, new_end, true) < 0)
         return (long)process->brk;
     if (new_end < old_end)
         address_space_unmap_range(process->memory, new_end, old_end);
@@ -107,7 +115,7 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
     if (length == 0 || offset % PAGE_SIZE || !(flags & (MAP_PRIVATE | MAP_SHARED)))
         return -EINVAL;
     if (length > MMAP_LENGTH_MAX)
-        return -ENOMEM;     /* more than memory could hold: pages are taken at once */
+        return -ENOMEM;     /* more than memory could hold: see the check below */
     if (flags & MAP_SHARED)
         return -ENOSYS;     /* shared mappings were left out: fork copies every page */
     length = page_up(length);
@@ -127,13 +135,15 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
         address = process->mmap_next;
         process->mmap_next += length + PAGE_SIZE;   /* a hole between mappings */
     }
-    /* Pages are taken at once (no demand paging): a mapping larger than
-     * all free memory would take every page, starving the other CPUs'
-     * allocations while it grew, only to fail and give them back. (Checked
-     * above too, before the address space is used up.) */
+    /* No overcommit: an anonymous mapping is the zero page until written
+     * (docs/fork.md, "Lazy zeroing"), but one larger than the pages free
+     * now is refused as if its pages were taken at once; a check, not a
+     * reservation, and a write that later finds no page kills the writer.
+     * A file's pages are taken at once and filled. (Checked above too,
+     * before the address space is used up.) */
     if (length / PAGE_SIZE > page_free_count())
         return -ENOMEM;
-    long error = map_pages(process->memory, address, address + length);
+    long error = map_pages(process->memory, address, address + length, flags & MAP_ANONYMOUS);
     if (error < 0)
         return error;
     if (!(flags & MAP_ANONYMOUS)) {

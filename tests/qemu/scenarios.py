@@ -750,4 +750,11 @@ SCENARIOS = [
     # copies one page, a read none, and a fork loop leaks no page.
     _program("cow-fork", "cow_fork"),
     _program("cow-fork-glibc", "cow_fork", "glibc"),
+
+    # Lazy zeroing (docs/fork.md): fresh anonymous memory is the shared
+    # zero page until written (passes on the Linux host too,
+    # "host-lazy_zero"); /proc/vmstat shows a mapping zeroes no page, a
+    # write one, and /proc/meminfo that unmapping gives every page back.
+    _program("lazy-zero", "lazy_zero"),
+    _program("lazy-zero-glibc", "lazy_zero", "glibc"),
 ]

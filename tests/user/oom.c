@@ -8,10 +8,14 @@
  * hog would share our pages copy-on-write, and once it took every page our
  * next write could not be copied (nohzk kills the writer; Linux's OOM
  * killer would pick the hog).
- * NOHZK_ONLY: nohzk maps eagerly, so mmap takes real pages at once; Linux
- * overcommits and would not run out here. */
+ * NOHZK_ONLY: nohzk refuses a mapping larger than free memory (no
+ * overcommit), and its pages are taken when first written (the zero page
+ * until then), so the hog fills each mapping by read() from /dev/zero: a
+ * kernel write that finds no page is an error, not the writer's death.
+ * Linux overcommits and would not run out here. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +67,9 @@ static void hog(int commands, int answers)
     static struct { char *address; long size; } maps[4096];
     long count = 0;
     char c = 'x';
+    int zeros = open("/dev/zero", O_RDONLY);
+    if (zeros < 0)
+        _exit(3);
     for (long size = 4 * MIB; size >= PAGE; size /= 2) {
         while (count < (long)(sizeof(maps) / sizeof(maps[0]))) {
             void *map = mmap(0, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -70,6 +77,8 @@ static void hog(int commands, int answers)
                 break;
             maps[count].address = map;
             maps[count++].size = size;
+            if (read(zeros, map, (size_t)size) != size)
+                size = PAGE;        /* memory ran out while filling: what was filled is taken */
         }
     }
     if (write(answers, &c, 1) != 1)
@@ -136,7 +145,7 @@ static int fork_fails_with_enomem_and_recovers(void)
     return 1;
 }
 
-/* Forked children each map a fifth of free memory of their own, then
+/* Forked children each map and write a fifth of free memory of their own, then
  * write every page of a shared mapping as big: copies run out (a fork is
  * refused only when the copies do not fit at the fork). A writer that
  * finds no page is killed (SIGKILL); the parent lives on, and once all
@@ -157,7 +166,9 @@ static int copy_on_write_beyond_free_memory(void)
         pid_t pid = fork();
         if (pid == 0) {
             close(ready[0]);
-            mmap(0, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            char *own = mmap(0, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (own != MAP_FAILED)
+                memset(own, 'o', (size_t)size);
             for (long j = 0; j < size; j += PAGE)
                 map[j] = 'c';
             if (write(ready[1], "d", 1) != 1)
