@@ -729,7 +729,8 @@ SCENARIOS = [
     # a ticking policy, where the guest's count of osnoise's window must lie
     # between the witness's inner and outer counts (--check fails on a
     # DISAGREE line); compare-linux: Debian's kernel fetched (a failed
-    # download fails), booted with and without nohz_full=, against tick=task.
+    # download fails), booted with and without nohz_full=, against tick=task;
+    # make bench's probes come out of both kernels (present, never timed).
     {"name": "noise-bench-short", "ktap": False, "timeout": 400,
      "tool": ["tools/noise-bench", "--policies", "periodic", "--scenarios", "alone", "--seconds", "3", "--runs", "1",
               "--check", "--out", "build/test-logs/noise-bench-short"],
@@ -738,9 +739,12 @@ SCENARIOS = [
      "must_not_contain": [r"^DISAGREE", r"noise-bench: .*(lost|failed|exited)"]},
     {"name": "compare-linux-short", "ktap": False, "timeout": 900,
      "tool": ["tools/compare-linux", "--policies", "task", "--scenarios", "alone", "--seconds", "3", "--check",
-              "--out", "build/test-logs/compare-linux-short"],
+              "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
-                      r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$"],
+                      r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",
+                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and positive$",
+                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and "
+                      r"positive$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
 

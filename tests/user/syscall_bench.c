@@ -15,13 +15,26 @@
  * meanwhile); with --nohz it first writes 1 to /proc/self/nohz where that
  * file exists (not on Linux). Output, for tools/noise-bench:
  * "bench: getppid_cpuN cycles_median=N cycles_min=N batches=N per_batch=N nohz=0|1".
- * Status 1 if it cannot pin or the kernel refuses nohz. */
+ * Status 1 if it cannot pin or the kernel refuses nohz.
+ *
+ * syscall_bench --probes [--rounds N] [--cpus LIST] [TRUE_PATH]: the probes
+ * tools/bench holds against Linux, in nanoseconds (CLOCK_MONOTONIC per
+ * round, so both kernels use one unit), each the median of N rounds
+ * (default 11) with the least and the most. For each CPU of LIST (default
+ * 3,0), in a child pinned there: pipe_cpuC, one byte there and back
+ * between it and a grandchild pinned to the same CPU; then getppid_cpuC
+ * after a one-second warm-up, as a nohz task on any CPU but 0 where the
+ * kernel has /proc/self/nohz. Then spawn: fork + execve(TRUE_PATH) + wait4.
+ * One line per probe, "probe: NAME ns_median=N ns_min=N ns_max=N rounds=N
+ * per_round=N" (getppid adds nohz=0|1); status 1 if a probe failed (its
+ * line is then missing). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +47,10 @@
 #define BATCH  200
 #define SPAWNS 11
 #define WARMUP_NS 1000000000ll
+#define PROBE_ROUNDS 11
+#define PIPE_TRIPS 100
+#define PROBE_MAX_ROUNDS 1000
+#define PROBE_MAX_CPUS 16
 
 static uint64_t rdtsc(void)
 {
@@ -104,8 +121,192 @@ static int getppid_on(const char *cpu_text, int nohz)
     return 0;
 }
 
+
+/* The probe line of one probe: ns per operation over rounds samples of
+ * per_round operations each (samples: the total ns of each round). */
+static void print_probe(const char *name, uint64_t *samples, int rounds, int per_round, const char *extra)
+{
+    uint64_t middle = median(samples, rounds);
+    printf("probe: %s ns_median=%llu ns_min=%llu ns_max=%llu rounds=%d per_round=%d%s\n", name,
+           (unsigned long long)(middle / per_round), (unsigned long long)(samples[0] / per_round),
+           (unsigned long long)(samples[rounds - 1] / per_round), rounds, per_round, extra);
+}
+
+static int probe_getppid(int cpu, int rounds)
+{
+    uint64_t samples[PROBE_MAX_ROUNDS];
+    int is_nohz = cpu != 0 && become_nohz();
+    for (int64_t start = now_ns(); now_ns() - start < WARMUP_NS;)
+        for (volatile int i = 0; i < 100000; i++)
+            ;
+    for (int round = 0; round < rounds; round++) {
+        int64_t start = now_ns();
+        for (int i = 0; i < BATCH; i++)
+            syscall(SYS_getppid);
+        samples[round] = now_ns() - start;
+    }
+    char name[32], extra[16];
+    snprintf(name, sizeof(name), "getppid_cpu%d", cpu);
+    snprintf(extra, sizeof(extra), " nohz=%d", is_nohz);
+    print_probe(name, samples, rounds, BATCH, extra);
+    return 0;
+}
+
+/* The grandchild's side: every byte read from in goes back on out. */
+static void echo_bytes(int in, int out)
+{
+    char byte;
+    while (read(in, &byte, 1) == 1)
+        if (write(out, &byte, 1) != 1)
+            _exit(1);
+    _exit(0);
+}
+
+/* PIPE_TRIPS round trips of one byte; 0, or -1 if the echo broke. */
+static int ping_pong(int out, int in)
+{
+    for (int i = 0; i < PIPE_TRIPS; i++) {
+        char byte = 'p';
+        if (write(out, &byte, 1) != 1 || read(in, &byte, 1) != 1)
+            return -1;
+    }
+    return 0;
+}
+
+static int probe_pipe(int cpu, int rounds)
+{
+    uint64_t samples[PROBE_MAX_ROUNDS];
+    int to_echo[2], from_echo[2];
+    if (pipe(to_echo) || pipe(from_echo)) {
+        perror("syscall_bench: pipe");
+        return 1;
+    }
+    pid_t child = fork();
+    if (child == 0) {
+        close(to_echo[1]);
+        close(from_echo[0]);
+        if (pin_to_cpu(0, cpu) != 0)
+            _exit(1);
+        echo_bytes(to_echo[0], from_echo[1]);
+    }
+    close(to_echo[0]);
+    close(from_echo[1]);
+    int broken = child < 0 || ping_pong(to_echo[1], from_echo[0]);       /* one round to warm up */
+    for (int round = 0; round < rounds && !broken; round++) {
+        int64_t start = now_ns();
+        broken = ping_pong(to_echo[1], from_echo[0]);
+        samples[round] = now_ns() - start;
+    }
+    close(to_echo[1]);
+    close(from_echo[0]);
+    int status = 0;
+    if (child > 0 && (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)))
+        broken = 1;
+    if (broken) {
+        fprintf(stderr, "syscall_bench: the pipe ping-pong on CPU %d broke\n", cpu);
+        return 1;
+    }
+    char name[32];
+    snprintf(name, sizeof(name), "pipe_cpu%d", cpu);
+    print_probe(name, samples, rounds, PIPE_TRIPS, "");
+    return 0;
+}
+
+/* The CPU's probes in a child pinned there, so that the caller stays
+ * unpinned and not a nohz task. 0 if both printed their line. */
+static int probes_on(int cpu, int rounds)
+{
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        if (pin_to_cpu(0, cpu) != 0) {
+            fprintf(stderr, "syscall_bench: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+            _exit(1);
+        }
+        int failed = probe_pipe(cpu, rounds) || probe_getppid(cpu, rounds);
+        fflush(stdout);
+        _exit(failed);
+    }
+    int status;
+    return child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status);
+}
+
+static int probe_spawn(const char *true_path, int rounds)
+{
+    uint64_t samples[PROBE_MAX_ROUNDS];
+    for (int run = 0; run < rounds; run++) {
+        int64_t start = now_ns();
+        fflush(stdout);
+        pid_t child = fork();
+        if (child == 0) {
+            execl(true_path, "true", (char *)NULL);
+            _exit(127);
+        }
+        int status;
+        if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)) {
+            fprintf(stderr, "syscall_bench: fork/exec of %s failed\n", true_path);
+            return 1;
+        }
+        samples[run] = now_ns() - start;
+    }
+    print_probe("spawn", samples, rounds, 1, "");
+    return 0;
+}
+
+/* A number in 1..limit, or -1. */
+static int small_number(const char *text, int limit)
+{
+    char *end;
+    long value = strtol(text, &end, 10);
+    return *text && !*end && value >= 1 && value <= limit ? (int)value : -1;
+}
+
+/* "3,0" into cpus (each 0..4095); the count, or -1. */
+static int parse_cpus(const char *text, int *cpus)
+{
+    int count = 0;
+    char copy[128], *saveptr;
+    snprintf(copy, sizeof(copy), "%s", text);
+    for (char *word = strtok_r(copy, ",", &saveptr); word; word = strtok_r(NULL, ",", &saveptr)) {
+        char *end;
+        long cpu = strtol(word, &end, 10);
+        if (*end || cpu < 0 || cpu > 4095 || count == PROBE_MAX_CPUS)
+            return -1;
+        cpus[count++] = (int)cpu;
+    }
+    return count ? count : -1;
+}
+
+static int probes(int argc, char **argv)
+{
+    int rounds = PROBE_ROUNDS, cpus[PROBE_MAX_CPUS] = {3, 0}, ncpus = 2;
+    const char *true_path = "/bin/true";
+    int i = 2;
+    for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "--rounds") && (rounds = small_number(argv[i + 1], PROBE_MAX_ROUNDS)) > 0)
+            continue;
+        if (!strcmp(argv[i], "--cpus") && (ncpus = parse_cpus(argv[i + 1], cpus)) > 0)
+            continue;
+        break;
+    }
+    if (i < argc && argv[i][0] != '-')
+        true_path = argv[i++];
+    if (i != argc) {
+        fprintf(stderr, "usage: syscall_bench --probes [--rounds 1..%d] [--cpus CPU,CPU...] [TRUE_PATH]\n",
+                PROBE_MAX_ROUNDS);
+        return 2;
+    }
+    int failed = 0;
+    for (int c = 0; c < ncpus; c++)
+        failed |= probes_on(cpus[c], rounds);
+    failed |= probe_spawn(true_path, rounds);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "--probes"))
+        return probes(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--getppid")) {
         if (argc == 3 || (argc == 4 && !strcmp(argv[3], "--nohz")))
             return getppid_on(argv[2], argc == 4);

@@ -24,6 +24,8 @@ import statistics
 import subprocess
 import sys
 
+import probes
+
 # name: (what it is, osnoise options). The load some scenarios put on the
 # other CPUs is in background() below.
 SCENARIOS = {
@@ -136,10 +138,14 @@ def cost_command(kernel, cpu):
     return "syscall_bench --getppid 0; syscall_bench --getppid %d%s" % (cpu, " --nohz" if kernel == "nohzk" else "")
 
 
-def session_command(scenarios, kernel, cpu, window_s, cost=True):
+def session_command(scenarios, kernel, cpu, window_s, cost=True, probe_rounds=0):
+    """Every scenario, the getppid cost (cost), then syscall_bench --probes
+    with probe_rounds rounds (0: not run)."""
     parts = [scenario_command(name, kernel, cpu, window_s) for name in scenarios]
     if cost:
         parts.append(cost_command(kernel, cpu))
+    if probe_rounds:
+        parts.append(probes.command(probe_rounds))
     return "; ".join(parts)
 
 
