@@ -98,6 +98,13 @@ bool clock_tsc_calibrated(void)
     return tsc_clock.ns_per_cycle_scaled != 0;
 }
 
+uint64_t clock_tsc_khz(void)
+{
+    if (!tsc_clock.ns_per_cycle_scaled)
+        return 0;
+    return (uint64_t)((1000000ull << 32) / tsc_clock.ns_per_cycle_scaled);
+}
+
 uint64_t clock_tsc_ns(void)
 {
     uint64_t cycles = rdtsc() - tsc_clock.tsc;

@@ -28,6 +28,7 @@ void clock_delay_ns(uint64_t ns);                /* busy wait */
 uint64_t clock_tsc_calibrate(void);
 bool clock_tsc_calibrated(void);
 uint64_t clock_tsc_ns(void);
+uint64_t clock_tsc_khz(void);      /* the calibrated rate, 0 if none */
 
 /* The two sources, for clock.c */
 bool hpet_init(uint64_t phys_address);

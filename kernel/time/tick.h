@@ -121,6 +121,9 @@ struct tick_state {
     uint32_t dep_mask;          /* this CPU's dependency bits (kernel/time/tick_dep.c), atomic */
     uint64_t dep_kicks;         /* kicks sent because a dependency mask became non-empty */
     uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (timekeeping.c) */
+    /* Rechecks of the stopped tick on the way to user mode: answered from
+     * the account clock alone, or with a clocksource read (tick_stop.c). */
+    uint64_t rechecks_clockless, rechecks_clocked;
     /* The policy's state here and the policy it belongs to
      * (kernel/time/tick_policy.c). */
     uint64_t policy_state[TICK_POLICY_STATE_WORDS];

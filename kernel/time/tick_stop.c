@@ -217,8 +217,12 @@ void tick_update(void)
 {
     struct cpu *cpu = this_cpu();
     if (!cpu->tick.running) {
-        if (!stays_stopped_without_clock(cpu))
+        if (stays_stopped_without_clock(cpu)) {
+            cpu->tick.rechecks_clockless++;
+        } else {
+            cpu->tick.rechecks_clocked++;
             tick_recheck();
+        }
         return;
     }
     if (cpu_is_idle(&cpu->rq) || !tick_policy_isolates(cpu))

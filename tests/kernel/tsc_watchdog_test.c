@@ -3,8 +3,9 @@
  * never again; the kernel's own watchdog, over several rounds on every
  * ticking CPU, finds the TSC in step with the clocksource (under TCG both
  * follow the host's clock: only a skewed reading could make them differ,
- * and those are skipped), and /proc/tick says what it found. Counts and
- * states only. tests/host/test_tsc_watchdog.c covers the rules. */
+ * and those are skipped), and /proc/tick says what it found; the account
+ * clock's calibrated rate agrees with the watchdog's. Counts, states and
+ * clock-against-clock comparisons only. tests/host/test_tsc_watchdog.c covers the rules. */
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
 #include "kernel/lib/format.h"
@@ -95,6 +96,60 @@ static void the_tsc_keeps_in_step_with_the_clocksource(struct ktest *test)
     KTEST_EXPECT(test, proc_tick_has(line), "/proc/tick has no line '%s'", line + 1);
 }
 
+/* The account clock's rate (clock_tsc_calibrate(), once at boot) is good
+ * to the 0.1% that tick_update()'s clockless recheck assumes
+ * (ANCHOR_DRIFT_DIVISOR, kernel/time/tick_stop.c): it agrees with the
+ * watchdog's reference rate, measured independently over 500 ms rounds,
+ * and over 100 ms the TSC's nanoseconds follow the clocksource's. Both
+ * follow the host's clock under TCG, so this compares two clocks with
+ * each other, never with a duration. */
+#define PACE_INTERVAL_NS (100 * MS)
+#define PAIR_SKEW_NS 5000ul
+
+/* clock_now() and clock_tsc_ns() at one moment: bracketed, interrupts off. */
+static bool read_pair(uint64_t *clock_ns, uint64_t *tsc_ns)
+{
+    for (int try = 0; try < 100; try++) {
+        uint64_t flags = irq_save();
+        uint64_t before = clock_now();
+        *tsc_ns = clock_tsc_ns();
+        uint64_t after = clock_now();
+        irq_restore(flags);
+        if (after - before <= PAIR_SKEW_NS) {
+            *clock_ns = before + (after - before) / 2;
+            return true;
+        }
+    }
+    return false;
+}
+
+static uint64_t difference(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static void the_account_clock_keeps_the_clocksources_pace(struct ktest *test)
+{
+    uint64_t khz = clock_tsc_khz(), reference = tsc_watchdog.reference_khz;
+    KTEST_EXPECT(test, clock_tsc_calibrated() && khz > 0, "the TSC was not calibrated at boot");
+    KTEST_EXPECT(test, watch_rounds() && tsc_watchdog.reference_khz > 0, "no reference rate");
+    reference = tsc_watchdog.reference_khz;
+    ktest_log(test, "calibrated %lu kHz, watchdog reference %lu kHz", khz, reference);
+    KTEST_EXPECT(test, difference(khz, reference) <= reference / 1000, "calibrated %lu kHz, reference %lu kHz",
+                 khz, reference);
+
+    uint64_t clock_start, tsc_start, clock_end, tsc_end;
+    bool paired = read_pair(&clock_start, &tsc_start);
+    clock_delay_ns(PACE_INTERVAL_NS);
+    paired = paired && read_pair(&clock_end, &tsc_end);
+    KTEST_EXPECT(test, paired, "no reading of both clocks within %lu ns", PAIR_SKEW_NS);
+    uint64_t clock_delta = clock_end - clock_start, tsc_delta = tsc_end - tsc_start;
+    ktest_log(test, "over %lu ns of the clocksource, %lu ns of the TSC", clock_delta, tsc_delta);
+    KTEST_EXPECT(test, difference(clock_delta, tsc_delta) <= clock_delta / 1000 + 2 * PAIR_SKEW_NS,
+                 "the TSC measured %lu ns where the clocksource measured %lu", tsc_delta, clock_delta);
+}
+
 KTEST_SUITE(tsc_watchdog,
             KTEST_CASE(drifting_readings_mark_a_watchdog_once),
-            KTEST_CASE(the_tsc_keeps_in_step_with_the_clocksource));
+            KTEST_CASE(the_tsc_keeps_in_step_with_the_clocksource),
+            KTEST_CASE(the_account_clock_keeps_the_clocksources_pace));

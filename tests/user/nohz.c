@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,6 +106,26 @@ static int spin_until_own_tick_stopped(int cpu)
             return 1;
     }
     return 0;
+}
+
+/* cpu's row of /proc/tick's "stopped-tick rechecks" table: 1 with the
+ * counts, 0 if there is none. */
+static int rechecks_read(int cpu, unsigned long *clockless, unsigned long *clocked)
+{
+    char line[256];
+    int in_table = 0, found = 0;
+    FILE *file = fopen("/proc/tick", "r");
+    if (!file)
+        return 0;
+    while (!found && fgets(line, sizeof(line), file)) {
+        int row_cpu;
+        if (!strncmp(line, "stopped-tick rechecks", 21))
+            in_table = 1;
+        else if (in_table)
+            found = sscanf(line, "%d %lu %lu", &row_cpu, clockless, clocked) == 3 && row_cpu == cpu;
+    }
+    fclose(file);
+    return found;
 }
 
 /* --- the tests, each in a child so that nothing leaks between them ----- */
@@ -440,6 +461,42 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     return 1;
 }
 
+/* With its tick stopped, a nohz task's system calls find on their way
+ * out that it stays stopped from the account clock alone, without a
+ * clocksource read (tick_update(), stays_stopped_without_clock()): the
+ * "clockless" count grows with the calls and the "clocked" one does not. */
+#define RECHECK_CALLS 5000
+static int system_calls_recheck_the_stopped_tick_without_the_clock(void)
+{
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    CHECK(cpu >= 1);
+    pid_t child = fork();
+    if (child == 0) {
+        unsigned long clockless[2], clocked[2];
+        struct tick_row row;
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+            _exit(9);
+        if (!spin_until_own_tick_stopped(cpu))
+            _exit(10);
+        if (!rechecks_read(cpu, &clockless[0], &clocked[0]))
+            _exit(11);
+        for (int i = 0; i < RECHECK_CALLS; i++)
+            syscall(SYS_getppid);
+        if (!rechecks_read(cpu, &clockless[1], &clocked[1]) || tick_row_read(cpu, &row) != 1)
+            _exit(11);
+        unsigned long without = clockless[1] - clockless[0], with = clocked[1] - clocked[0];
+        printf("# %d getppid calls on cpu %d: %lu rechecks without the clock, %lu with it; tick %s\n",
+               RECHECK_CALLS, cpu, without, with, row.state);
+        fflush(stdout);
+        _exit(without >= RECHECK_CALLS && with <= RECHECK_CALLS / 20 && !strcmp(row.state, "stopped") ? 0 : 12);
+    }
+    int status = exit_status_of(child);
+    if (status != 0)
+        printf("# the child exited with %d (9: nohz refused, 10: tick never stopped, 11: no table)\n", status);
+    CHECK(status == 0);
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -456,6 +513,7 @@ int main(void)
         KTAP_CASE(fault_with_its_tick_stopped_leaves_the_cpu_clean),
         KTAP_CASE(a_waking_task_avoids_a_nohz_cpu),
         KTAP_CASE(stopped_nohz_task_keeps_its_cpu),
+        KTAP_CASE(system_calls_recheck_the_stopped_tick_without_the_clock),
     };
     return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }
