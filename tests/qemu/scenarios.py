@@ -750,4 +750,11 @@ SCENARIOS = [
     # copies one page, a read none, and a fork loop leaks no page.
     _program("cow-fork", "cow_fork"),
     _program("cow-fork-glibc", "cow_fork", "glibc"),
+
+    # execve maps the file's pages (docs/fork.md, "execve maps the file"):
+    # a running program keeps its view of a file written, truncated or
+    # unlinked under it, holes read as zeros, and /proc/vmstat shows a
+    # spawn maps the file's pages and copies only a few.
+    _program("exec-pages", "exec_pages"),
+    _program("exec-pages-glibc", "exec_pages", "glibc"),
 ]
