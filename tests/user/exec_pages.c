@@ -256,6 +256,26 @@ static int finish_held(struct held *held)
     return wrote && code == 0;
 }
 
+/* pread and pwrite by lseek: nohzk has neither system call. */
+static long read_at(int fd, void *buffer, size_t count, long offset)
+{
+    if (lseek(fd, offset, SEEK_SET) != offset)
+        return -1;
+    size_t done = 0;
+    while (done < count) {
+        long got = read(fd, (char *)buffer + done, count - done);
+        if (got <= 0)
+            break;
+        done += (size_t)got;
+    }
+    return (long)done;
+}
+
+static long write_at(int fd, const void *buffer, size_t count, long offset)
+{
+    return lseek(fd, offset, SEEK_SET) == offset ? write(fd, buffer, count) : -1;
+}
+
 /* ---- the cases ---- */
 
 /* A spawn of a static program maps its file pages: only the pages that
@@ -389,10 +409,10 @@ static int writing_a_running_program_changes_only_new_instances(void)
     char ro_new[sizeof(rodata_marker)];
     memcpy(ro_new, rodata_marker, sizeof(ro_new));
     memcpy(ro_new + sizeof(ro_new) - 14, "secondversion", 13);
-    CHECK(pwrite(fd, &changed, sizeof(changed), data_at) == sizeof(changed));
-    CHECK(pwrite(fd, ro_new, sizeof(ro_new), ro_at) == sizeof(ro_new));
+    CHECK(write_at(fd, &changed, sizeof(changed), data_at) == sizeof(changed));
+    CHECK(write_at(fd, ro_new, sizeof(ro_new), ro_at) == sizeof(ro_new));
     for (long offset = 0; offset + PAGE <= (long)size; offset += 8 * PAGE)     /* same bytes: copies */
-        CHECK(pwrite(fd, bytes + offset, 1, offset) == 1);
+        CHECK(write_at(fd, bytes + offset, 1, offset) == 1);
     close(fd);
     CHECK(finish_held(&held));
     int out[2];
@@ -471,13 +491,13 @@ static int a_hole_reads_as_zeros(void)
     CHECK(fstat(fd, &st) == 0 && st.st_size == 3 * PAGE + 104);
     static char content[4 * PAGE];
     memset(content, 'x', sizeof(content));
-    CHECK(pread(fd, content, sizeof(content), 0) == 3 * PAGE + 104);
+    CHECK(read_at(fd, content, sizeof(content), 0) == 3 * PAGE + 104);
     CHECK(memcmp(content, "head", 4) == 0 && memcmp(content + 3 * PAGE + 100, "tail", 4) == 0);
     for (long i = 4; i < 3 * PAGE + 100; i++)
         CHECK(content[i] == 0);
     /* A write into the hole fills part of one page; the rest stays zero. */
-    CHECK(pwrite(fd, "mid", 3, PAGE + 10) == 3);
-    CHECK(pread(fd, content, sizeof(content), 0) == 3 * PAGE + 104);
+    CHECK(write_at(fd, "mid", 3, PAGE + 10) == 3);
+    CHECK(read_at(fd, content, sizeof(content), 0) == 3 * PAGE + 104);
     CHECK(memcmp(content + PAGE + 10, "mid", 3) == 0 && content[PAGE + 9] == 0 && content[PAGE + 13] == 0);
     close(fd);
     return 1;
@@ -493,12 +513,12 @@ static int a_write_at_the_size_limit_is_sparse(void)
     CHECK(fd >= 0);
     unlink(path);
     long before = vmstat_value("nr_free_pages");
-    CHECK(pwrite(fd, "z", 1, (1l << 30) - 1) == 1);
-    CHECK(pwrite(fd, "", 0, (1l << 30) + PAGE) == 0);      /* a write of nothing makes nothing */
+    CHECK(write_at(fd, "z", 1, (1l << 30) - 1) == 1);
+    CHECK(write_at(fd, "", 0, (1l << 30) + PAGE) == 0);      /* a write of nothing makes nothing */
     struct stat st;
     CHECK(fstat(fd, &st) == 0 && st.st_size == 1l << 30);
     char tail[PAGE];
-    CHECK(pread(fd, tail, sizeof(tail), (1l << 30) - PAGE) == PAGE);
+    CHECK(read_at(fd, tail, sizeof(tail), (1l << 30) - PAGE) == PAGE);
     for (long i = 0; i < PAGE - 1; i++)
         CHECK(tail[i] == 0);
     CHECK(tail[PAGE - 1] == 'z');
