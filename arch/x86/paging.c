@@ -280,7 +280,7 @@ int user_tables_map_page(uint64_t root, uint64_t address, uint64_t page, uint64_
         return -ENOMEM;
     if (*entry & PTE_PRESENT)
         return -EEXIST;
-    *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX));
+    *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX | PTE_COW));
     return 0;
 }
 

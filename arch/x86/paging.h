@@ -55,7 +55,7 @@ bool paging_early_is_active(void);
 #define USER_MAP_END  (USER_HALF_END - 4096)
 uint64_t user_tables_create(void);                         /* 0 if out of memory */
 void user_tables_free(uint64_t root);                      /* with every user page; not the loaded tables */
-/* Map page (physical) at address with flags PTE_WRITE and PTE_NX; -ENOMEM
+/* Map page (physical) at address with flags PTE_WRITE, PTE_NX and PTE_COW; -ENOMEM
  * if a table is needed and none is free, -EEXIST if a page is there. */
 int user_tables_map_page(uint64_t root, uint64_t address, uint64_t page, uint64_t flags);
 uint64_t user_tables_entry(uint64_t root, uint64_t address);  /* the entry for a user address, 0 if none */

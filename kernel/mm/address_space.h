@@ -18,6 +18,10 @@ void address_space_destroy(struct address_space *space);   /* not the current on
 /* Map a zeroed page at address: -EINVAL outside the user half or not
  * page-aligned, -EEXIST if a page is there, -ENOMEM. */
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);
+/* Map page, whose holder the caller gives (page_get), at address: shared
+ * with its other holders (a file's page, mapped by execve), so a write
+ * right becomes copy-on-write. Errors as address_space_map's. */
+int address_space_map_shared(struct address_space *space, uint64_t address, uint64_t page, uint64_t flags);
 /* The entry mapping address, checked for user access (and for writing if
  * asked: a copy-on-write page is not writable yet); 0 if there is none. */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);

@@ -25,7 +25,8 @@ size_t page_total_count(void);
 uint64_t page_highest_address(void);
 
 /* What the page operations did, for /proc/vmstat (kernel/mm/vmstat.c):
- * how many pages fork, copy-on-write faults and exec copied or shared. */
+ * how many pages fork, copy-on-write faults, exec and file writes copied
+ * or shared. */
 enum page_event {
     PAGES_ZEROED,               /* by page_alloc */
     FORK_TABLE_PAGES,           /* page-table pages a fork made */
@@ -35,6 +36,8 @@ enum page_event {
     COW_PAGES_COPIED,           /* ... that copied it */
     COW_PAGES_REUSED,           /* ... by its last sharer, which took it over */
     EXEC_PAGES_COPIED,          /* user pages exec filled */
+    EXEC_PAGES_MAPPED,          /* file pages exec mapped, shared with the file */
+    FILE_PAGES_COPIED,          /* file pages a write copied, a program holding them */
     PAGE_EVENT_COUNT
 };
 void page_event_add(enum page_event event, unsigned long count);

@@ -15,6 +15,8 @@ static const char *const event_names[PAGE_EVENT_COUNT] = {
     [COW_PAGES_COPIED] = "cow_pages_copied",
     [COW_PAGES_REUSED] = "cow_pages_reused",
     [EXEC_PAGES_COPIED] = "exec_pages_copied",
+    [EXEC_PAGES_MAPPED] = "exec_pages_mapped",
+    [FILE_PAGES_COPIED] = "file_pages_copied",
 };
 
 void page_event_add(enum page_event event, unsigned long count)
