@@ -189,25 +189,26 @@ static char *read_file(const char *path, size_t *size)
 }
 
 /* A private copy of this program at copy_path, padded with `padding`
- * bytes of 'p' after its end (an executable does not care). */
+ * bytes of 'p' after its end (an executable does not care). Copied
+ * through a static buffer: a malloc'd one could stay with this process
+ * and count as pages not given back. */
 static int make_copy(size_t padding)
 {
-    size_t size;
-    char *bytes = read_file(self, &size);
-    if (!bytes)
-        return 0;
+    static char buffer[16 * PAGE];
     snprintf(copy_path, sizeof(copy_path), "/tmp/exec_pages.%d", (int)getpid());
     unlink(copy_path);
-    int fd = open(copy_path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-    int ok = fd >= 0 && write(fd, bytes, size) == (long)size;
-    for (size_t done = 0; ok && done < padding; done += PAGE) {
-        char pad[PAGE];
-        memset(pad, 'p', sizeof(pad));
-        ok = write(fd, pad, sizeof(pad)) == (long)sizeof(pad);
-    }
-    if (fd >= 0)
-        close(fd);
-    free(bytes);
+    int from = open(self, O_RDONLY), to = open(copy_path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+    int ok = from >= 0 && to >= 0;
+    long got;
+    while (ok && (got = read(from, buffer, sizeof(buffer))) > 0)
+        ok = write(to, buffer, (size_t)got) == got;
+    memset(buffer, 'p', sizeof(buffer));
+    for (size_t done = 0; ok && done < padding; done += sizeof(buffer))
+        ok = write(to, buffer, sizeof(buffer)) == (long)sizeof(buffer);
+    if (from >= 0)
+        close(from);
+    if (to >= 0)
+        close(to);
     return ok;
 }
 
