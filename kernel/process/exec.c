@@ -7,10 +7,10 @@
  * others (bss, the bytes before vaddr) are copied. No demand paging: a
  * program's pages are all there from the start, so a page fault from user
  * space is always the program's error (docs/fork.md, "execve maps the
- * file"). The stack gets the System V
- * initial image (user_stack_build). Only when all of that worked does the
- * process switch to the new address space and drop the old one: a failed
- * execve returns an error to a process that is still intact. */
+ * file"). The stack gets the System V initial image (user_stack_build).
+ * Only when all of that worked does the process switch to the new address
+ * space and drop the old one: a failed execve returns an error to a
+ * process that is still intact. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "kernel/mm/address_space.h"
@@ -89,10 +89,11 @@ static void close_executable(struct executable *exe)
 
 /* One page of a segment. A page wholly inside the segment's file bytes is
  * the file's own page, shared (copy-on-write if writable); one that holds
- * file bytes only in part (the first when vaddr is not page-aligned, the
- * last when the bss starts inside it) gets a copy of those bytes and
- * zeros around them, so no other byte of the file shows; one past the
- * file bytes is a zeroed page (bss), as is a hole of the file. */
+ * them only in part (the first when vaddr is not page-aligned, the last
+ * when they end inside it, before the bss or the end of the segment) gets
+ * a copy of those bytes and zeros around them, so no other byte of the
+ * file shows; one past the file bytes is a zeroed page (bss), as is a
+ * hole of the file. */
 static long map_segment_page(struct address_space *space, const struct elf_segment *segment, struct file *file,
                              uint64_t page, uint64_t flags)
 {
