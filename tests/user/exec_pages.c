@@ -555,6 +555,15 @@ static int empty_and_cut_programs_do_not_run(void)
     return 1;
 }
 
+/* Only a regular file runs: a device or a /proc file has no pages. */
+static int devices_and_proc_files_do_not_run(void)
+{
+    CHECK(exit_code(spawn("/dev/null", "exit", -1, -1)) == 100 + EACCES);
+    CHECK(exit_code(spawn("/proc/self/stat", "exit", -1, -1)) == 100 + EACCES);
+    CHECK(exit_code(spawn("/proc", "exit", -1, -1)) == 100 + EACCES);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -574,6 +583,7 @@ int main(int argc, char **argv)
         KTAP_CASE(a_hole_reads_as_zeros),
         KTAP_CASE(a_write_at_the_size_limit_is_sparse),
         KTAP_CASE(empty_and_cut_programs_do_not_run),
+        KTAP_CASE(devices_and_proc_files_do_not_run),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }
