@@ -92,8 +92,8 @@ static void close_executable(struct executable *exe)
  * them only in part (the first when vaddr is not page-aligned, the last
  * when they end inside it, before the bss or the end of the segment) gets
  * a copy of those bytes and zeros around them, so no other byte of the
- * file shows; one past the file bytes is a zeroed page (bss), as is a
- * hole of the file. */
+ * file shows; one past the file bytes (bss), or in a hole of the file, is
+ * the zero page until written (docs/fork.md, "Lazy zeroing"). */
 static long map_segment_page(struct address_space *space, const struct elf_segment *segment, struct file *file,
                              uint64_t page, uint64_t flags)
 {
@@ -101,12 +101,14 @@ static long map_segment_page(struct address_space *space, const struct elf_segme
     uint64_t first = page > segment->vaddr ? page : segment->vaddr;
     uint64_t last = page + PAGE_SIZE < file_end ? page + PAGE_SIZE : file_end;
     if (first >= last)
-        return address_space_map(space, page, flags);
+        return address_space_map_zero(space, page, flags);     /* bss: the zero page until written */
     uint64_t file_page;
     int error = vfs_file_page(file, (segment->file_offset + (first - segment->vaddr)) / PAGE_SIZE, &file_page);
     if (error)
         return error;
-    if (first == page && last == page + PAGE_SIZE && file_page) {
+    if (!file_page)
+        return address_space_map_zero(space, page, flags);     /* a hole in the file reads as zeros */
+    if (first == page && last == page + PAGE_SIZE) {
         error = address_space_map_shared(space, page, file_page, flags);
         if (error)
             page_put(file_page);
@@ -115,13 +117,11 @@ static long map_segment_page(struct address_space *space, const struct elf_segme
         return error;
     }
     error = address_space_map(space, page, flags);
-    if (file_page) {
-        if (!error) { /* vaddr and file offset agree modulo the page size (elf_parse) */
-            copy_into_space(space, first, (const char *)phys_to_virt(file_page) + first % PAGE_SIZE, last - first);
-            page_event_add(EXEC_PAGES_COPIED, 1);
-        }
-        page_put(file_page);
+    if (!error) { /* vaddr and file offset agree modulo the page size (elf_parse) */
+        copy_into_space(space, first, (const char *)phys_to_virt(file_page) + first % PAGE_SIZE, last - first);
+        page_event_add(EXEC_PAGES_COPIED, 1);
     }
+    page_put(file_page);
     return error;
 }
 
