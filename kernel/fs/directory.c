@@ -99,8 +99,8 @@ int vfs_symlink_at(struct inode *start, const char *path, const char *target)
     if (!error && !inode)
         error = -ENOMEM;
     if (inode) {
-        inode->data = data;
-        inode->size = inode->capacity = target_length;
+        inode->target = data;
+        inode->size = target_length;
     }
     spin_unlock(&vfs_lock);
     if (!inode)

@@ -49,7 +49,10 @@ static int open_or_create(struct inode *start, const char *path, int flags, uint
     return 0;
 }
 
-static int open_locked(struct inode *start, const char *path, int flags, uint32_t mode, struct inode **out)
+/* An O_TRUNC open empties the file: its pages go to *dropped, for the
+ * caller to put once vfs_lock is released. */
+static int open_locked(struct inode *start, const char *path, int flags, uint32_t mode, struct inode **out,
+                       struct file_pages *dropped)
 {
     struct inode *inode;
     int error;
@@ -69,7 +72,7 @@ static int open_locked(struct inode *start, const char *path, int flags, uint32_
         return -EISDIR;
     /* Even with O_RDONLY, as Linux (POSIX leaves it unspecified). */
     if ((flags & O_TRUNC) && is_type(inode, S_IFREG) && !inode->ops)
-        inode->size = 0;
+        *dropped = ramfs_take_pages(inode);
     inode->references++;
     *out = inode;
     return 0;
@@ -83,9 +86,11 @@ struct file *vfs_open_at(struct inode *start, const char *path, int flags, uint3
         return NULL;
     }
     struct inode *inode;
+    struct file_pages dropped = { NULL, 0 };
     spin_lock(&vfs_lock);
-    int result = open_locked(start, path, flags, mode, &inode);
+    int result = open_locked(start, path, flags, mode, &inode, &dropped);
     spin_unlock(&vfs_lock);
+    ramfs_put_pages(dropped);
     if (result) {
         kfree(file);
         *error = result;

@@ -15,10 +15,17 @@
 #include "kernel/mm/heap.h"
 #include "kernel/lib/string.h"
 
-/* Put an inode for one archive entry in place. `data` is the content,
- * already copied (regular file) or the target + NUL (symlink); it is
- * consumed. An existing non-directory of that name is replaced. */
-static int unpack_locked(const struct cpio_entry *entry, char *data)
+/* What an entry holds, made before vfs_lock is taken: busybox is two
+ * megabytes. */
+struct entry_content {
+    struct file_pages pages; /* a regular file's */
+    char *target;            /* a symlink's, + NUL */
+};
+
+/* Put an inode for one archive entry in place, with its content, which
+ * it takes on success. An existing non-directory of that name is
+ * replaced. */
+static int unpack_locked(const struct cpio_entry *entry, struct entry_content *content)
 {
     struct last_name last;
     int error = make_parents(entry->name, &last);
@@ -41,9 +48,11 @@ static int unpack_locked(const struct cpio_entry *entry, char *data)
     if (!inode)
         return -ENOMEM;
     inode->mtime = entry->mtime;
-    inode->data = data;
     inode->size = entry->size;
-    inode->capacity = data ? entry->size + 1 : 0;
+    inode->pages = content->pages.pages;
+    inode->page_slots = content->pages.slots;
+    inode->target = content->target;
+    *content = (struct entry_content){ { NULL, 0 }, NULL };
     return 0;
 }
 
@@ -55,20 +64,16 @@ static int unpack_entry(const struct cpio_entry *entry)
     if (type == S_IFLNK &&
         (entry->size == 0 || entry->size >= PATH_MAX || strnlen(entry->data, entry->size) != entry->size))
         return -EINVAL;
-    char *data = NULL;
-    if (type != S_IFDIR && entry->size > 0) {
-        /* Filled before taking the lock: busybox is two megabytes. */
-        data = kmalloc(entry->size + 1);
-        if (!data)
-            return -ENOMEM;
-        memcpy(data, entry->data, entry->size);
-        data[entry->size] = '\0';
-    }
+    struct entry_content content = { { NULL, 0 }, NULL };
+    if (type == S_IFREG && ramfs_fill_pages(entry->data, entry->size, &content.pages))
+        return -ENOMEM;
+    if (type == S_IFLNK && !(content.target = copy_name(entry->data, entry->size)))
+        return -ENOMEM;
     spin_lock(&vfs_lock);
-    int error = unpack_locked(entry, data);
+    int error = unpack_locked(entry, &content);
     spin_unlock(&vfs_lock);
-    if (error)
-        kfree(data);
+    ramfs_put_pages(content.pages); /* what unpack_locked did not take */
+    kfree(content.target);
     return error;
 }
 

@@ -58,7 +58,8 @@ static void inode_free_if_unused(struct inode *inode)
 {
     if (inode->linked || inode->references > 0)
         return;
-    kfree(inode->data);
+    ramfs_put_pages(ramfs_take_pages(inode));
+    kfree(inode->target);
     kfree(inode->name);
     kfree(inode);
 }

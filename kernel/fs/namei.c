@@ -47,7 +47,7 @@ static const char *link_target(const struct inode *inode, char *scratch, size_t 
         return scratch;
     }
     *length = inode->size;
-    return inode->data;
+    return inode->target;
 }
 
 /* One more link followed in this lookup, or -ELOOP. */

@@ -88,6 +88,12 @@ long vfs_read(struct file *file, void *buffer, size_t count);
 void vfs_close(struct file *file); /* drops one reference */
 long vfs_file_size(struct file *file);
 bool vfs_is_executable(struct file *file);
+/* The physical page that holds bytes [index * 4096, + 4096) of a regular
+ * file of the tree, with a holder taken for the caller (page_put), or 0
+ * for a hole or past the end; -ENODEV for a device or generated file.
+ * A later write to the file copies the page first: the caller's view of
+ * it never changes (execve maps it; kernel/fs/ramfs.c). */
+int vfs_file_page(struct file *file, uint64_t index, uint64_t *page);
 
 /* Open files, for the system calls. */
 struct file *vfs_file_get(struct file *file); /* one more reference */

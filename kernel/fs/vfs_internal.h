@@ -38,8 +38,10 @@ struct inode {
     struct inode *first_child; /* directories */
     struct inode *next_sibling;
     struct inode *hash_next; /* in its bucket of name_buckets: linked inodes but the root */
-    char *data; /* file content, or symlink target + NUL */
-    size_t size, capacity;
+    size_t size;        /* of the content, or of the symlink target */
+    uint64_t *pages;    /* regular file: one physical page per 4 KiB of content, 0 a hole */
+    size_t page_slots;  /* entries in pages */
+    char *target;       /* symlink: the target + NUL */
     const struct file_ops *ops; /* devices and generated files; else NULL */
     void *private;
     char *name; /* NUL-terminated, kmalloc'd: rename() replaces it */
@@ -89,6 +91,19 @@ int walk_path(struct inode *start, const char *path, bool follow_last, struct in
 int walk_parent(struct inode *start, const char *path, struct last_name *out);
 int follow_last_link(const struct last_name *last, struct inode *link, struct inode **out);
 int make_parents(const char *path, struct last_name *out); /* creating missing directories */
+
+/* kernel/fs/ramfs.c: a regular file's pages, taken out of the inode
+ * with vfs_lock held and given back after (a long file's page_puts are
+ * not done with the lock held). */
+struct file_pages {
+    uint64_t *pages;
+    size_t slots;
+};
+struct file_pages ramfs_take_pages(struct inode *inode); /* the file is empty after */
+void ramfs_put_pages(struct file_pages pages);
+/* The pages of size bytes at content, filled before vfs_lock is taken
+ * (initramfs_unpack); -ENOMEM. */
+int ramfs_fill_pages(const char *content, size_t size, struct file_pages *out);
 
 /* What an open file of the tree's own does: kernel/fs/ramfs.c for a
  * regular file, kernel/fs/directory.c for a directory. */

@@ -35,6 +35,7 @@
 #define ENOTEMPTY 39
 #define ELOOP   40
 #define EXDEV   18
+#define ENODEV  19
 #define EMLINK  31
 #define EOPNOTSUPP 95
 

@@ -86,6 +86,15 @@ int address_space_map_zero(struct address_space *space, uint64_t address, uint64
     return error;
 }
 
+int address_space_map_shared(struct address_space *space, uint64_t address, uint64_t page, uint64_t flags)
+{
+    if (address >= USER_MAP_END || address % PAGE_SIZE)
+        return -EINVAL;
+    if (flags & PTE_WRITE)
+        flags = (flags & ~PTE_WRITE) | PTE_COW;
+    return user_tables_map_page(space->root_phys, address, page, flags);
+}
+
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write)
 {
     uint64_t entry = user_tables_entry(space->root_phys, address);

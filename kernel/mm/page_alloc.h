@@ -29,8 +29,9 @@ size_t page_total_count(void);
 uint64_t page_highest_address(void);
 
 /* What the page operations did, for /proc/vmstat (kernel/mm/vmstat.c):
- * how many pages fork, copy-on-write faults and exec copied or shared,
- * and how many fresh pages were left to the zero page until written. */
+ * how many pages fork, copy-on-write faults, exec and file writes copied
+ * or shared, and how many fresh pages were left to the zero page until
+ * written. */
 enum page_event {
     PAGES_ZEROED,               /* by page_alloc */
     FORK_TABLE_PAGES,           /* page-table pages a fork made */
@@ -42,6 +43,8 @@ enum page_event {
     EXEC_PAGES_COPIED,          /* user pages exec filled */
     ZERO_PAGE_MAPPED,           /* user pages mapped to the zero page */
     ZERO_PAGE_FAULTS,           /* writes to it, each given a zeroed page */
+    EXEC_PAGES_MAPPED,          /* file pages exec mapped, shared with the file */
+    FILE_PAGES_COPIED,          /* file pages a write copied, a program holding them */
     PAGE_EVENT_COUNT
 };
 void page_event_add(enum page_event event, unsigned long count);

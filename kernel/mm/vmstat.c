@@ -17,6 +17,8 @@ static const char *const event_names[PAGE_EVENT_COUNT] = {
     [EXEC_PAGES_COPIED] = "exec_pages_copied",
     [ZERO_PAGE_MAPPED] = "zero_page_mapped",
     [ZERO_PAGE_FAULTS] = "zero_page_faults",
+    [EXEC_PAGES_MAPPED] = "exec_pages_mapped",
+    [FILE_PAGES_COPIED] = "file_pages_copied",
 };
 
 void page_event_add(enum page_event event, unsigned long count)

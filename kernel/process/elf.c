@@ -114,7 +114,7 @@ struct scan {
 
 /* One pass over the program headers: validate each, record what the
  * loader needs, refuse what we do not run. */
-static int read_program_headers(const uint8_t *image, size_t length, const struct elf64_header *h,
+static int read_program_headers(const uint8_t *image, uint64_t file_size, const struct elf64_header *h,
                                 struct elf_info *out, struct scan *scan)
 {
     for (unsigned int i = 0; i < h->e_phnum; i++) {
@@ -126,7 +126,7 @@ static int read_program_headers(const uint8_t *image, size_t length, const struc
         case PT_INTERP:
             return -ENOEXEC; /* dynamically linked programs are not supported */
         case PT_LOAD:
-            err = check_load(&ph, length);
+            err = check_load(&ph, file_size);
             if (err)
                 return err;
             if (ph.p_memsz == 0)
@@ -144,7 +144,7 @@ static int read_program_headers(const uint8_t *image, size_t length, const struc
             scan->pt_phdr_vaddr = ph.p_vaddr;
             break;
         case PT_TLS:
-            err = record_tls(out, &ph, length);
+            err = record_tls(out, &ph, file_size);
             break;
         case PT_GNU_STACK:
             out->has_gnu_stack = true;
@@ -240,7 +240,13 @@ static int apply_bias(struct elf_info *out, uint64_t max_align)
 
 int elf_parse(const void *image, size_t length, struct elf_info *out)
 {
-    const uint8_t *bytes = image;
+    return elf_parse_headers(image, length, length, out);
+}
+
+int elf_parse_headers(const void *head, size_t head_length, uint64_t file_size, struct elf_info *out)
+{
+    const uint8_t *bytes = head;
+    size_t length = head_length;
     struct elf64_header h;
     int err;
 
@@ -253,12 +259,12 @@ int elf_parse(const void *image, size_t length, struct elf_info *out)
     err = check_header(&h);
     if (err)
         return err;
-    if (!range_fits(h.e_phoff, (uint64_t)h.e_phnum * h.e_phentsize, length))
+    if (head_length > file_size || !range_fits(h.e_phoff, (uint64_t)h.e_phnum * h.e_phentsize, head_length))
         return -EINVAL;
 
     struct scan scan = {.max_align = ELF_PAGE_SIZE};
     uint64_t phdr = 0;
-    err = read_program_headers(bytes, length, &h, out, &scan);
+    err = read_program_headers(bytes, file_size, &h, out, &scan);
     if (!err)
         err = check_segments_disjoint(out);
     if (!err)

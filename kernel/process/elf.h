@@ -118,5 +118,9 @@ struct elf_info {
  * -ENOEXEC (not an ELF file, wrong class/endianness/machine, dynamically
  * linked, or a kind of file we do not run) or -EINVAL (malformed). */
 int elf_parse(const void *image, size_t length, struct elf_info *out);
+/* The same from the file's first head_length bytes only (execve reads no
+ * more): the program headers must lie in them, and the segments in the
+ * file's file_size bytes. */
+int elf_parse_headers(const void *head, size_t head_length, uint64_t file_size, struct elf_info *out);
 
 #endif

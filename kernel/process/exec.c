@@ -1,12 +1,16 @@
 /* execve: load a static ELF executable into a fresh address space.
  *
- * The file is read whole into kernel memory, checked by elf_parse(), and
- * each PT_LOAD segment is copied into newly mapped pages (no demand paging:
- * a program's pages are all mapped from the start; the stack's unused
- * pages are the zero page until written, docs/fork.md section 5). The
- * stack gets the System V initial image (user_stack_build). Only when all of that worked does the
- * process switch to the new address space and drop the old one: a failed
- * execve returns an error to a process that is still intact. */
+ * The file's first page or two (its headers) are read and checked by
+ * elf_parse_headers(), and each PT_LOAD segment's pages are mapped from
+ * the file's own pages (vfs_file_page): shared, copy-on-write where the
+ * segment is writable; only the pages that mix the segment's bytes with
+ * others (bss, the bytes before vaddr) are copied. No demand paging: a
+ * program's pages are all mapped from the start (docs/fork.md, "execve
+ * maps the file"); the stack's unused pages are the zero page until
+ * written ("Lazy zeroing"). The stack gets the System V initial image (user_stack_build).
+ * Only when all of that worked does the process switch to the new address
+ * space and drop the old one: a failed execve returns an error to a
+ * process that is still intact. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "kernel/mm/address_space.h"
@@ -26,40 +30,115 @@
 #define USER_STACK_PAGES    64                  /* 256 KiB */
 #define STACK_IMAGE_MAX     (64 * 1024)         /* argv + envp + auxv */
 #define MMAP_BASE           0x7f0000000000ul
-#define EXECUTABLE_MAX      (32ul << 20)
 
-static long read_whole_file(const char *path, void **image_out, size_t *size_out)
+/* The ELF header and the program headers must lie in the file's first
+ * EXEC_HEAD_MAX bytes: execve reads those, and maps the rest. */
+#define EXEC_HEAD_MAX       8192
+
+/* What execve reads of the file: its size and first bytes. */
+struct executable {
+    struct file *file; /* open while its pages are mapped */
+    uint64_t size;
+    char *head;
+    size_t head_length;
+};
+
+static long read_head(struct executable *exe)
+{
+    size_t want = exe->size < EXEC_HEAD_MAX ? exe->size : EXEC_HEAD_MAX;
+    exe->head = kmalloc(want);
+    if (!exe->head)
+        return -ENOMEM;
+    while (exe->head_length < want) {
+        long got = vfs_read(exe->file, exe->head + exe->head_length, want - exe->head_length);
+        if (got < 0)
+            return got;
+        if (got == 0)
+            break; /* cut short meanwhile: elf_parse_headers judges */
+        exe->head_length += (size_t)got;
+    }
+    return 0;
+}
+
+/* Only a regular file of the tree runs: its pages can be mapped (a
+ * device or a generated file has none, vfs_file_page says -ENODEV). */
+static long open_executable(const char *path, struct executable *exe)
 {
     long error = 0;
-    struct file *file = vfs_open(path, O_RDONLY, 0, &error);
-    if (!file)
+    exe->file = vfs_open(path, O_RDONLY, 0, &error);
+    if (!exe->file)
         return error;
-    if (!vfs_is_executable(file)) {
-        vfs_close(file);
+    uint64_t page = 0;
+    long size = vfs_file_size(exe->file);
+    if (!vfs_is_executable(exe->file) || vfs_file_page(exe->file, 0, &page) == -ENODEV)
         return -EACCES;
-    }
-    long size = vfs_file_size(file);
-    if (size <= 0 || (size_t)size > EXECUTABLE_MAX) {
-        vfs_close(file);
+    if (page)
+        page_put(page);
+    if (size <= 0)
         return size < 0 ? size : -ENOEXEC;
+    exe->size = (uint64_t)size;
+    return read_head(exe);
+}
+
+static void close_executable(struct executable *exe)
+{
+    kfree(exe->head);
+    if (exe->file)
+        vfs_close(exe->file);
+}
+
+/* One page of a segment. A page wholly inside the segment's file bytes is
+ * the file's own page, shared (copy-on-write if writable); one that holds
+ * them only in part (the first when vaddr is not page-aligned, the last
+ * when they end inside it, before the bss or the end of the segment) gets
+ * a copy of those bytes and zeros around them, so no other byte of the
+ * file shows; one past the file bytes (bss), or in a hole of the file, is
+ * the zero page until written (docs/fork.md, "Lazy zeroing"). */
+static long map_segment_page(struct address_space *space, const struct elf_segment *segment, struct file *file,
+                             uint64_t page, uint64_t flags)
+{
+    uint64_t file_end = segment->vaddr + segment->file_size;
+    uint64_t first = page > segment->vaddr ? page : segment->vaddr;
+    uint64_t last = page + PAGE_SIZE < file_end ? page + PAGE_SIZE : file_end;
+    if (first >= last)
+        return address_space_map_zero(space, page, flags);     /* bss: the zero page until written */
+    uint64_t file_page;
+    int error = vfs_file_page(file, (segment->file_offset + (first - segment->vaddr)) / PAGE_SIZE, &file_page);
+    if (error)
+        return error;
+    if (!file_page)
+        return address_space_map_zero(space, page, flags);     /* a hole in the file reads as zeros */
+    if (first == page && last == page + PAGE_SIZE) {
+        error = address_space_map_shared(space, page, file_page, flags);
+        if (error)
+            page_put(file_page);
+        else
+            page_event_add(EXEC_PAGES_MAPPED, 1);
+        return error;
     }
-    char *image = kmalloc((size_t)size);
-    if (!image) {
-        vfs_close(file);
-        return -ENOMEM;
+    error = address_space_map(space, page, flags);
+    if (!error) { /* vaddr and file offset agree modulo the page size (elf_parse) */
+        copy_into_space(space, first, (const char *)phys_to_virt(file_page) + first % PAGE_SIZE, last - first);
+        page_event_add(EXEC_PAGES_COPIED, 1);
     }
-    for (long done = 0; done < size;) {
-        long got = vfs_read(file, image + done, (size_t)(size - done));
-        if (got <= 0) {
-            kfree(image);
-            vfs_close(file);
-            return got < 0 ? got : -EIO;
+    page_put(file_page);
+    return error;
+}
+
+static long map_segments(struct address_space *space, const struct elf_info *elf, struct file *file,
+                         uint64_t *highest)
+{
+    for (unsigned i = 0; i < elf->segment_count; i++) {
+        const struct elf_segment *segment = &elf->segments[i];
+        uint64_t flags = (segment->flags & PF_W ? PTE_WRITE : 0) | (segment->flags & PF_X ? 0 : PTE_NX);
+        for (uint64_t page = segment->start; page < segment->end; page += PAGE_SIZE) {
+            long error = map_segment_page(space, segment, file, page, flags);
+            if (error)
+                return error;
         }
-        done += got;
+        if (segment->end > *highest)
+            *highest = segment->end;
     }
-    vfs_close(file);
-    *image_out = image;
-    *size_out = (size_t)size;
     return 0;
 }
 
@@ -69,25 +148,6 @@ static unsigned long pages_spanned(uint64_t address, size_t size)
     if (!size)
         return 0;
     return ((address + size - 1) / PAGE_SIZE) - address / PAGE_SIZE + 1;
-}
-
-static long map_segments(struct address_space *space, const struct elf_info *elf, const char *image,
-                         uint64_t *highest)
-{
-    for (unsigned i = 0; i < elf->segment_count; i++) {
-        const struct elf_segment *segment = &elf->segments[i];
-        uint64_t flags = (segment->flags & PF_W ? PTE_WRITE : 0) | (segment->flags & PF_X ? 0 : PTE_NX);
-        for (uint64_t page = segment->start; page < segment->end; page += PAGE_SIZE) {
-            int error = address_space_map(space, page, flags);
-            if (error)
-                return error;
-        }
-        copy_into_space(space, segment->vaddr, image + segment->file_offset, segment->file_size);
-        page_event_add(EXEC_PAGES_COPIED, pages_spanned(segment->vaddr, segment->file_size));
-        if (segment->end > *highest)
-            *highest = segment->end;
-    }
-    return 0;
 }
 
 static void random_bytes(uint8_t bytes[16])
@@ -160,23 +220,21 @@ long process_execve(const char *path, const char *const *argv, const char *const
                     struct exec_start *start)
 {
     struct process *process = current_process();
-    void *image = 0;
-    size_t size = 0;
+    struct executable exe = { 0 };
     struct elf_info elf;
 
-    long error = read_whole_file(path, &image, &size);
-    if (error)
-        return error;
-    error = elf_parse(image, size, &elf);
+    long error = open_executable(path, &exe);
+    if (!error)
+        error = elf_parse_headers(exe.head, exe.head_length, exe.size, &elf);
     struct address_space *space = error ? 0 : address_space_create();
     if (!error && !space)
         error = -ENOMEM;
     uint64_t highest = 0;
     if (!error)
-        error = map_segments(space, &elf, image, &highest);
+        error = map_segments(space, &elf, exe.file, &highest);
     if (!error)
         error = build_stack(space, &elf, argv, envp, &start->stack_pointer);
-    kfree(image);
+    close_executable(&exe);
     if (error) {
         if (space)
             address_space_destroy(space);

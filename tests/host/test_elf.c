@@ -200,6 +200,29 @@ static void test_static_exec(void **state)
     free(f.bytes);
 }
 
+/* execve's way: only the first bytes, the file's size apart. The same
+ * answer as elf_parse for the whole file from the headers alone; a head
+ * that stops inside the program headers, a size that cuts a segment, or
+ * a head longer than the file is refused. */
+static void test_headers_only(void **state)
+{
+    (void)state;
+    struct file f = FIXTURE_COPY(hello_static);
+    struct elf64_header h;
+    memcpy(&h, f.bytes, sizeof(h));
+    size_t table_end = h.e_phoff + (size_t)h.e_phnum * h.e_phentsize;
+    struct elf_info whole, headers;
+    assert_int_equal(elf_parse(f.bytes, f.length, &whole), 0);
+    assert_int_equal(elf_parse_headers(f.bytes, table_end, f.length, &headers), 0);
+    assert_memory_equal(&whole, &headers, sizeof(whole));
+    assert_int_equal(elf_parse_headers(f.bytes, table_end - 1, f.length, &headers), -EINVAL);
+    assert_int_equal(elf_parse_headers(f.bytes, table_end, bytes_needed(&f) - 1, &headers), -EINVAL);
+    assert_int_equal(elf_parse_headers(f.bytes, table_end, bytes_needed(&f), &headers), 0);
+    assert_int_equal(elf_parse_headers(f.bytes, table_end, table_end - 1, &headers), -EINVAL);
+    assert_int_equal(elf_parse_headers(f.bytes, 0, 0, &headers), -ENOEXEC);
+    free(f.bytes);
+}
+
 static void test_static_pie(void **state)
 {
     (void)state;
@@ -685,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_recorded_fields),
         cmocka_unit_test(test_pie_bias),
         cmocka_unit_test(test_unaligned_image),
+        cmocka_unit_test(test_headers_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,9 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "arch/x86/paging.h"
 #include "kernel/fs/cpio.h"
 #include "kernel/lib/errno.h"
 #include "kernel/fs/fs_syscalls.h"
+#include "kernel/mm/page_alloc.h"
 #include "kernel/process/process.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
@@ -83,6 +85,78 @@ size_t user_accessible_prefix(const void *user_start, size_t length, bool for_wr
 {
     (void)for_write;
     return user_start ? length : 0;
+}
+
+/* File pages (kernel/fs/ramfs.c): malloc'd, named by the "physical"
+ * address that phys_to_virt turns back into the pointer, each with its
+ * count of holders in a list; pages_live counts those not freed. */
+struct host_page {
+    void *memory; /* a pointer, for the leak checker: files keep phys only */
+    uint64_t phys;
+    unsigned holders;
+    struct host_page *next;
+};
+static struct host_page *host_pages;
+static long pages_live;
+static unsigned long page_events[PAGE_EVENT_COUNT];
+
+static struct host_page *host_page(uint64_t phys)
+{
+    for (struct host_page *page = host_pages; page; page = page->next)
+        if (page->phys == phys)
+            return page;
+    fail_msg("page %#lx was never allocated or is free", (unsigned long)phys);
+    return NULL;
+}
+
+uint64_t page_alloc_unzeroed(void)
+{
+    struct host_page *page = malloc(sizeof(*page));
+    void *memory = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+    memset(memory, 0xa5, PAGE_SIZE); /* not zero: a reader of it would show */
+    page->memory = memory;
+    page->phys = (uint64_t)(uintptr_t)memory - DIRECT_MAP_BASE;
+    page->holders = 1;
+    page->next = host_pages;
+    host_pages = page;
+    pages_live++;
+    return page->phys;
+}
+
+uint64_t page_alloc(void)
+{
+    uint64_t phys = page_alloc_unzeroed();
+    memset(phys_to_virt(phys), 0, PAGE_SIZE);
+    return phys;
+}
+
+void page_get(uint64_t phys)
+{
+    host_page(phys)->holders++;
+}
+
+unsigned page_holders(uint64_t phys)
+{
+    return host_page(phys)->holders;
+}
+
+void page_put(uint64_t phys)
+{
+    struct host_page *page = host_page(phys);
+    if (--page->holders)
+        return;
+    struct host_page **link = &host_pages;
+    while (*link != page)
+        link = &(*link)->next;
+    *link = page->next;
+    free(page->memory);
+    free(page);
+    pages_live--;
+}
+
+void page_event_add(enum page_event event, unsigned long count)
+{
+    page_events[event] += count;
 }
 
 /* ---- Archives ---- */
@@ -460,6 +534,72 @@ static void moves_large_files_in_pieces(void **state)
     assert_int_equal(sys_unlink("/large"), 0);
     free(data);
     free(back);
+}
+
+/* A file's pages: holes take none and read as zeros; a page someone else
+ * holds (vfs_file_page, as execve) is copied before a write, and the
+ * holder keeps the old content; O_TRUNC and unlink give every page back. */
+static void shares_pages_and_copies_them_before_a_write(void **state)
+{
+    (void)state;
+    long live = pages_live;
+    long fd = sys_open("/paged", O_CREAT | O_RDWR, 0644);
+    char page_of_a[PAGE_SIZE];
+    memset(page_of_a, 'a', sizeof(page_of_a));
+    assert_int_equal(sys_write((int)fd, page_of_a, PAGE_SIZE), PAGE_SIZE);
+    assert_int_equal(sys_lseek((int)fd, 3 * PAGE_SIZE + 10, SEEK_SET), 3 * PAGE_SIZE + 10);
+    assert_int_equal(sys_write((int)fd, "end", 3), 3);
+    assert_int_equal(pages_live, live + 2); /* pages 1 and 2 are a hole */
+    char back[4 * PAGE_SIZE];
+    assert_int_equal(sys_lseek((int)fd, 0, SEEK_SET), 0);
+    assert_int_equal(sys_read((int)fd, back, sizeof(back)), 3 * PAGE_SIZE + 13);
+    for (size_t i = PAGE_SIZE; i < 3 * PAGE_SIZE + 10; i++)
+        assert_int_equal(back[i], 0);
+    assert_memory_equal(back + 3 * PAGE_SIZE + 10, "end", 3);
+
+    long error;
+    struct file *file = vfs_open("/paged", O_RDONLY, 0, &error);
+    uint64_t page = 0, hole = 1, past = 1;
+    assert_int_equal(vfs_file_page(file, 0, &page), 0);
+    assert_int_equal(vfs_file_page(file, 1, &hole), 0);
+    assert_int_equal(vfs_file_page(file, 4, &past), 0);
+    assert_true(page && !hole && !past);
+    assert_int_equal(page_holders(page), 2);
+    unsigned long copies = page_events[FILE_PAGES_COPIED];
+    assert_int_equal(sys_lseek((int)fd, 100, SEEK_SET), 100);
+    assert_int_equal(sys_write((int)fd, "new", 3), 3);
+    assert_int_equal(page_events[FILE_PAGES_COPIED], copies + 1);
+    assert_int_equal(page_holders(page), 1);       /* the file has its copy */
+    assert_memory_equal((char *)phys_to_virt(page) + 100, "aaa", 3);
+    assert_int_equal(sys_write((int)fd, "more", 4), 4); /* the copy is the file's alone now */
+    assert_int_equal(page_events[FILE_PAGES_COPIED], copies + 1);
+    assert_int_equal(sys_lseek((int)fd, 98, SEEK_SET), 98);
+    assert_int_equal(sys_read((int)fd, back, 11), 11);
+    assert_memory_equal(back, "aanewmoreaa", 11);
+    page_put(page);
+
+    assert_int_equal(vfs_file_page(file, 3, &page), 0);
+    long fd2 = sys_open("/paged", O_WRONLY | O_TRUNC, 0);  /* the holder keeps its page */
+    assert_int_equal(pages_live, live + 1);
+    assert_memory_equal((char *)phys_to_virt(page) + 10, "end", 3);
+    page_put(page);
+    assert_int_equal(pages_live, live);
+    assert_int_equal(sys_write((int)fd2, "x", 1), 1);
+    sys_close((int)fd2);
+    sys_close((int)fd);
+    vfs_close(file);
+    assert_int_equal(sys_unlink("/paged"), 0);
+    assert_int_equal(pages_live, live);
+
+    /* The last byte a file may hold, alone: one page and a list of them. */
+    fd = sys_open("/sparse", O_CREAT | O_RDWR, 0644);
+    assert_int_equal(sys_lseek((int)fd, (1l << 30) - 1, SEEK_SET), (1l << 30) - 1);
+    assert_int_equal(sys_write((int)fd, "z", 1), 1);
+    assert_int_equal(sys_write((int)fd, "z", 1), -ENOSPC);
+    assert_int_equal(pages_live, live + 1);
+    sys_close((int)fd);
+    assert_int_equal(sys_unlink("/sparse"), 0);
+    assert_int_equal(pages_live, live);
 }
 
 static void reads_and_writes_vectors(void **state)
@@ -924,6 +1064,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bounds_the_links_of_a_lookup, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_and_writes_files, setup, teardown),
         cmocka_unit_test_setup_teardown(moves_large_files_in_pieces, setup, teardown),
+        cmocka_unit_test_setup_teardown(shares_pages_and_copies_them_before_a_write, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_and_writes_vectors, setup, teardown),
         cmocka_unit_test_setup_teardown(stops_copying_for_a_fatal_signal, setup, teardown),
         cmocka_unit_test_setup_teardown(cuts_vectors_at_max_rw_count, setup, teardown),

@@ -761,4 +761,10 @@ SCENARIOS = [
     # write one, and /proc/meminfo that unmapping gives every page back.
     _program("lazy-zero", "lazy_zero"),
     _program("lazy-zero-glibc", "lazy_zero", "glibc"),
+    # execve maps the file's pages (docs/fork.md, "execve maps the file"):
+    # a running program keeps its view of a file written, truncated or
+    # unlinked under it, holes read as zeros, and /proc/vmstat shows a
+    # spawn maps the file's pages and copies only a few.
+    _program("exec-pages", "exec_pages"),
+    _program("exec-pages-glibc", "exec_pages", "glibc"),
 ]
