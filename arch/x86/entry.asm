@@ -19,6 +19,7 @@ section .text
 extern trap_dispatch
 extern trap_user_gs_window
 extern syscall_entry
+extern sysret_to_user
 
 ; Exceptions for which the CPU pushes an error code.
 %define HAS_ERROR_CODE(v) ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || (v) == 29 || (v) == 30)
@@ -42,6 +43,9 @@ vector_stub_ %+ v:
         cmp [rsp + 8 + %1], rax
         je %%done
         lea rax, [rel syscall_entry]
+        cmp [rsp + 8 + %1], rax
+        je %%done
+        lea rax, [rel sysret_to_user]
         cmp [rsp + 8 + %1], rax
 %%done:
         pop rax
@@ -70,21 +74,7 @@ trap_common:
         call trap_dispatch
 global trap_return
 trap_return:
-        pop r15
-        pop r14
-        pop r13
-        pop r12
-        pop r11
-        pop r10
-        pop r9
-        pop r8
-        pop rbp
-        pop rdi
-        pop rsi
-        pop rdx
-        pop rcx
-        pop rbx
-        pop rax
+        POP_GENERAL_REGISTERS
         add rsp, 16                     ; vector and error code
         test qword [rsp + 8], 3
         jz return_to_kernel

@@ -6,8 +6,11 @@
 ; (arch/x86/trap.h), so that syscalls, exceptions and interrupts from user
 ; space share one C type and one way out: exit_to_user_mode, which checks
 ; that iretq can return there, then trap_return, which swaps GS back and
-; returns with iretq. (sysretq would be a little faster; iretq is one path
-; fewer to get right. See docs/user-space.md, section 4.)
+; returns with iretq; or, when the frame is still what SYSCALL saved
+; (user_frame_sysret_ok), with sysretq, which QEMU emulates for a fraction
+; of iretq's cost. Between the swapgs and the sysretq only an NMI or a
+; machine check can come, on their own stacks, and they know the spot
+; (entry.asm, CMP_USER_GS_WINDOW). See docs/user-space.md, section 4.
 
 %define USER_DATA_SELECTOR (0x18 | 3)
 %define USER_CODE_SELECTOR (0x20 | 3)
@@ -18,6 +21,7 @@ bits 64
 section .text
 extern syscall_dispatch
 extern trap_return
+extern user_frame_sysret_ok
 global syscall_entry
 syscall_entry:
         swapgs
@@ -36,7 +40,16 @@ syscall_entry:
         mov rdi, rsp
         call syscall_dispatch
         cli
-        jmp trap_return
+        mov rdi, rsp
+        call user_frame_sysret_ok
+        test al, al
+        jz trap_return                    ; anything sysretq cannot restore: iretq
+        POP_GENERAL_REGISTERS             ; rcx = the user's RIP, r11 its RFLAGS (checked)
+        mov rsp, [rsp + 16 + 24]          ; past vector and error code, rip, cs, rflags: the user's RSP
+        swapgs
+global sysret_to_user
+sysret_to_user:
+        o64 sysret
 
 ; enter_user_mode(struct trap_frame *frame): leave the kernel for the first
 ; time through the common exit path, with a frame built by the caller.

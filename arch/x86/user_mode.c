@@ -7,9 +7,10 @@
  * system call with all of the user's flags clear but the reserved bit 1
  * (NT above all: set, it makes the iretq back fault in ring 0).
  *
- * Every return to ring 3 is an iretq; user_frame_prepare_return() makes
- * sure first that it cannot fault in ring 0 and loads only flags ring 3
- * may hold. See docs/user-space.md.
+ * A return to ring 3 is an iretq, or a sysretq after a system call that
+ * left the frame as SYSCALL saved it (user_frame_sysret_ok());
+ * user_frame_prepare_return() makes sure first that it cannot fault in
+ * ring 0 and loads only flags ring 3 may hold. See docs/user-space.md.
  *
  * SMEP stops the kernel from executing user pages, SMAP from touching them
  * except inside user_access_begin/end: a stray user pointer in the kernel
@@ -103,6 +104,23 @@ uint64_t user_rflags(uint64_t rflags)
 static bool canonical(uint64_t address)
 {
     return address < USER_CANONICAL_END || address >= ~(USER_CANONICAL_END - 1);
+}
+
+/* sysretq takes RIP from RCX and RFLAGS from R11, and cannot restore RF
+ * (or TF without a trap after it); on Intel it faults in ring 0, on the
+ * user's stack, when RCX is not canonical, so the last page below the
+ * hole is left to iretq too, as on Linux. A non-canonical RSP (from a
+ * sigreturn frame) goes to iretq as well, whose fault the program gets
+ * (arch/x86/traps.c, trap_user_gs_window). */
+#define RFLAGS_TF (1ul << 8)
+#define RFLAGS_RF (1ul << 16)
+#define SYSRET_RIP_END (USER_CANONICAL_END - 4096)
+
+bool user_frame_sysret_ok(const struct trap_frame *frame)
+{
+    return frame->vector == SYSCALL_VECTOR && frame->rcx == frame->rip && frame->r11 == frame->rflags &&
+           frame->rip < SYSRET_RIP_END && !(frame->rflags & (RFLAGS_TF | RFLAGS_RF)) &&
+           frame->cs == SELECTOR_USER_CODE && frame->ss == SELECTOR_USER_DATA && canonical(frame->rsp);
 }
 
 bool user_frame_prepare_return(struct trap_frame *frame)

@@ -29,6 +29,10 @@ uint64_t user_rflags(uint64_t rflags);
  * if the iretq would fault in ring 0 (a non-canonical RIP, a selector not
  * the user's), which the caller makes the program's fault, as on Linux. */
 bool user_frame_prepare_return(struct trap_frame *frame);
+/* After user_frame_prepare_return(), from syscall_entry.asm: may sysretq
+ * return to frame (RCX and R11 still the RIP and RFLAGS to load, a RIP
+ * below the last page of the lower half, no RF or TF)? Else iretq. */
+bool user_frame_sysret_ok(const struct trap_frame *frame);
 
 /* Let the kernel touch user pages around a copy (SMAP's AC flag). */
 static inline void user_access_begin(void)

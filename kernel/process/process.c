@@ -150,6 +150,7 @@ static void link_child(struct process *parent, struct process *child)
 {
     spin_lock(&process_tree_lock);
     child->parent = parent;
+    __atomic_store_n(&child->parent_pid, parent->pid, __ATOMIC_RELAXED);
     child->next_sibling = parent->first_child;
     parent->first_child = child;
     spin_unlock(&process_tree_lock);
@@ -175,10 +176,12 @@ static void orphan_children(struct process *process)
             zombies = child;
         } else if (init) {
             child->parent = init;
+            __atomic_store_n(&child->parent_pid, init->pid, __ATOMIC_RELAXED);
             child->next_sibling = init->first_child;
             init->first_child = child;
         } else {
             child->parent = 0;
+            __atomic_store_n(&child->parent_pid, 0, __ATOMIC_RELAXED);
             child->next_sibling = 0;
         }
     }

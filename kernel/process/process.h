@@ -29,6 +29,7 @@ struct process_rlimit {
 struct process {
     int pid;
     struct process *parent;
+    int parent_pid;             /* parent's pid or 0: set with parent, read without a lock (getppid) */
     struct process *first_child, *next_sibling;    /* guarded by process_tree_lock */
     struct task *task;
     struct address_space *memory;

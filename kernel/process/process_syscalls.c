@@ -400,13 +400,12 @@ long sys_getpid(void)
 }
 
 /* Under the lock: an exiting parent hands us to init, and may be freed. */
+/* Without process_tree_lock: the parent may exit and be freed at any
+ * moment, its pid copied into the child may not (Linux reads it under
+ * RCU for the same reason). */
 long sys_getppid(void)
 {
-    spin_lock(&process_tree_lock);
-    struct process *parent = current_process()->parent;
-    long pid = parent ? parent->pid : 0;
-    spin_unlock(&process_tree_lock);
-    return pid;
+    return __atomic_load_n(&current_process()->parent_pid, __ATOMIC_RELAXED);
 }
 
 long sys_set_tid_address(uint64_t address)

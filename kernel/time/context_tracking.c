@@ -88,11 +88,12 @@ void context_user_enter(void)
 {
     struct cpu *cpu = this_cpu();
     ASSERT(!cpu->in_user);
-    tick_update();              /* the tick comes back if this syscall made it needed, or stops now */
+    bool isolated = tick_policy_isolates(cpu);
+    tick_update_isolated(isolated);     /* the tick comes back if this syscall made it needed, or stops now */
     trace_user_enter();
     cpu->in_user = true;
     account_mode_change(true);
-    if (tick_policy_isolates(cpu)) {
+    if (isolated) {
         cpu->rcu_user_eqs = true;
         rcu_user_enter();       /* last: no RCU use after this */
     }

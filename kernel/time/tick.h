@@ -178,6 +178,7 @@ void tick_idle_enter(void);           /* idle_loop, before halting: may stop */
 void tick_idle_exit(void);            /* idle_loop, a task to run: restart */
 void tick_recheck(void);              /* a stopped tick: restart it if something needs it now */
 void tick_update(void);               /* the same, and stop a running tick at once if nothing needs it */
+void tick_update_isolated(bool isolated);  /* tick_update() for a caller that asked tick_policy_isolates() */
 /* From the tick interrupt, after the tick's work: a busy CPU stops its
  * tick if nothing needs it (an idle one stops in tick_idle_enter). */
 void tick_try_stop_after_tick(struct cpu *cpu, uint64_t now);

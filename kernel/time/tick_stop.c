@@ -174,11 +174,7 @@ static bool stays_stopped_without_clock(struct cpu *cpu)
     uint64_t estimate = anchor->clock_ns + elapsed;
     if (estimate < slack)
         return false;
-    spin_lock(&cpu->rq.lock);
-    bool stays = !cpu->tick.running &&
-                 keep_reason_between(cpu, estimate - slack, estimate + slack, false) == TICK_MAY_STOP;
-    spin_unlock(&cpu->rq.lock);
-    return stays;
+    return keep_reason_between(cpu, estimate - slack, estimate + slack, false) == TICK_MAY_STOP;
 }
 
 void tick_recheck(void)
@@ -213,7 +209,7 @@ void tick_recheck(void)
  * (tick_policy_isolates) look: the check costs a clocksource read on
  * every system call's way out. (A policy that stops busy ticks on CPUs it
  * does not isolate does so at their next tick.) Interrupts off. */
-void tick_update(void)
+void tick_update_isolated(bool isolated)
 {
     struct cpu *cpu = this_cpu();
     if (!cpu->tick.running) {
@@ -225,7 +221,7 @@ void tick_update(void)
         }
         return;
     }
-    if (cpu_is_idle(&cpu->rq) || !tick_policy_isolates(cpu))
+    if (!isolated || cpu_is_idle(&cpu->rq))
         return;
     uint64_t now = clock_now_anchored(cpu);
     spin_lock(&cpu->rq.lock);
@@ -235,6 +231,12 @@ void tick_update(void)
     spin_unlock(&cpu->rq.lock);
     if (stop)
         tick_program_hardware();
+}
+
+void tick_update(void)
+{
+    struct cpu *cpu = this_cpu();
+    tick_update_isolated(cpu->tick.running && !cpu_is_idle(&cpu->rq) && tick_policy_isolates(cpu));
 }
 
 void tick_idle_enter(void)

@@ -24,6 +24,13 @@ void timer_init(struct timer *timer, timer_fn function, void *data)
 void timers_init_this_cpu(void)
 {
     spin_lock_init(&this_cpu()->timers.lock, "timers");
+    this_cpu()->timers.next_deadline = UINT64_MAX;
+}
+
+/* After the list's head changed; the caller holds the lock. */
+static void head_changed(struct timer_base *base)
+{
+    __atomic_store_n(&base->next_deadline, base->head ? base->head->deadline : UINT64_MAX, __ATOMIC_RELEASE);
 }
 
 /* Remove timer from its CPU's list; the caller holds that lock. */
@@ -33,6 +40,7 @@ static bool unlink_timer(struct timer_base *base, struct timer *timer)
         if (*link == timer) {
             *link = timer->next;
             timer->pending = false;
+            head_changed(base);
             return true;
         }
     }
@@ -99,6 +107,7 @@ unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
     timer->next = *link;
     *link = timer;
     bool earliest = base->head == timer;
+    head_changed(base);
     spin_unlock(&base->lock);
 
     if (earliest) {
@@ -128,6 +137,7 @@ void timers_run_expired(uint64_t now)
         }
         base->head = timer->next;
         timer->pending = false;
+        head_changed(base);
         base->fired++;
         __atomic_store_n(&base->running, timer, __ATOMIC_SEQ_CST);
         spin_unlock(&base->lock);
@@ -136,13 +146,12 @@ void timers_run_expired(uint64_t now)
     }
 }
 
+/* Without the lock: it is read on every system call's way out of an
+ * isolated CPU. Another CPU that makes one of our timers the earliest
+ * also interrupts us (timer_start), and we look again then. */
 uint64_t timers_next_deadline(void)
 {
-    struct timer_base *base = &this_cpu()->timers;
-    spin_lock(&base->lock);
-    uint64_t deadline = base->head ? base->head->deadline : UINT64_MAX;
-    spin_unlock(&base->lock);
-    return deadline;
+    return __atomic_load_n(&this_cpu()->timers.next_deadline, __ATOMIC_ACQUIRE);
 }
 
 struct sleeper {

@@ -29,6 +29,9 @@ struct timer {
 struct timer_base {
     struct spinlock lock;
     struct timer *head;         /* sorted by deadline */
+    /* head's deadline, or UINT64_MAX: written under the lock, read
+     * without it (timers_next_deadline) */
+    uint64_t next_deadline;
     uint64_t fired;
     struct timer *running;      /* whose function runs now (timer_cancel_sync) */
 };

@@ -287,6 +287,7 @@ enum edit {
 };
 
 static enum edit edit;
+static int sysret_shaped;            /* also RCX = RIP and R11 = RFLAGS, as SYSCALL leaves them */
 static uint64_t handler_segments;   /* the frame's CS, GS, FS, SS as delivered */
 
 static void editing_handler(int signal, siginfo_t *info, void *context)
@@ -317,6 +318,10 @@ static void editing_handler(int signal, siginfo_t *info, void *context)
     case FPSTATE_NULL_PAGE: uc->uc_mcontext.fpregs = (void *)0x10; break;
     }
     regs[REG_CSGSFS] = (greg_t)segments;
+    if (sysret_shaped) {
+        regs[REG_RCX] = regs[REG_RIP];
+        regs[REG_R11] = regs[REG_EFL];
+    }
 }
 
 /* Raise SIGUSR1 with the handler above: returns if the edited frame can be
@@ -331,6 +336,35 @@ static int edited_frame_is_sigsegv(enum edit e)
 {
     edit = e;
     return killed_by(status_of_child(raise_and_edit), SIGSEGV);
+}
+
+/* rt_sigreturn is a system call: a frame that looks as SYSCALL left it
+ * could be returned to with sysretq (arch/x86/user_mode.c,
+ * user_frame_sysret_ok), which loads RIP and RFLAGS from RCX and R11 and
+ * checks neither RIP nor RSP. The bad ones must still be the program's
+ * SIGSEGV, and a good one must resume. */
+static int sysret_shaped_frame_is_sigsegv(enum edit e)
+{
+    sysret_shaped = 1;
+    int result = edited_frame_is_sigsegv(e);
+    sysret_shaped = 0;
+    return result;
+}
+static int sysret_shaped_sigreturn_to_a_non_canonical_rip_is_sigsegv(void)
+{
+    return sysret_shaped_frame_is_sigsegv(RIP_NON_CANONICAL);
+}
+static int sysret_shaped_sigreturn_to_a_kernel_rip_is_sigsegv(void)
+{
+    return sysret_shaped_frame_is_sigsegv(RIP_KERNEL);
+}
+static int sysret_shaped_sigreturn_to_a_non_canonical_rsp_is_sigsegv(void)
+{
+    return sysret_shaped_frame_is_sigsegv(RSP_NON_CANONICAL);
+}
+static int sysret_shaped_sigreturn_with_a_null_cs_is_sigsegv(void)
+{
+    return sysret_shaped_frame_is_sigsegv(CS_NULL);
 }
 
 static int sigreturn_to_a_non_canonical_rip_is_sigsegv(void) { return edited_frame_is_sigsegv(RIP_NON_CANONICAL); }
@@ -372,6 +406,17 @@ static int sigreturn_with_a_null_ss_not_strict_continues(void)
     edit = SS_NULL_NOT_STRICT;
     raise_and_edit();
     CHECK(read_ss() == (uint16_t)(handler_segments >> 48));
+    return 1;
+}
+
+/* The same with RCX and R11 as SYSCALL leaves them: the program goes on. */
+static int sysret_shaped_sigreturn_continues(void)
+{
+    edit = CS_RPL_0;
+    sysret_shaped = 1;
+    raise_and_edit();
+    sysret_shaped = 0;
+    CHECK(getppid() > 0);
     return 1;
 }
 
@@ -486,6 +531,11 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(sigreturn_with_a_code_segment_as_ss_is_sigsegv),
     KTAP_CASE(sigreturn_with_every_flag_takes_only_user_flags),
     KTAP_CASE(sigreturn_to_a_non_canonical_rsp_is_sigsegv),
+    KTAP_CASE(sysret_shaped_sigreturn_to_a_non_canonical_rip_is_sigsegv),
+    KTAP_CASE(sysret_shaped_sigreturn_to_a_kernel_rip_is_sigsegv),
+    KTAP_CASE(sysret_shaped_sigreturn_to_a_non_canonical_rsp_is_sigsegv),
+    KTAP_CASE(sysret_shaped_sigreturn_with_a_null_cs_is_sigsegv),
+    KTAP_CASE(sysret_shaped_sigreturn_continues),
     KTAP_CASE(sigreturn_with_a_non_canonical_fpstate_is_sigsegv),
     KTAP_CASE(sigreturn_with_fpstate_in_the_null_page_is_sigsegv),
     KTAP_CASE(sigreturn_frame_at_a_kernel_address_is_sigsegv),

@@ -318,7 +318,7 @@ static int sleep_too_long_to_count_waits_for_the_signal(void)
 /* ---- nohzk only: the CPU-time timer is a tick dependency ---- */
 
 /* From /proc/tick: cpu's state ("ticking"/"stopped") and, from the
- * dependencies section, its bits, both from one reading of the file
+ * dependencies section (the third; the rechecks follow it), its bits, both from one reading of the file
  * (tick_row_read() of user/lib/nohz.h reads the state only). 0 if both
  * were found. */
 static int tick_row(int cpu, char *state, char *deps)
@@ -330,7 +330,8 @@ static int tick_row(int cpu, char *state, char *deps)
     if (!file)
         return -1;
     while (getline(&line, &size, file) > 0) {
-        if (!strncmp(line, "kept by:", 8) || !strncmp(line, "dependencies:", 13)) {
+        if (!strncmp(line, "kept by:", 8) || !strncmp(line, "dependencies:", 13) ||
+            !strncmp(line, "stopped-tick rechecks", 21)) {
             section++;
             continue;
         }
