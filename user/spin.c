@@ -8,9 +8,10 @@
  *   --nohz              write 1 to /proc/self/nohz first; fail (status 1)
  *                       with the reason if the kernel refuses
  *   --syscall-every N   make a getcpu() system call every N iterations
- *   --fault-every N     touch a new page every N iterations (a page fault
- *                       on Linux; on nohzk, which maps eagerly, a syscall)
- *   --mark              (2 s or more) print a line when the window after
+ *   --fault-every N     touch a new page every N iterations (a page fault,
+ *                       and an mmap every 1024 pages)
+ *   --mark              (2 s or more) lock its memory (mlockall, unless
+ *                       --fault-every), then print a line when the window after
  *                       the first second opens and one when it closes,
  *                       each with its CPU's tick count from /proc/tick
  *                       ("-" without one):
@@ -170,6 +171,16 @@ static void print_mark(const char *which, unsigned cpu)
     fflush(stdout);
 }
 
+/* Fresh memory is the zero page until written (docs/fork.md), and a
+ * first write is a page fault: an exception in the window the witness
+ * counts (the C library maps and unmaps memory as the marks read /proc).
+ * A real-time program on Linux locks its memory for the same reason. */
+static void lock_memory(void)
+{
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+        fprintf(stderr, "spin: mlockall: %s (page faults may show in the window)\n", strerror(errno));
+}
+
 static void become_nohz(void)
 {
     int error = write_nohz(0, "1");
@@ -207,6 +218,8 @@ int main(int argc, char **argv)
     unsigned cpu = 0;
     if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
         cannot_count("getcpu failed");
+    if (mark && !fault_every)
+        lock_memory();          /* with --fault-every, the faults are the point */
     struct interrupt_counts at_start = read_interrupts(cpu);
     unsigned long long start = now_ns(), end = start + seconds * 1000000000ull;
     unsigned long long first_second = seconds >= 2 ? start + 1000000000ull : ~0ull;

@@ -389,6 +389,34 @@ int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint6
     return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX), is_current(root));
 }
 
+/* The first page at or above from mapped PTE_COW below this table, or
+ * UINT64_MAX; tables not present are skipped whole. */
+static uint64_t next_cow_in(uint64_t *table, int level, uint64_t base, uint64_t from)
+{
+    uint64_t span = entry_span(level);
+    for (unsigned i = 0; i < ENTRIES_PER_TABLE; i++) {
+        uint64_t start = base + i * span;
+        if (start >= USER_HALF_END)
+            break;
+        if (start + span <= from || !(table[i] & PTE_PRESENT))
+            continue;
+        if (level == 1) {
+            if (table[i] & PTE_COW)
+                return start;
+            continue;
+        }
+        uint64_t found = next_cow_in(table_at(table[i]), level - 1, start, from > start ? from : start);
+        if (found != UINT64_MAX)
+            return found;
+    }
+    return UINT64_MAX;
+}
+
+uint64_t user_tables_next_cow(uint64_t root, uint64_t from)
+{
+    return next_cow_in(phys_to_virt(root), 4, 0, from);
+}
+
 /* Fork: the tables are copied, the pages shared. A writable page loses
  * its write right in both tables (PTE_COW): the first write faults and
  * copies it (address_space_write_fault). */

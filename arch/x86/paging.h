@@ -66,6 +66,8 @@ uint64_t user_tables_entry(uint64_t root, uint64_t address);  /* the entry for a
  * -ENOMEM at the first page not mapped, those before it changed. */
 void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end);
 int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags);
+/* The first user page at or above from mapped PTE_COW; UINT64_MAX if none. */
+uint64_t user_tables_next_cow(uint64_t root, uint64_t from);
 /* Fork: copy from's tables into the empty to, sharing every user page
  * (page_get); a writable page becomes read-only with PTE_COW in both.
  * On -ENOMEM, what was made is in to, for user_tables_free(). Counts the

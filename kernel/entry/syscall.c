@@ -67,6 +67,8 @@ WRAP(mmap, sys_mmap(a0, a1, a2, a3, (int64_t)a4, a5))
 WRAP(mprotect, sys_mprotect(a0, a1, a2))
 WRAP(munmap, sys_munmap(a0, a1))
 WRAP(brk, sys_brk(a0))
+WRAP(mlockall, sys_mlockall((int)a0))             /* an int: the upper half is dropped */
+WRAP(munlockall, sys_munlockall())
 WRAP(rt_sigaction, sys_rt_sigaction((int)a0, (const void *)a1, (void *)a2, a3))
 WRAP(rt_sigprocmask, sys_rt_sigprocmask((int)a0, (const uint64_t *)a1, (uint64_t *)a2, a3))
 WRAP(rt_sigpending, sys_rt_sigpending((uint64_t *)a0, a1))
@@ -177,7 +179,7 @@ static const struct syscall_entry table[] = {
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
     W(24, sched_yield), W(39, getpid), W(60, exit), [186] = { "gettid", wrap_getpid }, W(158, arch_prctl),
-    W(218, set_tid_address), [231] = { "exit_group", wrap_exit },
+    W(218, set_tid_address), [231] = { "exit_group", wrap_exit }, W(151, mlockall), W(152, munlockall),
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))

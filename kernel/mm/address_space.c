@@ -149,6 +149,11 @@ int address_space_write_fault(struct address_space *space, uint64_t address)
     return 0;
 }
 
+uint64_t address_space_next_cow(struct address_space *space, uint64_t from)
+{
+    return user_tables_next_cow(space->root_phys, from);
+}
+
 void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end)
 {
     user_tables_unmap_range(space->root_phys, start, end);

@@ -255,6 +255,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     process->mmap_next = MMAP_BASE;
     process->fs_base = 0;
     signal_exec(&process->signals);
+    process->lock_future = false;
     wrmsr(MSR_FS_BASE, 0);
     snprintf(process->name, sizeof(process->name), "%s", base_name(path));
     trace_sched_exec(current_task());

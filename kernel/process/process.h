@@ -50,6 +50,7 @@ struct process {
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */
+    bool lock_future;       /* mlockall(MCL_FUTURE): new memory is populated at once; not kept by fork or exec */
     /* for /proc/PID and getrusage (kernel/process/process_table.c) */
     struct process *next_in_table;                  /* guarded by process_tree_lock */
     int references;                                 /* the table's, and process_get_locked()'s */

@@ -66,6 +66,42 @@ static long map_pages(struct address_space *space, uint64_t start, uint64_t end,
 /* Growth maps the zero page (docs/fork.md, "Lazy zeroing"), refused
  * as mmap refuses when it is more than the pages free now: no overcommit
  * promise, a check, not a reservation. */
+/* mlockall: nohzk never pages out, so every page is locked already; what
+ * a program asks for with it is that no page fault is left to come (a
+ * real-time or nohz task about to run alone, docs/fork.md). MCL_CURRENT
+ * copies every copy-on-write page now, MCL_FUTURE maps later anonymous
+ * memory and brk growth populated, MCL_ONFAULT leaves both lazy; Linux's
+ * flag rules. Out of memory midway: -ENOMEM, the pages done so far kept. */
+#define MCL_CURRENT 1
+#define MCL_FUTURE  2
+#define MCL_ONFAULT 4
+
+long sys_mlockall(int flags)
+{
+    struct process *process = current_process();
+    if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) ||
+        flags == MCL_ONFAULT)
+        return -EINVAL;
+    if (flags & MCL_FUTURE)
+        process->lock_future = !(flags & MCL_ONFAULT);
+    if (!(flags & MCL_CURRENT) || (flags & MCL_ONFAULT))
+        return 0;
+    for (uint64_t page = address_space_next_cow(process->memory, 0); page != UINT64_MAX;
+         page = address_space_next_cow(process->memory, page + PAGE_SIZE)) {
+        if (signal_fatal_pending())
+            return -EINTR;
+        if (address_space_write_fault(process->memory, page) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+long sys_munlockall(void)
+{
+    current_process()->lock_future = false;
+    return 0;
+}
+
 long sys_brk(uint64_t address)
 {
     struct process *process = current_process();
@@ -75,7 +111,7 @@ long sys_brk(uint64_t address)
         return (long)process->brk;
     if (new_end > old_end && (new_end - old_end) / PAGE_SIZE > page_free_count())
         return (long)process->brk;
-    if (map_pages(process->memory, old_end, new_end, true) < 0)
+    if (map_pages(process->memory, old_end, new_end, !process->lock_future) < 0)
         return (long)process->brk;
     if (new_end < old_end)
         address_space_unmap_range(process->memory, new_end, old_end);
@@ -143,7 +179,8 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
      * before the address space is used up.) */
     if (length / PAGE_SIZE > page_free_count())
         return -ENOMEM;
-    long error = map_pages(process->memory, address, address + length, flags & MAP_ANONYMOUS);
+    long error = map_pages(process->memory, address, address + length,
+                           (flags & MAP_ANONYMOUS) && !current_process()->lock_future);
     if (error < 0)
         return error;
     if (!(flags & MAP_ANONYMOUS)) {

@@ -5,6 +5,8 @@
 #include <stdint.h>
 
 long sys_brk(uint64_t address);
+long sys_mlockall(int flags);
+long sys_munlockall(void);
 long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, int64_t fd, uint64_t offset);
 long sys_munmap(uint64_t address, uint64_t length);
 long sys_mprotect(uint64_t address, uint64_t length, uint64_t prot);

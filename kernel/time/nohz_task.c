@@ -162,13 +162,15 @@ void nohz_task_clear(struct task *task)
         cpumask_clear_atomic(&cpu_has_nohz_task, cpu);
         housekeeping_add(cpu);
         __atomic_store_n(&task->nohz, false, __ATOMIC_RELEASE);
+        tick_want_recheck(cpu);
         trace_nohz_clear(task->process ? task->process->pid : 0);
     }
     spin_unlock(&task->lock);
     spin_unlock(&nohz_lock);
     /* The tick comes back by itself: the next check on that CPU (at the
-     * switch away from this task, or on the way back to user mode) finds
-     * the policy no longer lets it stop (kernel/time/tick_stop.c). */
+     * switch away from this task, or the recheck asked for on the way
+     * back to user mode) finds the policy no longer lets it stop
+     * (kernel/time/tick_stop.c). */
 }
 
 void nohz_task_exit(struct task *task)

@@ -66,7 +66,9 @@ struct tick_policy {
     const char *summary;            /* one line, for /proc/sys/kernel/tick_policies */
     unsigned rank;                  /* place in the list; 0: after the ranked ones, by name */
     bool stop_when_idle;            /* an idle CPU may stop its tick */
-    /* May this CPU, running a task, stop its tick? NULL: never. */
+    /* May this CPU, running a task, stop its tick? NULL: never. Once
+     * yes for a task, it must stay yes as time passes: a stopped tick is
+     * asked again only when something changes (tick_want_recheck). */
     bool (*busy_may_stop)(const struct tick_policy_view *view);
     /* Does this CPU run user code without a tick? Then RCU treats its
      * user mode as an extended quiescent state, and the tick is looked
@@ -121,9 +123,12 @@ struct tick_state {
     uint32_t dep_mask;          /* this CPU's dependency bits (kernel/time/tick_dep.c), atomic */
     uint64_t dep_kicks;         /* kicks sent because a dependency mask became non-empty */
     uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (timekeeping.c) */
-    /* Rechecks of the stopped tick on the way to user mode: answered from
-     * the account clock alone, or with a clocksource read (tick_stop.c). */
-    uint64_t rechecks_clockless, rechecks_clocked;
+    /* A stopped busy tick is looked at again on the next return to user
+     * mode (tick_want_recheck, any CPU; cleared by tick_recheck). */
+    bool recheck_wanted;
+    /* Returns to user mode with the tick stopped: with nothing asked, so
+     * no question and no clock read, or with a recheck (tick_stop.c). */
+    uint64_t rechecks_skipped, rechecks_made;
     /* The policy's state here and the policy it belongs to
      * (kernel/time/tick_policy.c). */
     uint64_t policy_state[TICK_POLICY_STATE_WORDS];
@@ -179,6 +184,9 @@ void tick_idle_exit(void);            /* idle_loop, a task to run: restart */
 void tick_recheck(void);              /* a stopped tick: restart it if something needs it now */
 void tick_update(void);               /* the same, and stop a running tick at once if nothing needs it */
 void tick_update_isolated(bool isolated);  /* tick_update() for a caller that asked tick_policy_isolates() */
+/* A change on cpu that may need its stopped tick back, without an
+ * interrupt to bring it: the next return to user mode rechecks. */
+void tick_want_recheck(unsigned cpu);
 /* From the tick interrupt, after the tick's work: a busy CPU stops its
  * tick if nothing needs it (an idle one stops in tick_idle_enter). */
 void tick_try_stop_after_tick(struct cpu *cpu, uint64_t now);

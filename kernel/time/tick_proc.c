@@ -108,11 +108,11 @@ static void generate_tick(struct proc_text *text)
         print_tick_deps(text, tick_dep_mask_read(cpu) & ~tick_dep_global_mask);
         proc_printf(text, " %lu\n", cpus[cpu]->tick.dep_kicks);
     }
-    proc_printf(text, "stopped-tick rechecks on the way to user mode\n%-4s %12s %12s\n", "cpu", "clockless",
-                "clocked");
+    proc_printf(text, "stopped-tick rechecks on the way to user mode\n%-4s %12s %12s\n", "cpu", "skipped",
+                "made");
     for_each_online_cpu(cpu)
-        proc_printf(text, "%-4u %12lu %12lu\n", cpu, cpus[cpu]->tick.rechecks_clockless,
-                    cpus[cpu]->tick.rechecks_clocked);
+        proc_printf(text, "%-4u %12lu %12lu\n", cpu, cpus[cpu]->tick.rechecks_skipped,
+                    cpus[cpu]->tick.rechecks_made);
 }
 
 static void generate_tick_policy(struct proc_text *text)

@@ -9,9 +9,10 @@
  *   - on entering idle (tick_idle_enter).
  * Where it starts again:
  *   - leaving idle (tick_idle_exit);
- *   - tick_recheck(), on the way out of every interrupt and back to user
- *     mode: a second task was queued here (the nohz kick brought us in),
- *     callbacks were queued, or the task is no longer a nohz task.
+ *   - tick_recheck(), on the way out of every interrupt, and back to user
+ *     mode when a recheck was asked for (tick_want_recheck): a second task
+ *     was queued here (the nohz kick brought us in), callbacks were
+ *     queued, or the task is no longer a nohz task.
  *
  * The stop decision and `running` are changed under this CPU's runqueue
  * lock, and a CPU that queues a task here reads `running` under the same
@@ -24,7 +25,6 @@
 #include "arch/x86/cpu.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/cpu/percpu.h"
-#include "kernel/time/context_tracking.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
@@ -50,18 +50,14 @@ static bool cpu_is_idle(const struct runqueue *rq)
  * (docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it); elsewhere
  * only queued callbacks (rcu_needs_cpu) count, since a nohz task in user
  * mode is in an extended quiescent state and RCU does not need its tick
- * for that. keep_reason_between() answers for a time known only to lie
- * between earliest and latest: a policy lets a busy tick stop only more
- * as time passes (budget, patience), and a timer only comes closer, so
- * each is asked at the end where it would keep the tick. */
-static enum tick_keep_reason keep_reason_between(struct cpu *cpu, uint64_t earliest, uint64_t latest,
-                                                bool at_tick)
+ * for that. */
+static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
 {
     struct runqueue *rq = &cpu->rq;
     bool idle = cpu_is_idle(rq);
 
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
-    if (idle ? !policy->stop_when_idle : !tick_policy_busy_may_stop(policy, cpu, earliest))
+    if (idle ? !policy->stop_when_idle : !tick_policy_busy_may_stop(policy, cpu, now))
         return TICK_KEEP_POLICY;
     uint32_t deps = idle ? 0 : tick_dep_mask_of(cpu->id);   /* an idle CPU stops, as on Linux */
     if (deps)
@@ -74,15 +70,11 @@ static enum tick_keep_reason keep_reason_between(struct cpu *cpu, uint64_t earli
      * that (arch/x86/pit.c), and that is the timekeeper's tick. */
     if (cpu->id == timekeeper_cpu && clock_needs_periodic_reads())
         return TICK_KEEP_CLOCK;
-    if (timers_next_deadline() < latest + tick_period_ns)
+    if (timers_next_deadline() < now + tick_period_ns)
         return TICK_KEEP_TIMER;
     return TICK_MAY_STOP;
 }
 
-static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
-{
-    return keep_reason_between(cpu, now, now, at_tick);
-}
 
 static void stop_locked(struct cpu *cpu, uint64_t now)
 {
@@ -90,6 +82,7 @@ static void stop_locked(struct cpu *cpu, uint64_t now)
     trace_tick_stop(cpu_is_idle(&cpu->rq) ? "idle" : "alone");
     tick->running = false;
     tick->reason = TICK_MAY_STOP;
+    tick->recheck_wanted = false;
     tick->stops++;
     if (cpu->id == timekeeper_cpu && !isolated_cpus_exist())
         __atomic_store_n(&timekeeper_cpu, TIMEKEEPER_NONE, __ATOMIC_SEQ_CST);   /* whoever ticks next */
@@ -130,59 +123,31 @@ void tick_try_stop_after_tick(struct cpu *cpu, uint64_t now)
         try_stop(cpu, now, true);   /* idle CPUs stop in idle_loop */
 }
 
-/* ---- The clock without a clocksource read ----
- * On the way to user mode with the tick stopped, keep_reason() needs the
- * time only for the policy and the timer check, and an HPET read is the
- * dearest thing on a system call's path under QEMU. Each CPU remembers
- * its last clocksource read next to the account clock's value then
- * (context_clock_ns(), the TSC); later, clock_now() is the anchor's
- * clocksource value plus the account clock's progress since, within
- * ANCHOR_SLACK_NS plus 1/ANCHOR_DRIFT_DIVISOR of that progress (the
- * error of the TSC's calibrated rate). When keep_reason_between()
- * says the tick may stay stopped for any time in that window, it says so
- * for the true time too; otherwise the clocksource is read as before. */
-#define ANCHOR_SLACK_NS 20000ul
-#define ANCHOR_DRIFT_DIVISOR 1000ul     /* the TSC's rate, calibrated to better than 0.1% */
-
-static struct clock_anchor {
-    uint64_t clock_ns, account_ns;      /* clock_now() and context_clock_ns(), one moment, this CPU */
-    bool valid;
-} anchors[MAX_CPUS];
-
-static uint64_t clock_now_anchored(struct cpu *cpu)
+/* ---- Rechecks of a stopped busy tick ----
+ * Whatever may need a stopped tick back either interrupts the CPU or
+ * asks for a recheck. Another CPU's change (a task woken here, a
+ * dependency bit, a timer made the earliest here, the timekeeping handed
+ * over, a policy switch) comes with an interrupt, on whose way out
+ * tick_recheck() runs; on this CPU, a dependency bit and call_rcu()
+ * recheck at once, and a timer started here, the nohz attribute cleared
+ * and a context switch ask for one on the next return to user mode
+ * (tick_want_recheck()). Time alone changes nothing: a policy's "may
+ * stop" only grows as time passes (docs/tick-policy.md), and a timer
+ * brings its own interrupt. So a return to user mode with the tick
+ * stopped reads no clock and asks nothing unless a recheck was asked for,
+ * as Linux's nohz_full does nothing for the tick on the way out. */
+void tick_want_recheck(unsigned cpu)
 {
-    struct clock_anchor *anchor = &anchors[cpu->id];
-    uint64_t now = clock_now();
-    anchor->valid = context_clock_is_tsc();
-    anchor->account_ns = context_clock_ns();
-    anchor->clock_ns = now;
-    return now;
-}
-
-/* The tick is stopped: is keep_reason() TICK_MAY_STOP whatever the time
- * within the anchor's window? False means "ask with clock_now()". */
-static bool stays_stopped_without_clock(struct cpu *cpu)
-{
-    const struct clock_anchor *anchor = &anchors[cpu->id];
-    if (!anchor->valid || !context_clock_is_tsc())
-        return false;
-    uint64_t account_now = context_clock_ns();
-    if (account_now < anchor->account_ns)
-        return false;
-    uint64_t elapsed = account_now - anchor->account_ns;
-    uint64_t slack = ANCHOR_SLACK_NS + elapsed / ANCHOR_DRIFT_DIVISOR;
-    uint64_t estimate = anchor->clock_ns + elapsed;
-    if (estimate < slack)
-        return false;
-    return keep_reason_between(cpu, estimate - slack, estimate + slack, false) == TICK_MAY_STOP;
+    __atomic_store_n(&cpus[cpu]->tick.recheck_wanted, true, __ATOMIC_RELEASE);
 }
 
 void tick_recheck(void)
 {
     struct cpu *cpu = this_cpu();
+    __atomic_store_n(&cpu->tick.recheck_wanted, false, __ATOMIC_RELAXED);
     if (cpu->tick.running)
         return;
-    uint64_t now = clock_now_anchored(cpu);
+    uint64_t now = clock_now();
     spin_lock(&cpu->rq.lock);
     enum tick_keep_reason reason = cpu->tick.running ? TICK_MAY_STOP : keep_reason(cpu, now, false);
     if (reason != TICK_MAY_STOP)
@@ -208,22 +173,23 @@ void tick_recheck(void)
  * of the tick itself and of idle entry. Only CPUs the policy isolates
  * (tick_policy_isolates) look: the check costs a clocksource read on
  * every system call's way out. (A policy that stops busy ticks on CPUs it
- * does not isolate does so at their next tick.) Interrupts off. */
+ * does not isolate does so at their next tick.) A stopped tick is
+ * rechecked only when that was asked for (above). Interrupts off. */
 void tick_update_isolated(bool isolated)
 {
     struct cpu *cpu = this_cpu();
     if (!cpu->tick.running) {
-        if (stays_stopped_without_clock(cpu)) {
-            cpu->tick.rechecks_clockless++;
-        } else {
-            cpu->tick.rechecks_clocked++;
+        if (__atomic_load_n(&cpu->tick.recheck_wanted, __ATOMIC_ACQUIRE)) {
+            cpu->tick.rechecks_made++;
             tick_recheck();
+        } else {
+            cpu->tick.rechecks_skipped++;
         }
         return;
     }
     if (!isolated || cpu_is_idle(&cpu->rq))
         return;
-    uint64_t now = clock_now_anchored(cpu);
+    uint64_t now = clock_now();
     spin_lock(&cpu->rq.lock);
     bool stop = cpu->tick.running && keep_reason(cpu, now, true) == TICK_MAY_STOP;
     if (stop)
@@ -233,9 +199,11 @@ void tick_update_isolated(bool isolated)
         tick_program_hardware();
 }
 
+/* After a context switch: the task now running is asked about afresh. */
 void tick_update(void)
 {
     struct cpu *cpu = this_cpu();
+    tick_want_recheck(cpu->id);
     tick_update_isolated(cpu->tick.running && !cpu_is_idle(&cpu->rq) && tick_policy_isolates(cpu));
 }
 

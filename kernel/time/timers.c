@@ -110,6 +110,8 @@ unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
     head_changed(base);
     spin_unlock(&base->lock);
 
+    if (cpu == this_cpu_id())
+        tick_want_recheck(cpu);     /* a timer within a period keeps a stopped tick */
     if (earliest) {
         if (cpu == this_cpu_id()) {
             uint64_t flags = irq_save();    /* an IPI must not reprogram in between */

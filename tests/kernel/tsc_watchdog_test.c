@@ -96,13 +96,12 @@ static void the_tsc_keeps_in_step_with_the_clocksource(struct ktest *test)
     KTEST_EXPECT(test, proc_tick_has(line), "/proc/tick has no line '%s'", line + 1);
 }
 
-/* The account clock's rate (clock_tsc_calibrate(), once at boot) is good
- * to the 0.1% that tick_update()'s clockless recheck assumes
- * (ANCHOR_DRIFT_DIVISOR, kernel/time/tick_stop.c): it agrees with the
- * watchdog's reference rate, measured independently over 500 ms rounds,
- * and over 100 ms the TSC's nanoseconds follow the clocksource's. Both
- * follow the host's clock under TCG, so this compares two clocks with
- * each other, never with a duration. */
+/* The account clock's rate (clock_tsc_calibrate(), once at boot), from
+ * which every task's user and system time comes, is good to 0.1%: it
+ * agrees with the watchdog's reference rate, measured independently over
+ * 500 ms rounds, and over 100 ms the TSC's nanoseconds follow the
+ * clocksource's. Both follow the host's clock under TCG, so this compares
+ * two clocks with each other, never with a duration. */
 #define PACE_INTERVAL_NS (100 * MS)
 #define PAIR_SKEW_NS 5000ul
 

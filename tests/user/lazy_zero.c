@@ -405,6 +405,63 @@ static int a_nohz_task_zero_fills_without_its_tick(void)
     return 1;
 }
 
+/* mlockall's flag rules are Linux's: none, an unknown bit, or
+ * MCL_ONFAULT alone are EINVAL. */
+static int mlockall_refuses_bad_flags(void)
+{
+    CHECK(mlockall(0) == -1 && errno == EINVAL);
+    CHECK(mlockall(8) == -1 && errno == EINVAL);
+    CHECK(mlockall(MCL_ONFAULT) == -1 && errno == EINVAL);
+    CHECK(munlockall() == 0);
+    return 1;
+}
+
+/* What a nohz task about to run alone asks for: after
+ * mlockall(MCL_CURRENT | MCL_FUTURE) no write takes a zero-page fault,
+ * not to its old memory nor to memory mapped later; after munlockall a
+ * fresh mapping is lazy again; MCL_CURRENT alone gives the pages mapped
+ * so far their own. */
+#define LOCKED_PAGES 16
+static int mlockall_leaves_no_fault_to_come(void)
+{
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+        CHECK(errno == EPERM || errno == ENOMEM);    /* Linux without CAP_IPC_LOCK or the limit */
+        ktap_skip_reason = "mlockall refused here (RLIMIT_MEMLOCK)";
+        return 1;
+    }
+    int counting = counters_here();
+    long faults = counting ? vmstat("zero_page_faults") : 0;
+    char *locked = fresh(LOCKED_PAGES, PROT_READ | PROT_WRITE);
+    CHECK(locked && all_zero(locked, LOCKED_PAGES * PAGE));
+    for (int i = 0; i < LOCKED_PAGES; i++)
+        locked[i * PAGE] = 1;
+    if (counting)
+        CHECK(vmstat("zero_page_faults") - faults == 0);
+    CHECK(munlockall() == 0);
+
+    faults = counting ? vmstat("zero_page_faults") : 0;
+    char *lazy = fresh(LOCKED_PAGES, PROT_READ | PROT_WRITE);
+    CHECK(lazy && all_zero(lazy, LOCKED_PAGES * PAGE));
+    for (int i = 0; i < LOCKED_PAGES; i++)
+        lazy[i * PAGE] = 1;
+    if (counting)
+        CHECK(vmstat("zero_page_faults") - faults == LOCKED_PAGES);
+
+    char *read_so_far = fresh(LOCKED_PAGES, PROT_READ | PROT_WRITE);
+    CHECK(read_so_far && all_zero(read_so_far, LOCKED_PAGES * PAGE));
+    faults = counting ? vmstat("zero_page_faults") : 0;
+    CHECK(mlockall(MCL_CURRENT) == 0);
+    long after_lock = counting ? vmstat("zero_page_faults") : 0;
+    if (counting)
+        CHECK(after_lock - faults >= LOCKED_PAGES);
+    for (int i = 0; i < LOCKED_PAGES; i++)
+        read_so_far[i * PAGE] = 1;
+    if (counting)
+        CHECK(vmstat("zero_page_faults") - after_lock == 0);
+    CHECK(all_zero(read_so_far + 1, PAGE - 1));
+    return 1;
+}
+
 int main(void)
 {
     static const struct ktap_case cases[] = {
@@ -420,6 +477,8 @@ int main(void)
         KTAP_CASE(mprotect_across_a_hole),
         KTAP_CASE(forks_of_lazy_mappings_leak_nothing),
         KTAP_CASE(a_nohz_task_zero_fills_without_its_tick),
+        KTAP_CASE(mlockall_refuses_bad_flags),
+        KTAP_CASE(mlockall_leaves_no_fault_to_come),
     };
     return ktap_main_each_in_a_child(cases, sizeof(cases) / sizeof(cases[0]));
 }

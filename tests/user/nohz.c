@@ -110,7 +110,7 @@ static int spin_until_own_tick_stopped(int cpu)
 
 /* cpu's row of /proc/tick's "stopped-tick rechecks" table: 1 with the
  * counts, 0 if there is none. */
-static int rechecks_read(int cpu, unsigned long *clockless, unsigned long *clocked)
+static int rechecks_read(int cpu, unsigned long *skipped, unsigned long *made)
 {
     char line[256];
     int in_table = 0, found = 0;
@@ -122,7 +122,7 @@ static int rechecks_read(int cpu, unsigned long *clockless, unsigned long *clock
         if (!strncmp(line, "stopped-tick rechecks", 21))
             in_table = 1;
         else if (in_table)
-            found = sscanf(line, "%d %lu %lu", &row_cpu, clockless, clocked) == 3 && row_cpu == cpu;
+            found = sscanf(line, "%d %lu %lu", &row_cpu, skipped, made) == 3 && row_cpu == cpu;
     }
     fclose(file);
     return found;
@@ -461,38 +461,70 @@ static int stopped_nohz_task_keeps_its_cpu(void)
     return 1;
 }
 
-/* With its tick stopped, a nohz task's system calls find on their way
- * out that it stays stopped from the account clock alone, without a
- * clocksource read (tick_update(), stays_stopped_without_clock()): the
- * "clockless" count grows with the calls and the "clocked" one does not. */
+/* With its tick stopped, a nohz task's system calls ask nothing about the
+ * tick on their way out unless something asked for a recheck
+ * (tick_update_isolated(), tick_want_recheck()): the "skipped" count grows
+ * with the calls, the "made" one does not, and the tick stays stopped. */
 #define RECHECK_CALLS 5000
-static int system_calls_recheck_the_stopped_tick_without_the_clock(void)
+static int system_calls_skip_the_recheck_of_a_stopped_tick(void)
 {
     int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
     CHECK(cpu >= 1);
     pid_t child = fork();
     if (child == 0) {
-        unsigned long clockless[2], clocked[2];
+        unsigned long skipped[2], made[2];
         struct tick_row row;
         if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
         if (!spin_until_own_tick_stopped(cpu))
             _exit(10);
-        if (!rechecks_read(cpu, &clockless[0], &clocked[0]))
+        if (!rechecks_read(cpu, &skipped[0], &made[0]))
             _exit(11);
         for (int i = 0; i < RECHECK_CALLS; i++)
             syscall(SYS_getppid);
-        if (!rechecks_read(cpu, &clockless[1], &clocked[1]) || tick_row_read(cpu, &row) != 1)
+        if (!rechecks_read(cpu, &skipped[1], &made[1]) || tick_row_read(cpu, &row) != 1)
             _exit(11);
-        unsigned long without = clockless[1] - clockless[0], with = clocked[1] - clocked[0];
-        printf("# %d getppid calls on cpu %d: %lu rechecks without the clock, %lu with it; tick %s\n",
-               RECHECK_CALLS, cpu, without, with, row.state);
+        unsigned long skips = skipped[1] - skipped[0], rechecks = made[1] - made[0];
+        printf("# %d getppid calls on cpu %d: %lu rechecks skipped, %lu made; tick %s\n", RECHECK_CALLS, cpu, skips,
+               rechecks, row.state);
         fflush(stdout);
-        _exit(without >= RECHECK_CALLS && with <= RECHECK_CALLS / 20 && !strcmp(row.state, "stopped") ? 0 : 12);
+        _exit(skips >= RECHECK_CALLS && rechecks <= RECHECK_CALLS / 20 && !strcmp(row.state, "stopped") ? 0 : 12);
     }
     int status = exit_status_of(child);
     if (status != 0)
         printf("# the child exited with %d (9: nohz refused, 10: tick never stopped, 11: no table)\n", status);
+    CHECK(status == 0);
+    return 1;
+}
+
+/* A nohz task that clears its attribute while its tick is stopped is an
+ * ordinary task again: under tick=task its tick comes back on the way out
+ * of that write, with no interrupt to bring it (tick_want_recheck() in
+ * nohz_task_clear()), and is seen ticking while the task spins on. */
+static int clearing_the_attribute_brings_the_tick_back(void)
+{
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    CHECK(cpu >= 1);
+    pid_t child = fork();
+    if (child == 0) {
+        struct tick_row row;
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+            _exit(9);
+        if (!spin_until_own_tick_stopped(cpu))
+            _exit(10);
+        if (write_nohz(getpid(), "0") != 0)
+            _exit(11);
+        for (volatile unsigned long i = 0; i < 20000000; i++)
+            ;
+        if (tick_row_read(cpu, &row) != 1)
+            _exit(11);
+        printf("# cpu %d after the attribute was cleared: %s, reason %s\n", cpu, row.state, row.reason);
+        fflush(stdout);
+        _exit(!strcmp(row.state, "ticking") ? 0 : 12);
+    }
+    int status = exit_status_of(child);
+    if (status != 0)
+        printf("# the child exited with %d (9: nohz refused, 10: tick never stopped, 12: still stopped)\n", status);
     CHECK(status == 0);
     return 1;
 }
@@ -513,7 +545,8 @@ int main(void)
         KTAP_CASE(fault_with_its_tick_stopped_leaves_the_cpu_clean),
         KTAP_CASE(a_waking_task_avoids_a_nohz_cpu),
         KTAP_CASE(stopped_nohz_task_keeps_its_cpu),
-        KTAP_CASE(system_calls_recheck_the_stopped_tick_without_the_clock),
+        KTAP_CASE(system_calls_skip_the_recheck_of_a_stopped_tick),
+        KTAP_CASE(clearing_the_attribute_brings_the_tick_back),
     };
     return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }
