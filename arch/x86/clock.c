@@ -54,10 +54,7 @@ void clock_delay_ns(uint64_t ns)
 #define READING_MAX_SKEW_NS 5000ul    /* clocksource reads this close: the vCPU ran throughout */
 #define READING_TRIES 100
 
-static struct {
-    uint64_t tsc, ns;               /* one instant, on both clocks */
-    uint64_t ns_per_cycle_scaled;   /* ns per TSC cycle << 32; 0 until calibrated */
-} tsc_clock;
+struct tsc_clock tsc_clock;
 
 /* The TSC between two clocksource reads close together: under TCG the
  * vCPU may be descheduled anywhere, and a reading with a gap in it would
@@ -93,10 +90,6 @@ uint64_t clock_tsc_calibrate(void)
     return tsc_delta * 1000000 / ns_delta;
 }
 
-bool clock_tsc_calibrated(void)
-{
-    return tsc_clock.ns_per_cycle_scaled != 0;
-}
 
 uint64_t clock_tsc_khz(void)
 {
@@ -105,8 +98,3 @@ uint64_t clock_tsc_khz(void)
     return (uint64_t)((1000000ull << 32) / tsc_clock.ns_per_cycle_scaled);
 }
 
-uint64_t clock_tsc_ns(void)
-{
-    uint64_t cycles = rdtsc() - tsc_clock.tsc;
-    return tsc_clock.ns + (uint64_t)(((unsigned __int128)cycles * tsc_clock.ns_per_cycle_scaled) >> 32);
-}

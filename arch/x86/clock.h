@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/cpu.h"
+
 enum clock_source { CLOCK_SOURCE_NONE, CLOCK_SOURCE_HPET, CLOCK_SOURCE_PIT };
 
 /* hpet_phys_address 0: no HPET; force_pit: use the PIT even with one. */
@@ -26,9 +28,25 @@ void clock_delay_ns(uint64_t ns);                /* busy wait */
  * TSCs' agreement, which the TSC watchdog (kernel/time/tsc_watchdog.c)
  * checks: the clocksource itself never uses it. */
 uint64_t clock_tsc_calibrate(void);
-bool clock_tsc_calibrated(void);
-uint64_t clock_tsc_ns(void);
 uint64_t clock_tsc_khz(void);      /* the calibrated rate, 0 if none */
+
+/* Inline: read twice on every system call (context tracking). */
+struct tsc_clock {
+    uint64_t tsc, ns;               /* one instant, on both clocks */
+    uint64_t ns_per_cycle_scaled;   /* ns per TSC cycle << 32; 0 until calibrated */
+};
+extern struct tsc_clock tsc_clock;
+
+static inline bool clock_tsc_calibrated(void)
+{
+    return tsc_clock.ns_per_cycle_scaled != 0;
+}
+
+static inline uint64_t clock_tsc_ns(void)
+{
+    uint64_t cycles = rdtsc() - tsc_clock.tsc;
+    return tsc_clock.ns + (uint64_t)(((unsigned __int128)cycles * tsc_clock.ns_per_cycle_scaled) >> 32);
+}
 
 /* The two sources, for clock.c */
 bool hpet_init(uint64_t phys_address);

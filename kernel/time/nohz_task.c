@@ -122,6 +122,7 @@ static int try_set(struct task *task)
         goto out;
     }
     __atomic_store_n(&task->nohz, true, __ATOMIC_RELEASE);
+    tick_policy_isolation_changed();
     cpus[cpu]->nohz_task = task;
     cpumask_set_atomic(&cpu_has_nohz_task, cpu);
     /* No unpinned timers land here (docs/nohz-task.md#patch-02-unpinned-timers-avoid-nohz-cpus). */
@@ -162,6 +163,7 @@ void nohz_task_clear(struct task *task)
         cpumask_clear_atomic(&cpu_has_nohz_task, cpu);
         housekeeping_add(cpu);
         __atomic_store_n(&task->nohz, false, __ATOMIC_RELEASE);
+        tick_policy_isolation_changed();
         tick_want_recheck(cpu);
         trace_nohz_clear(task->process ? task->process->pid : 0);
     }

@@ -126,6 +126,10 @@ struct tick_state {
     /* A stopped busy tick is looked at again on the next return to user
      * mode (tick_want_recheck, any CPU; cleared by tick_recheck). */
     bool recheck_wanted;
+    /* tick_policy_isolates()'s last answer here, good while the global
+     * isolation generation is this one (0: none; kernel/time/tick_policy.c). */
+    bool isolated;
+    uint64_t isolation_generation;
     /* Returns to user mode with the tick stopped: with nothing asked, so
      * no question and no clock read, or with a recheck (tick_stop.c). */
     uint64_t rechecks_skipped, rechecks_made;
@@ -149,6 +153,9 @@ int tick_policy_select(const char *name);   /* tick=, at boot: 0 or -EINVAL */
 /* At run time: every CPU whose tick is stopped is kicked to look again
  * under the new policy. 0 or -EINVAL for an unknown name. */
 int tick_policy_switch(const char *name);
+/* Any CPU's isolation may have changed (a nohz attribute set or cleared):
+ * tick_policy_isolates() asks the policy again everywhere. */
+void tick_policy_isolation_changed(void);
 /* The names, space-separated in list order, into buffer (for messages). */
 void tick_policy_names(char *buffer, unsigned size);
 

@@ -101,6 +101,7 @@ int tick_policy_switch(const char *name)
     if (!policy)
         return -EINVAL;
     __atomic_store_n(&tick_policy, policy, __ATOMIC_SEQ_CST);
+    tick_policy_isolation_changed();
     for_each_online_cpu(cpu) {
         if (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE))
             tick_nohz_kick(cpu);
@@ -142,14 +143,34 @@ bool tick_policy_busy_may_stop(const struct tick_policy *policy, struct cpu *cpu
     return policy->busy_may_stop(&view);
 }
 
+/* The answer is asked on every return to user mode, and changes only when
+ * its inputs do: the task (a context switch, tick_update()), the policy's
+ * state (its events, tick_policy_tell()), or, on any CPU, the policy in
+ * force or a nohz attribute (the generation, bumped by
+ * tick_policy_isolation_changed()). Read first, so that a bump during the
+ * question leaves the answer stale and asked again. */
+static uint64_t isolation_generation = 1;
+
+void tick_policy_isolation_changed(void)
+{
+    __atomic_add_fetch(&isolation_generation, 1, __ATOMIC_SEQ_CST);
+}
+
 bool tick_policy_isolates(struct cpu *cpu)
 {
+    uint64_t generation = __atomic_load_n(&isolation_generation, __ATOMIC_ACQUIRE);
+    if (cpu->tick.isolation_generation == generation)
+        return cpu->tick.isolated;
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
     struct tick_policy_view view;
-    if (!policy->isolates)
-        return false;
-    view_of(policy, cpu, 0, &view);
-    return policy->isolates(&view);
+    bool isolated = false;
+    if (policy->isolates) {
+        view_of(policy, cpu, 0, &view);
+        isolated = policy->isolates(&view);
+    }
+    cpu->tick.isolated = isolated;
+    cpu->tick.isolation_generation = generation;
+    return isolated;
 }
 
 void tick_policy_tell(struct cpu *cpu, uint64_t now, enum tick_policy_event event)
@@ -163,4 +184,5 @@ void tick_policy_tell(struct cpu *cpu, uint64_t now, enum tick_policy_event even
         return;
     view_of(policy, cpu, now, &view);
     callback(&view);
+    cpu->tick.isolation_generation = 0;     /* the policy's state changed */
 }

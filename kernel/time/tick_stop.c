@@ -203,6 +203,7 @@ void tick_update_isolated(bool isolated)
 void tick_update(void)
 {
     struct cpu *cpu = this_cpu();
+    cpu->tick.isolation_generation = 0;     /* another task: ask the policy again */
     tick_want_recheck(cpu->id);
     tick_update_isolated(cpu->tick.running && !cpu_is_idle(&cpu->rq) && tick_policy_isolates(cpu));
 }
