@@ -14,34 +14,12 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "proc_counters.h"
 #include "../../user/lib/pin.h"
 
 #define PAGE 4096l
 #define BIG (64l * 1024 * 1024)
 #define BIG_PAGES (BIG / PAGE)
-
-/* Raw reads into a static buffer: no stdio buffer or malloc, so reading
- * the counters writes to no page but this one (already private once the
- * first read of a process broke it). */
-static char vmstat_text[8192];
-
-static long vmstat_value(const char *name)
-{
-    int fd = open("/proc/vmstat", O_RDONLY);
-    if (fd < 0)
-        return -1;
-    long got = read(fd, vmstat_text, sizeof(vmstat_text) - 1);
-    close(fd);
-    if (got <= 0)
-        return -1;
-    vmstat_text[got] = '\0';
-    size_t length = strlen(name);
-    for (char *line = vmstat_text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : 0) {
-        if (strncmp(line, name, length) == 0 && line[length] == ' ')
-            return strtol(line + length + 1, 0, 10);
-    }
-    return -1;
-}
 
 /* nohzk's counters are there (not on Linux): else the case skips. */
 static int counters_here(void)
@@ -335,8 +313,8 @@ static int fork_loop_leaks_no_page(void)
 
 /* Sharers on different CPUs: two forking parents, each moving from CPU
  * to CPU, write their own tag into pages they share with children that
- * write theirs, change the rights of the shared pages, unmap them or are
- * killed. Each side must only ever read its own tag: a write reaching a
+ * write theirs, change the rights of the shared pages, map fresh pages
+ * over them (which unmaps them) or are killed. Each side must only ever read its own tag: a write reaching a
  * page still shared, or a stale translation on a CPU, would show. */
 #define SHARED_PAGES 64
 #define SHARED_FORKS 60
@@ -370,7 +348,13 @@ static void child_games(volatile long *pages, int cpus)
             if (mprotect(start, count * PAGE, PROT_READ | PROT_WRITE) == 0)
                 pages[first * (PAGE / 8)] = -1;
             break;
-        case 2: munmap(start, count * PAGE); break;
+        /* Fresh pages over old ones, not a munmap: a hole in the range
+         * could be handed to the C library's malloc by a later mmap, and
+         * the next round's mprotect would then make malloc's memory
+         * read-only (Linux reuses holes; seen as SIGSEGVs in malloc). */
+        case 2:
+            mmap(start, count * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+            break;
         default: set_affinity_range(0, round % cpus, round % cpus);
         }
     }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "proc_counters.h"
 
 #define PAGE 4096l
 
@@ -33,28 +34,6 @@ static volatile char bss_big[3 * PAGE];
 
 static char self[4096];
 static char copy_path[64];
-
-/* ---- /proc/vmstat, as tests/user/cow_fork.c reads it ---- */
-
-static char vmstat_text[8192];
-
-static long vmstat_value(const char *name)
-{
-    int fd = open("/proc/vmstat", O_RDONLY);
-    if (fd < 0)
-        return -1;
-    long got = read(fd, vmstat_text, sizeof(vmstat_text) - 1);
-    close(fd);
-    if (got <= 0)
-        return -1;
-    vmstat_text[got] = '\0';
-    size_t length = strlen(name);
-    for (char *line = vmstat_text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : 0) {
-        if (strncmp(line, name, length) == 0 && line[length] == ' ')
-            return strtol(line + length + 1, 0, 10);
-    }
-    return -1;
-}
 
 static int nohzk_counters(void)
 {

@@ -19,35 +19,14 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "proc_counters.h"
 #include "../../user/lib/pin.h"
 
 #define PAGE 4096l
 #define PAGES 1000l
 
-/* Raw reads into a static buffer: no stdio buffer or malloc, so reading
- * a counter zeroes no page of its own once it has run once. */
-static char text[8192];
-
-static long file_value(const char *path, const char *name, char separator)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    long got = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (got <= 0)
-        return -1;
-    text[got] = '\0';
-    size_t length = strlen(name);
-    for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : 0) {
-        if (strncmp(line, name, length) == 0 && line[length] == separator)
-            return strtol(line + length + 1, 0, 10);
-    }
-    return -1;
-}
-
-static long vmstat(const char *name) { return file_value("/proc/vmstat", name, ' '); }
-static long mem_free_kib(void) { return file_value("/proc/meminfo", "MemFree", ':'); }
+static long vmstat(const char *name) { return vmstat_value(name); }
+static long mem_free_kib(void) { return proc_counter("/proc/meminfo", "MemFree", ':'); }
 
 /* nohzk's counters are there (not on Linux): else the case skips. */
 static int counters_here(void)
