@@ -15,6 +15,7 @@
 
 #include "ktap.h"
 #include "proc_counters.h"
+#include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
 
 #define PAGE 4096l
@@ -412,30 +413,6 @@ static int sharers_on_every_cpu_keep_their_own_data(void)
     return 1;
 }
 
-/* cpu's row of /proc/tick: its state, nohz owner, ticks and restarts. */
-static int read_tick_row(int cpu, char state[16], char nohz[16], unsigned long *ticks, unsigned long *restarts)
-{
-    char line[256], reason[16];
-    int found = 0, row_cpu;
-    unsigned long missed, stops;
-    FILE *file = fopen("/proc/tick", "r");
-    if (!file)
-        return 0;
-    while (!found && fgets(line, sizeof(line), file))
-        found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, state, reason, nohz, ticks, &missed,
-                       &stops, restarts) == 8 &&
-                row_cpu == cpu && (!strcmp(state, "ticking") || !strcmp(state, "stopped"));
-    fclose(file);
-    return found;
-}
-
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* A nohz task (its tick stopped) writes 256 shared pages: each is copied
  * in its fault, and the tick neither runs nor restarts meanwhile. */
 static int a_nohz_task_copies_without_its_tick(void)
@@ -452,21 +429,10 @@ static int a_nohz_task_copies_without_its_tick(void)
     memset(map, 'p', 256 * PAGE);
     pid_t child = fork();
     if (child == 0) {
-        char self[16], state[16], nohz[16];
-        unsigned long ticks = 0, restarts = 0, ticks_after = 0, restarts_after = 0;
-        snprintf(self, sizeof(self), "%d", (int)getpid());
-        int fd = open("/proc/self/nohz", O_WRONLY);
-        if (pin_to_cpu(0, cpu) != 0 || fd < 0 || write(fd, "1", 1) != 1)
+        struct tick_row before, after;
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(0, "1") != 0)
             _exit(9);
-        close(fd);
-        int stopped = 0;
-        for (double limit = seconds_now() + 5; !stopped && seconds_now() < limit;) {
-            for (volatile unsigned long i = 0; i < 2000000; i++)
-                ;
-            stopped = read_tick_row(cpu, state, nohz, &ticks, &restarts) && !strcmp(state, "stopped") &&
-                      !strcmp(nohz, self);
-        }
-        if (!stopped)
+        if (!spin_until_own_tick_stopped(cpu, &before))
             _exit(10);
         if (!wait_until_parent_sleeps())
             _exit(12);
@@ -475,13 +441,13 @@ static int a_nohz_task_copies_without_its_tick(void)
         for (long i = 0; i < 256; i++)
             map[i * PAGE] = 'c';
         long copies = vmstat_value("cow_pages_copied") - copied;
-        if (!read_tick_row(cpu, state, nohz, &ticks_after, &restarts_after))
+        if (tick_row_read(cpu, &after) != 1)
             _exit(11);
         printf("# nohz task on cpu %d: %ld copies; ticks %lu -> %lu, restarts %lu -> %lu, now %s\n", cpu, copies,
-               ticks, ticks_after, restarts, restarts_after, state);
+               before.ticks, after.ticks, before.restarts, after.restarts, after.state);
         fflush(stdout);
-        _exit(copies == 256 && ticks_after == ticks && restarts_after == restarts && !strcmp(state, "stopped") ? 0
-                                                                                                               : 1);
+        int quiet = after.ticks == before.ticks && after.restarts == before.restarts && !strcmp(after.state, "stopped");
+        _exit(copies == 256 && quiet ? 0 : 1);
     }
     CHECK(child_status_ok(child));
     CHECK(map[0] == 'p' && map[255 * PAGE] == 'p');

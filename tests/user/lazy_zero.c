@@ -20,6 +20,7 @@
 
 #include "ktap.h"
 #include "proc_counters.h"
+#include "../../user/lib/nohz.h"
 #include "../../user/lib/pin.h"
 
 #define PAGE 4096l
@@ -320,30 +321,6 @@ static int forks_of_lazy_mappings_leak_nothing(void)
     return 1;
 }
 
-/* cpu's row of /proc/tick: its state, nohz owner, ticks and restarts. */
-static int read_tick_row(int cpu, char state[16], char nohz[16], unsigned long *ticks, unsigned long *restarts)
-{
-    char line[256], reason[16];
-    int found = 0, row_cpu;
-    unsigned long missed, stops;
-    FILE *file = fopen("/proc/tick", "r");
-    if (!file)
-        return 0;
-    while (!found && fgets(line, sizeof(line), file))
-        found = sscanf(line, "%d %15s %15s %15s %lu %lu %lu %lu", &row_cpu, state, reason, nohz, ticks, &missed,
-                       &stops, restarts) == 8 &&
-                row_cpu == cpu && (!strcmp(state, "ticking") || !strcmp(state, "stopped"));
-    fclose(file);
-    return found;
-}
-
-static double seconds_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* A nohz task (its tick stopped) writes 256 fresh pages: each is zeroed
  * in its fault, and the tick neither runs nor restarts meanwhile. */
 static int a_nohz_task_zero_fills_without_its_tick(void)
@@ -357,30 +334,19 @@ static int a_nohz_task_zero_fills_without_its_tick(void)
     CHECK(cpu >= 1);
     char *map = fresh(256, PROT_READ | PROT_WRITE);
     CHECK(map);
-    char self[16], state[16], nohz[16];
-    unsigned long ticks = 0, restarts = 0, ticks_after = 0, restarts_after = 0;
-    snprintf(self, sizeof(self), "%d", (int)getpid());
-    int fd = open("/proc/self/nohz", O_WRONLY);
-    CHECK(pin_to_cpu(0, cpu) == 0 && fd >= 0 && write(fd, "1", 1) == 1);
-    close(fd);
-    int stopped = 0;
-    for (double limit = seconds_now() + 5; !stopped && seconds_now() < limit;) {
-        for (volatile unsigned long i = 0; i < 2000000; i++)
-            ;
-        stopped = read_tick_row(cpu, state, nohz, &ticks, &restarts) && !strcmp(state, "stopped") &&
-                  !strcmp(nohz, self);
-    }
-    CHECK(stopped);
+    struct tick_row before, after;
+    CHECK(pin_to_cpu(0, cpu) == 0 && write_nohz(0, "1") == 0);
+    CHECK(spin_until_own_tick_stopped(cpu, &before));
     vmstat("zero_page_faults");
     long faults = vmstat("zero_page_faults");
     for (long i = 0; i < 256; i++)
         map[i * PAGE] = 'c';
     long zero_faults = vmstat("zero_page_faults") - faults;
-    CHECK(read_tick_row(cpu, state, nohz, &ticks_after, &restarts_after));
+    CHECK(tick_row_read(cpu, &after) == 1);
     printf("# nohz task on cpu %d: %ld zero-page faults; ticks %lu -> %lu, restarts %lu -> %lu, now %s\n", cpu,
-           zero_faults, ticks, ticks_after, restarts, restarts_after, state);
+           zero_faults, before.ticks, after.ticks, before.restarts, after.restarts, after.state);
     CHECK(zero_faults == 256);
-    CHECK(ticks_after == ticks && restarts_after == restarts && !strcmp(state, "stopped"));
+    CHECK(after.ticks == before.ticks && after.restarts == before.restarts && !strcmp(after.state, "stopped"));
     return 1;
 }
 

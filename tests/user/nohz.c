@@ -91,21 +91,11 @@ static int housekeeping_has(int cpu)
     return result;
 }
 
-/* For a nohz task: spin in user mode, looking at /proc/tick now and then,
- * until its own CPU's row says the tick is stopped with itself as the
- * owner, i.e. stopped while it runs (5 s at most). */
-static int spin_until_own_tick_stopped(int cpu)
+/* spin_until_own_tick_stopped() of user/lib/nohz.h, when the row is not wanted. */
+static int own_tick_stopped(int cpu)
 {
-    char self[16];
     struct tick_row row;
-    snprintf(self, sizeof(self), "%d", (int)getpid());
-    for (int64_t limit = now_ns() + 5000000000ll; now_ns() < limit;) {
-        for (volatile unsigned long i = 0; i < 2000000; i++)
-            ;
-        if (tick_row_read(cpu, &row) == 1 && !strcmp(row.state, "stopped") && !strcmp(row.nohz, self))
-            return 1;
-    }
-    return 0;
+    return spin_until_own_tick_stopped(cpu, &row);
 }
 
 /* cpu's row of /proc/tick's "stopped-tick rechecks" table: 1 with the
@@ -293,7 +283,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
     if (victim == 0) {
         if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
-        if (!spin_until_own_tick_stopped(cpu))
+        if (!own_tick_stopped(cpu))
             _exit(10);
         *(volatile int *)0 = 1;                 /* a null write: SIGSEGV, with the tick stopped */
         _exit(11);
@@ -324,7 +314,7 @@ static int fault_with_its_tick_stopped_leaves_the_cpu_clean(void)
         if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || read_nohz(getpid()) != 1)
             _exit(9);
         write(ready[1], "y", 1);
-        if (!spin_until_own_tick_stopped(cpu))
+        if (!own_tick_stopped(cpu))
             _exit(10);
         write(ready[1], "s", 1);
         read(go[0], &byte, 1);
@@ -383,7 +373,7 @@ static int a_waking_task_avoids_a_nohz_cpu(void)
     if (nohz == 0) {
         close(ready[0]);
         close(go[1]);
-        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || !spin_until_own_tick_stopped(cpu))
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0 || !own_tick_stopped(cpu))
             _exit(9);
         write(ready[1], "s", 1);    /* wakes the test process: where does it run? */
         for (volatile unsigned long i = 0; i < 100000000; i++)
@@ -432,12 +422,12 @@ static int stopped_nohz_task_keeps_its_cpu(void)
         signal(SIGCONT, on_continue);
         if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
-        if (!spin_until_own_tick_stopped(cpu))
+        if (!own_tick_stopped(cpu))
             _exit(10);
         write(ready[1], "a", 1);
         while (!continued)
             ;
-        if (!spin_until_own_tick_stopped(cpu))
+        if (!own_tick_stopped(cpu))
             _exit(11);
         write(ready[1], "b", 1);
         _exit(0);
@@ -476,7 +466,7 @@ static int system_calls_skip_the_recheck_of_a_stopped_tick(void)
         struct tick_row row;
         if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
-        if (!spin_until_own_tick_stopped(cpu))
+        if (!own_tick_stopped(cpu))
             _exit(10);
         if (!rechecks_read(cpu, &skipped[0], &made[0]))
             _exit(11);
@@ -510,7 +500,7 @@ static int clearing_the_attribute_brings_the_tick_back(void)
         struct tick_row row;
         if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
             _exit(9);
-        if (!spin_until_own_tick_stopped(cpu))
+        if (!own_tick_stopped(cpu))
             _exit(10);
         if (write_nohz(getpid(), "0") != 0)
             _exit(11);

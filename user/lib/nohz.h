@@ -13,6 +13,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 /* Writes text to /proc/PID/nohz (pid 0: /proc/self/nohz) in one write(2):
  * 0, or the errno of the open or the write. */
 static inline int write_nohz(pid_t pid, const char *text)
@@ -57,6 +59,23 @@ static inline int tick_row_read(int cpu, struct tick_row *row)
     free(line);
     fclose(file);
     return found;
+}
+
+/* For a nohz task pinned to cpu: spin in user mode, looking at /proc/tick
+ * now and then, until cpu's row says the tick is stopped with this
+ * process as its nohz task, i.e. stopped while it runs (5 s at most).
+ * 1 with that row in *row, or 0. */
+static inline int spin_until_own_tick_stopped(int cpu, struct tick_row *row)
+{
+    char self[16];
+    snprintf(self, sizeof(self), "%d", (int)getpid());
+    for (int64_t limit = now_ns() + 5000000000ll; now_ns() < limit;) {
+        for (volatile unsigned long i = 0; i < 2000000; i++)
+            ;
+        if (tick_row_read(cpu, row) == 1 && !strcmp(row->state, "stopped") && !strcmp(row->nohz, self))
+            return 1;
+    }
+    return 0;
 }
 
 #endif
