@@ -213,9 +213,14 @@ static void check_balanced(uint64_t number)
 void syscall_dispatch(struct trap_frame *frame)
 {
     enter_from_user_mode();
-    current_task()->syscall_frame = frame;
+    struct task *task = current_task();
+    task->syscall_frame = frame;
     irq_enable();
+    struct process *process = task->process;
+    bool injecting = process && fault_inject_wanted(&process->fault) && fault_inject_syscall_begin(process);
     long result = call(frame);
+    if (injecting)
+        fault_inject_syscall_end(process);
     check_balanced(frame->rax);
     if (syscall_trace) {
         const char *name = syscall_name(frame->rax);

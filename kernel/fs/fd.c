@@ -14,6 +14,7 @@
 
 #include "kernel/fs/vfs.h"
 #include "kernel/lib/errno.h"
+#include "kernel/mm/fault_inject.h"
 #include "kernel/mm/heap.h"
 #include "kernel/locking/spinlock.h"
 #include "kernel/lib/string.h"
@@ -97,6 +98,8 @@ void fd_table_destroy(struct fd_table *table)
 
 int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool close_on_exec)
 {
+    if (fault_inject_should_fail())
+        return -EMFILE;         /* as if the table were full */
     spin_lock(&table->lock);
     int fd = lowest < 0 ? 0 : lowest;
     while (fd < FD_MAX && table->files[fd])

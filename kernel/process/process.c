@@ -285,6 +285,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
         return 0;
     *child = *parent;
     itimer_init(child);         /* not inherited */
+    child->fault = (struct fault_inject){ 0 };
     child->lock_future = false; /* nor are memory locks */
     child->first_child = child->next_sibling = 0;
     child->next_in_table = 0;

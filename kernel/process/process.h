@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/mm/fault_inject.h"
 #include "kernel/time/itimer.h"
 #include "kernel/process/job_control.h"
 #include "kernel/process/signal.h"
@@ -60,6 +61,7 @@ struct process {
     uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
     struct process_rlimit rlimits[RLIMIT_COUNT];    /* RLIMIT_NOFILE enforced, the rest recorded; fork copies */
     struct process_itimers itimers;                 /* setitimer, alarm (kernel/time/itimer.c) */
+    struct fault_inject fault;                      /* fail-nth (kernel/mm/fault_inject.c); not inherited */
 };
 
 extern struct spinlock process_tree_lock;
