@@ -14,7 +14,6 @@
 
 #include "kernel/fs/vfs.h"
 #include "kernel/lib/errno.h"
-#include "kernel/mm/fault_inject.h"
 #include "kernel/mm/heap.h"
 #include "kernel/locking/spinlock.h"
 #include "kernel/lib/string.h"
@@ -98,8 +97,6 @@ void fd_table_destroy(struct fd_table *table)
 
 int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool close_on_exec)
 {
-    if (fault_inject_should_fail())
-        return -EMFILE;         /* as if the table were full */
     spin_lock(&table->lock);
     int fd = lowest < 0 ? 0 : lowest;
     while (fd < FD_MAX && table->files[fd])
@@ -110,6 +107,16 @@ int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool 
     }
     spin_unlock(&table->lock);
     return fd < FD_MAX ? fd : -EMFILE;
+}
+
+int fd_lowest_free(struct fd_table *table)
+{
+    spin_lock(&table->lock);
+    int fd = 0;
+    while (fd < FD_MAX && table->files[fd])
+        fd++;
+    spin_unlock(&table->lock);
+    return fd;
 }
 
 int fd_install(struct fd_table *table, struct file *file, bool close_on_exec)
