@@ -131,7 +131,9 @@ struct process_table_hook {
 };
 void process_table_add_hook(struct process_table_hook *hook);
 void process_set_cmdline(struct process *process, const char *const *argv);
-void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
+char *process_cmdline_make(const char *const *argv, size_t *length);     /* NULL: out of memory */
+void process_cmdline_install(struct process *process, char *copy, size_t length);
+bool process_copy_cmdline(struct process *child, const struct process *parent);   /* fork; false: out of memory */
 /* Whether its task has the nohz attribute (kernel/time/nohz_task.c). */
 bool process_is_nohz(struct process *process);
 
