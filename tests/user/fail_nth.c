@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -477,6 +479,145 @@ static int sleep_check(long result, int fired)
     return result == 0 || errno == EINTR;
 }
 
+/* more of the fuzzer's calls: each must work or fail cleanly, and a
+ * failure must change nothing the check can see */
+static int worked_or_failed(long result, int fired) { (void)result; (void)fired; return 1; }
+
+static long vfork_raw(void)
+{
+    /* the child shares our memory and stack until it exits: it only exits */
+    long pid;
+    __asm__ volatile("syscall" : "=a"(pid) : "a"(SYS_vfork) : "rcx", "r11", "memory");
+    if (pid == 0)
+        __asm__ volatile("syscall" : : "a"(SYS_exit_group), "D"(7) : "rcx", "r11", "memory");
+    if (pid < 0) {
+        errno = (int)-pid;
+        return -1;
+    }
+    return pid;
+}
+
+static long dup2_fd(void) { return syscall(SYS_dup2, 1, 40); }
+static int dup2_check(long result, int fired)
+{
+    (void)fired;
+    int open_now = fcntl(40, F_GETFD) >= 0;
+    return result < 0 ? !open_now : result == 40 && open_now;
+}
+static void close_40(void) { close(40); }
+
+static long pipe2_cloexec(void) { return syscall(SYS_pipe2, fds, O_CLOEXEC | O_NONBLOCK); }
+static long fcntl_dupfd(void) { return syscall(SYS_fcntl, 1, F_DUPFD_CLOEXEC, 0); }
+
+static long unlink_file(void) { return syscall(SYS_unlink, NEW_PATH); }
+static void make_new(void) { close(open(NEW_PATH, O_CREAT | O_WRONLY, 0644)); }
+static int unlink_check(long result, int fired)
+{
+    (void)fired;
+    return result < 0 ? file_size(NEW_PATH) == 0 : file_size(NEW_PATH) < 0;
+}
+static long chdir_dir(void) { return syscall(SYS_chdir, DIR_PATH); }
+static int chdir_check(long result, int fired)
+{
+    (void)fired;
+    char cwd[64];
+    return getcwd(cwd, sizeof(cwd)) && (result < 0 ? strcmp(cwd, "/") == 0 : strcmp(cwd, DIR_PATH) == 0);
+}
+static void chdir_root(void) { chdir("/"); }
+static long get_cwd(void) { return syscall(SYS_getcwd, buffer, 64); }
+static long read_link(void) { return syscall(SYS_readlink, "/proc/self", buffer, 64); }
+static long stat_file(void) { struct stat st; return syscall(SYS_stat, FILE_PATH, &st); }
+static long chmod_file(void) { return syscall(SYS_chmod, FILE_PATH, 0600); }
+static int chmod_check(long result, int fired)
+{
+    (void)fired;
+    struct stat st;
+    stat(FILE_PATH, &st);
+    return (st.st_mode & 0777) == (result < 0 ? 0644u : 0600u);
+}
+static void chmod_back(void) { chmod(FILE_PATH, 0644); }
+static long writev_file(void)
+{
+    struct iovec parts[2] = { { pattern, 100 }, { pattern + 100, WRITE_SIZE - 100 } };
+    return syscall(SYS_writev, fds[0], parts, 2);
+}
+static long getdents_proc(void) { return syscall(SYS_getdents64, fds[0], buffer, sizeof(buffer)); }
+static void proc_dir_setup(void) { fds[0] = open("/proc", O_RDONLY | O_DIRECTORY); }
+
+static long set_affinity(void)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    return syscall(SYS_sched_setaffinity, 0, sizeof(one), &one);
+}
+static void all_cpus(void)
+{
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int i = 0; i < 64; i++)
+        CPU_SET(i, &all);
+    sched_setaffinity(0, sizeof(all), &all);
+}
+static long mask_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    return syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, 0, 8);
+}
+static void unmask_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    sigprocmask(SIG_UNBLOCK, &set, 0);
+}
+static long alarm_far(void) { return syscall(SYS_alarm, 1000); }
+static void alarm_off(void) { alarm(0); }
+static long clock_sleep(void)
+{
+    struct timespec t = { 0, 1000000 };
+    return syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &t, 0);
+}
+static long ppoll_pipe(void)
+{
+    struct pollfd p[1] = { { fds[0], POLLIN, 0 } };
+    struct timespec none = { 0, 0 };
+    return syscall(SYS_ppoll, p, 1, &none, 0, 8);
+}
+static long get_random(void) { return syscall(SYS_getrandom, buffer, 64, 0); }
+static long open_proc_init(void) { return syscall(SYS_open, "/proc/1/stat", O_RDONLY); }
+static void policy_setup(void) { fds[0] = open("/proc/sys/kernel/tick_policy", O_RDWR); }
+static long write_policy(void) { return syscall(SYS_write, fds[0], "task\n", 5); }
+static void trace_setup(void) { fds[0] = open("/proc/trace", O_RDWR); }
+static long write_trace(void) { return syscall(SYS_write, fds[0], "clear", 5); }
+/* Another process's file: a child that waits, armed by us. */
+static long write_fail_nth_of_child(void) { return syscall(SYS_write, fds[0], "3", 1); }
+static void child_fail_nth_setup(void)
+{
+    char path[40];
+    child = fork();
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    snprintf(path, sizeof(path), "/proc/%d/fail-nth", (int)child);
+    fds[0] = open(path, O_WRONLY);
+}
+static void end_child(void)
+{
+    close(fds[0]);
+    kill(child, SIGKILL);
+    waitpid(child, 0, 0);
+}
+static long exec_missing(void)
+{
+    char *argv[] = { "nothing", 0 };
+    long r = syscall(SYS_execve, "/no/such/program", argv, environ);
+    return r < 0 && errno == ENOENT ? 0 : r;    /* ENOENT is its answer */
+}
+
 static const struct call calls[] = {
     { "open-create", 0, 0, open_setup, open_create, open_create_check, open_teardown },
     { "open", 0, 0, open_setup, open_existing, open_existing_check, close_fd0 },
@@ -506,6 +647,29 @@ static const struct call calls[] = {
     { "proc-nohz", 0, 0, proc_nohz_setup, write_nohz, nohz_check, close_fd0 },
     { "setitimer", 0, 0, nothing, set_itimer, itimer_check, disarm_itimer },
     { "nanosleep", 0, 0, nothing, short_sleep, sleep_check, nothing },
+    { "vfork", 0, 0, nothing, vfork_raw, fork_check, nothing },
+    { "dup2", 0, 0, nothing, dup2_fd, dup2_check, close_40 },
+    { "pipe2", 0, 0, open_setup, pipe2_cloexec, pipe_check, close_pipe },
+    { "fcntl-dupfd", 0, 0, open_setup, fcntl_dupfd, dup_check, close_fd0 },
+    { "unlink", 0, 0, make_new, unlink_file, unlink_check, unlink_new },
+    { "chdir", 0, 0, nothing, chdir_dir, chdir_check, chdir_root },
+    { "getcwd", 0, 0, nothing, get_cwd, worked_or_failed, nothing },
+    { "readlink", 0, 0, nothing, read_link, worked_or_failed, nothing },
+    { "stat", 0, 0, nothing, stat_file, worked_or_failed, nothing },
+    { "chmod", 0, 0, nothing, chmod_file, chmod_check, chmod_back },
+    { "writev", 0, 0, write_setup, writev_file, write_file_check, open_teardown },
+    { "getdents-proc", 0, 0, proc_dir_setup, getdents_proc, getdents_check, close_fd0 },
+    { "sched_setaffinity", 0, 0, nothing, set_affinity, worked_or_failed, all_cpus },
+    { "rt_sigprocmask", 0, 0, nothing, mask_signals, worked_or_failed, unmask_signals },
+    { "alarm", 0, 0, nothing, alarm_far, worked_or_failed, alarm_off },
+    { "clock_nanosleep", 0, 0, nothing, clock_sleep, sleep_check, nothing },
+    { "ppoll", 0, 0, poll_setup, ppoll_pipe, ready_check, close_pipe },
+    { "getrandom", 0, 0, nothing, get_random, worked_or_failed, nothing },
+    { "proc-init-stat", 0, 0, open_setup, open_proc_init, open_proc_check, close_fd0 },
+    { "proc-tick-policy", 0, 0, policy_setup, write_policy, worked_or_failed, close_fd0 },
+    { "proc-trace", 0, 0, trace_setup, write_trace, worked_or_failed, close_fd0 },
+    { "proc-fail-nth-child", 0, 0, child_fail_nth_setup, write_fail_nth_of_child, worked_or_failed, end_child },
+    { "execve-missing", 0, 0, nothing, exec_missing, worked_or_failed, nothing },
     { "rcustress", 1, 0, rcustress_setup, write_rcustress, rcustress_check, close_fd0 },
 };
 
