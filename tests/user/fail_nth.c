@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "testlib.h"
 #include "proc_counters.h"
 
 #define PAGE 4096l
@@ -436,11 +437,44 @@ static int open_proc_check(long result, int fired)
 }
 static void proc_nohz_setup(void) { fds[0] = open("/proc/self/nohz", O_RDWR); }
 static long write_nohz(void) { return syscall(SYS_write, fds[0], "0", 1); }
+/* A /proc file's first byte, from a fresh open (its text is made at open). */
+static char proc_first_byte(const char *path)
+{
+    char c = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || read(fd, &c, 1) != 1)
+        c = 0;
+    close(fd);
+    return c;
+}
+
 static int nohz_check(long result, int fired)
 {
     (void)fired;
-    char c = 0;
-    return (result < 0 || result == 1) && read_at(fds[0], &c, 1, 0) == 1 && c == '0';
+    return (result < 0 || result == 1) && proc_first_byte("/proc/self/nohz") == '0';
+}
+static void all_cpus(void);
+
+/* nohz set: the process bound to the last CPU first */
+static void nohz_set_setup(void)
+{
+    cpu_set_t last;
+    CPU_ZERO(&last);
+    CPU_SET((int)sysconf(_SC_NPROCESSORS_ONLN) - 1, &last);
+    sched_setaffinity(0, sizeof(last), &last);
+    fds[0] = open("/proc/self/nohz", O_RDWR);
+}
+static long write_nohz_1(void) { return syscall(SYS_write, fds[0], "1", 1); }
+static int nohz_set_check(long result, int fired)
+{
+    (void)fired;
+    return proc_first_byte("/proc/self/nohz") == (result == 1 ? '1' : '0');
+}
+static void nohz_set_teardown(void)
+{
+    write_at(fds[0], "0", 1, 0);
+    close(fds[0]);
+    all_cpus();
 }
 static void rcustress_setup(void) { fds[0] = open("/proc/rcustress", O_WRONLY); }
 static long write_rcustress(void) { return syscall(SYS_write, fds[0], "1", 1); }
@@ -645,6 +679,7 @@ static const struct call calls[] = {
     { "proc-status", 0, 0, open_setup, open_proc_status, open_proc_check, close_fd0 },
     { "proc-meminfo", 0, 0, open_setup, open_proc_meminfo, open_proc_check, close_fd0 },
     { "proc-nohz", 0, 0, proc_nohz_setup, write_nohz, nohz_check, close_fd0 },
+    { "proc-nohz-set", 0, 0, nohz_set_setup, write_nohz_1, nohz_set_check, nohz_set_teardown },
     { "setitimer", 0, 0, nothing, set_itimer, itimer_check, disarm_itimer },
     { "nanosleep", 0, 0, nothing, short_sleep, sleep_check, nothing },
     { "vfork", 0, 0, nothing, vfork_raw, fork_check, nothing },
@@ -877,6 +912,28 @@ static int bad_writes_change_nothing(void)
     return 1;
 }
 
+/* A forked child starts disarmed, with a count of 0; the parent's count
+ * stays; a call without fallible points leaves the count as it was. */
+static int fork_does_not_inherit_it(void)
+{
+    int fd = open("/proc/self/fail-nth", O_RDWR);
+    if (fd < 0 || proc_counter("/proc/meminfo", "HeapObjects", ':') < 0) {
+        ktap_skip_reason = "no /proc/self/fail-nth or not nohzk";
+        return 1;
+    }
+    CHECK(write(fd, "7", 1) == 1);
+    CHECK(syscall(SYS_getpid) > 0);     /* the armed call: nothing to fail */
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(left() == 0 ? 0 : 1);
+    CHECK(pid > 0 && exit_status_of(pid) == 0);
+    CHECK(left() == 7);
+    CHECK(write(fd, "0", 1) == 1);
+    close(fd);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "exec-child") == 0)
@@ -890,6 +947,7 @@ int main(int argc, char **argv)
     }
     static const struct ktap_case cases[] = {
         KTAP_CASE(bad_writes_change_nothing),
+        KTAP_CASE(fork_does_not_inherit_it),
         KTAP_CASE(every_call),
     };
     return ktap_main(cases, KTAP_COUNT(cases));
