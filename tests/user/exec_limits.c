@@ -203,7 +203,7 @@ static int run_self(char **argv)
 
 /* ---- limits ---- */
 
-static int four_thousand_arguments_run(void)
+static int execve_four_thousand_arguments_run(void)
 {
     char **argv = calloc(4001, sizeof(char *));
     char argc_text[] = COUNT_TEXT, bytes_text[] = COUNT_TEXT;
@@ -220,7 +220,7 @@ static int four_thousand_arguments_run(void)
     return 1;
 }
 
-static int one_70000_byte_argument_runs(void)
+static int execve_one_70000_byte_argument_runs(void)
 {
     char *big = malloc(70001);
     memset(big, 'b', 70000);
@@ -234,7 +234,7 @@ static int one_70000_byte_argument_runs(void)
 }
 
 /* At the default 8 MiB limit: 2 MiB of arguments start the program. */
-static int two_mebibytes_of_arguments_run(void)
+static int execve_two_mebibytes_of_arguments_run(void)
 {
     struct rlimit saved;
     getrlimit(RLIMIT_STACK, &saved);
@@ -251,7 +251,7 @@ static int two_mebibytes_of_arguments_run(void)
     return 1;
 }
 
-static int longest_string_is_32_pages(void)
+static int execve_longest_string_is_32_pages(void)
 {
     char *string = malloc(STRING_MAX + 1);
     memset(string, 's', STRING_MAX);
@@ -267,14 +267,14 @@ static int longest_string_is_32_pages(void)
     return 1;
 }
 
-static int budget_is_a_quarter_of_the_stack_limit(void)
+static int execve_budget_is_a_quarter_of_the_stack_limit(void)
 {
     CHECK(budget_is(8 << 20, 2 << 20));
     CHECK(budget_is(4 << 20, 1 << 20));
     return 1;
 }
 
-static int budget_is_at_least_128_kib(void)
+static int execve_budget_is_at_least_128_kib(void)
 {
     CHECK(budget_is(256 << 10, FLOOR));
     return 1;
@@ -299,7 +299,7 @@ static int errno_for_string_bytes(size_t bytes)
 /* Below 128 KiB of RLIMIT_STACK, Linux's floor holds for the pointers
  * only: the strings fill the new stack from its top word down, and it
  * may not grow past the limit (in pages). */
-static int strings_fit_a_small_stack_limit(void)
+static int execve_strings_fit_a_small_stack_limit(void)
 {
     struct rlimit saved;
     getrlimit(RLIMIT_STACK, &saved);
@@ -313,7 +313,7 @@ static int strings_fit_a_small_stack_limit(void)
     return 1;
 }
 
-static int budget_is_at_most_6_mib(void)
+static int execve_budget_is_at_most_6_mib(void)
 {
     CHECK(budget_is(64 << 20, CEILING));
     CHECK(budget_is(RLIM_INFINITY, CEILING));
@@ -322,7 +322,7 @@ static int budget_is_at_most_6_mib(void)
 
 /* The pointers count: 1 + 16383 empty strings cost 16384 * 9 bytes
  * (path aside); at a 128 KiB budget 14564 empty strings are too many. */
-static int pointers_count(void)
+static int execve_pointers_count(void)
 {
     struct rlimit saved;
     getrlimit(RLIMIT_STACK, &saved);
@@ -454,7 +454,7 @@ static void add_interpreter(unsigned char *bytes, size_t *length)
     printf("# no PT_GNU_STACK in %s to turn into PT_INTERP\n", self);
 }
 
-static int bad_programs_return(void)
+static int execve_bad_programs_return(void)
 {
     char *argv[] = { "x", NULL };
     char path[128];
@@ -483,7 +483,7 @@ static int bad_programs_return(void)
     return 1;
 }
 
-static int bad_vectors_return(void)
+static int execve_bad_vectors_return(void)
 {
     char *argv[] = { "x", NULL };
     char *kernel_string[] = { "x", (char *)KERNEL_ADDRESS, NULL };
@@ -562,7 +562,7 @@ static int run_script(const char *path, char *const *argv)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
-static int script_runs_its_interpreter(void)
+static int execve_script_runs_its_interpreter(void)
 {
     char path[128];
     path_in(path, sizeof(path), "exit7");
@@ -571,7 +571,7 @@ static int script_runs_its_interpreter(void)
     return 1;
 }
 
-static int script_argument_and_arguments(void)
+static int execve_script_argument_and_arguments(void)
 {
     char path[128], line[PATH_MAX + 64];
     snprintf(line, sizeof(line), "#!  %s   --script  a b  \t\nexit 3\n", self);
@@ -582,7 +582,7 @@ static int script_argument_and_arguments(void)
     return 1;
 }
 
-static int script_errors(void)
+static int execve_script_errors(void)
 {
     char path[128], long_line[400];
     char *argv[] = { "x", NULL };
@@ -602,7 +602,7 @@ static int script_errors(void)
 }
 
 /* s1 runs s2 ... s5 runs self: five scripts; a sixth (s0) is ELOOP. */
-static int scripts_nest_five_deep(void)
+static int execve_scripts_nest_five_deep(void)
 {
     char line[PATH_MAX + 32], name[16], path[128];
     snprintf(line, sizeof(line), "#!%s --depth\n", self);
@@ -665,14 +665,14 @@ int main(int argc, char **argv)
     if (argc >= 2 && strncmp(argv[1], "--", 2) == 0)
         return run_script_image(argc, argv);
     static const struct ktap_case cases[] = {
-        KTAP_CASE(four_thousand_arguments_run), KTAP_CASE(one_70000_byte_argument_runs),
-        KTAP_CASE(two_mebibytes_of_arguments_run), KTAP_CASE(longest_string_is_32_pages),
-        KTAP_CASE(budget_is_a_quarter_of_the_stack_limit), KTAP_CASE(budget_is_at_least_128_kib),
-        KTAP_CASE(budget_is_at_most_6_mib), KTAP_CASE(strings_fit_a_small_stack_limit), KTAP_CASE(pointers_count),
-        KTAP_CASE(bad_programs_return), KTAP_CASE(bad_vectors_return),
+        KTAP_CASE(execve_four_thousand_arguments_run), KTAP_CASE(execve_one_70000_byte_argument_runs),
+        KTAP_CASE(execve_two_mebibytes_of_arguments_run), KTAP_CASE(execve_longest_string_is_32_pages),
+        KTAP_CASE(execve_budget_is_a_quarter_of_the_stack_limit), KTAP_CASE(execve_budget_is_at_least_128_kib),
+        KTAP_CASE(execve_budget_is_at_most_6_mib), KTAP_CASE(execve_strings_fit_a_small_stack_limit), KTAP_CASE(execve_pointers_count),
+        KTAP_CASE(execve_bad_programs_return), KTAP_CASE(execve_bad_vectors_return),
         KTAP_CASE(vfork_child_brk_and_mmap_are_the_parents),
-        KTAP_CASE(script_runs_its_interpreter), KTAP_CASE(script_argument_and_arguments),
-        KTAP_CASE(script_errors), KTAP_CASE(scripts_nest_five_deep),
+        KTAP_CASE(execve_script_runs_its_interpreter), KTAP_CASE(execve_script_argument_and_arguments),
+        KTAP_CASE(execve_script_errors), KTAP_CASE(execve_scripts_nest_five_deep),
     };
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 1 || !find_self(argv[0])) {

@@ -160,7 +160,7 @@ static int zero_bytes(const unsigned char *report, size_t from, size_t to, const
     return 1;
 }
 
-static int general_registers_are_zero(void)
+static int execve_general_registers_are_zero(void)
 {
     unsigned char report[REPORT_SIZE];
     CHECK(run_probe(report));
@@ -182,7 +182,7 @@ static int general_registers_are_zero(void)
 
 /* fxsave: FCW at 0, FSW 2, abridged FTW 4, FOP 6, FIP 8, FDP 16, MXCSR 24,
  * ST0-7 from 32 (16 bytes each), XMM0-15 from 160. */
-static int x87_is_reset(void)
+static int execve_x87_is_reset(void)
 {
     unsigned char report[REPORT_SIZE];
     CHECK(run_probe(report));
@@ -198,7 +198,7 @@ static int x87_is_reset(void)
     return 1;
 }
 
-static int sse_is_reset(void)
+static int execve_sse_is_reset(void)
 {
     unsigned char report[REPORT_SIZE];
     CHECK(run_probe(report));
@@ -214,9 +214,9 @@ static int sse_is_reset(void)
 int main(void)
 {
     static const struct ktap_case cases[] = {
-        KTAP_CASE(general_registers_are_zero),
-        KTAP_CASE(x87_is_reset),
-        KTAP_CASE(sse_is_reset),
+        KTAP_CASE(execve_general_registers_are_zero),
+        KTAP_CASE(execve_x87_is_reset),
+        KTAP_CASE(execve_sse_is_reset),
     };
     setvbuf(stdout, NULL, _IOLBF, 0);
     snprintf(probe_path, sizeof(probe_path), "/tmp/exec_state_probe.%d", (int)getpid());
