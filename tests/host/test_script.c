@@ -66,6 +66,11 @@ static void test_no_newline(void **state)
     assert_false(line.has_argument);
     assert_int_equal(parse_text("#!/bin/sh -x", &line), 0);
     assert_string_equal(line.argument, "-x");
+    /* Linux's quirk: blanks at the end of the file are not trimmed (the
+     * line's end is byte 255), so the argument is "" at the first NUL. */
+    assert_int_equal(parse_text("#!/bin/sh ", &line), 0);
+    assert_true(line.has_argument);
+    assert_string_equal(line.argument, "");
 }
 
 /* Only SCRIPT_LINE_MAX bytes are read: a name that reaches their end may
@@ -102,6 +107,10 @@ static void test_nul(void **state)
     assert_false(line.has_argument);
     assert_int_equal(parse("#! \0/bin/sh\n", 12, &line), 0);
     assert_string_equal(line.interpreter, "");
+    /* A blank then a NUL: the argument starts at the NUL, and is "". */
+    assert_int_equal(parse("#!/bin/sh \t\0-x\n", 15, &line), 0);
+    assert_true(line.has_argument);
+    assert_string_equal(line.argument, "");
 }
 
 int main(void)

@@ -66,6 +66,8 @@ static int run_script_image(int argc, char **argv)
 {
     if (strcmp(argv[1], "--depth") == 0)
         return argc == 7 ? 0 : 1;           /* self --depth s5 s4 s3 s2 s1 */
+    if (strncmp(argv[1], "--end", 5) == 0)
+        return strcmp(argv[1], "--end ") == 0 && argc == 3 ? 0 : 1;
     if (argc != 4 || strcmp(argv[1], "--script  a b") != 0 || strcmp(argv[3], "extra") != 0 ||
         !strstr(argv[2], "/argument")) {
         printf("# script image: argc %d, argv[1] '%s', argv[2] '%s'\n", argc, argv[1], argc > 2 ? argv[2] : "");
@@ -579,6 +581,13 @@ static int execve_script_argument_and_arguments(void)
     path_in(path, sizeof(path), "argument");
     char *argv[] = { "dropped", "extra", NULL };
     EXPECT_VALUE(run_script(path, argv), 0);
+    /* No '\n': the line ends at byte 255, so the blank before the file's
+     * end stays in the argument (Linux's binfmt_script). */
+    snprintf(line, sizeof(line), "#!%s --end ", self);
+    write_text("end", line);
+    path_in(path, sizeof(path), "end");
+    char *no_arguments[] = { path, NULL };
+    EXPECT_VALUE(run_script(path, no_arguments), 0);
     return 1;
 }
 
@@ -648,7 +657,7 @@ static int find_self(const char *argv0)
 
 static void remove_all(void)
 {
-    static const char *const names[] = { "data", "garbage", "aarch64", "short", "dynamic", "interpreted", "exit7", "argument",
+    static const char *const names[] = { "data", "garbage", "aarch64", "short", "dynamic", "interpreted", "exit7", "argument", "end",
                                          "missing", "blank", "long", "s0", "s1", "s2", "s3", "s4", "s5" };
     char path[128];
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
