@@ -22,6 +22,7 @@ struct address_space;
 
 #define PROCESS_NAME_SIZE 16
 #define RLIMIT_COUNT 16         /* Linux's RLIM_NLIMITS */
+#define RLIMIT_STACK 3          /* execve sizes its arguments by it */
 
 struct process_rlimit {
     uint64_t current, maximum;
