@@ -47,6 +47,7 @@
 #define DIR_PATH "/tmp/fail_nth"
 #define FILE_PATH DIR_PATH "/file"
 #define NEW_PATH DIR_PATH "/new"
+#define SCRIPT_PATH DIR_PATH "/script"
 #define WRITE_SIZE (3 * PAGE + 100)
 
 static int fail_nth_fd = -1;
@@ -300,10 +301,26 @@ static int wait_check(long result, int fired)
  * one, "exec-child") reports its fail-nth; the count survives exec. */
 static int exec_report[2];
 static long exec_n;
-static void exec_setup(void) { pipe(exec_report); }
+static const char *exec_path;
+static void exec_setup(void) { pipe(exec_report); exec_path = self_path; }
+/* A #! script whose interpreter is this program: it gets "exec-child",
+ * the script's path, then the script's arguments (Linux's order). */
+static void exec_script_setup(void)
+{
+    static char script[300];
+    int length = snprintf(script, sizeof(script), "#!%s exec-child\n", self_path);
+    int fd = open(SCRIPT_PATH, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+    write(fd, script, (size_t)length);
+    close(fd);
+    pipe(exec_report);
+    exec_path = SCRIPT_PATH;
+}
 static long exec_in_child(void)
 {
-    char fd[16], n[24], *argv[] = { self_path, "exec-child", fd, 0 };
+    char fd[16], n[24], *argv[] = { exec_path == self_path ? self_path : (char *)exec_path,
+                                    exec_path == self_path ? "exec-child" : fd, fd, 0 };
+    if (exec_path != self_path)
+        argv[2] = 0;
     snprintf(fd, sizeof(fd), "%d", exec_report[1]);
     int length = snprintf(n, sizeof(n), "%ld", exec_n);
     child = fork();
@@ -311,7 +328,7 @@ static long exec_in_child(void)
         int own = open("/proc/self/fail-nth", O_WRONLY);
         if (exec_n && (own < 0 || write(own, n, (size_t)length) != length))
             _exit(3);
-        long r = syscall(SYS_execve, self_path, argv, environ);
+        long r = syscall(SYS_execve, exec_path, argv, environ);
         char line[64];
         int length = snprintf(line, sizeof(line), "%ld %d\n", r, errno);
         write(exec_report[1], line, (size_t)length);
@@ -320,6 +337,7 @@ static long exec_in_child(void)
     return child;
 }
 static void close_exec_report(void) { close(exec_report[0]); close(exec_report[1]); }
+static void exec_script_teardown(void) { close_exec_report(); unlink(SCRIPT_PATH); }
 
 static long mmap_anonymous(void)
 {
@@ -669,6 +687,7 @@ static const struct call calls[] = {
     { "fork", 0, 0, nothing, fork_raw, fork_check, nothing },
     { "wait4", 0, 0, exited_child_setup, wait_child, wait_check, nothing },
     { "execve", 0, 0, exec_setup, exec_in_child, 0, close_exec_report },
+    { "execve-script", 0, 0, exec_script_setup, exec_in_child, 0, exec_script_teardown },
     { "mmap", 0, 0, hole_setup, mmap_anonymous, mmap_check, unmap },
     { "munmap", 0, 0, three_pages_setup, munmap_middle, munmap_check, unmap_three },
     { "mprotect", 0, 0, three_pages_setup, mprotect_middle, mprotect_check, unmap_three },
@@ -936,8 +955,8 @@ static int fork_does_not_inherit_it(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "exec-child") == 0)
-        return exec_child_report(atoi(argv[2]));
+    if (argc >= 3 && strcmp(argv[1], "exec-child") == 0)
+        return exec_child_report(atoi(argv[argc - 1]));     /* the descriptor comes last */
     snprintf(self_path, sizeof(self_path), "%s%s", strchr(argv[0], '/') ? "" : "/bin/", argv[0]);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--all") == 0)
