@@ -314,6 +314,9 @@ SCENARIOS = [
     {"name": "fail-nth", "smp": 2, "timeout": 300,
      "add": ["build/tests-user/fail_nth.musl:/bin/fail-nth-test"], "command": "fail-nth-test",
      "must_contain": [r"^fail-nth: [1-9]\d* \(call, N\) pairs tried, [1-9]\d* injected, 0 leaks, 0 calls bad$"]},
+    {"name": "fail-nth-glibc", "smp": 2, "timeout": 300,
+     "add": ["build/tests-user/fail_nth.glibc:/bin/fail-nth-test"], "command": "fail-nth-test",
+     "must_contain": [r"^fail-nth: [1-9]\d* \(call, N\) pairs tried, [1-9]\d* injected, 0 leaks, 0 calls bad$"]},
     # fail_alloc=5: forks and execs fail at random in every process but
     # init, which runs the loop; nothing panics or leaks.
     {"name": "fail-alloc", "smp": 2, "ktap": False, "timeout": 120, "append": "fail_alloc=5",
