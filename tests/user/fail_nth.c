@@ -104,6 +104,7 @@ struct call {
     const char *name;
     int slow;                               /* only with --all */
     int also_errno;                         /* a clean errno of this call's own, when injected */
+    int child_arms;                         /* a child makes the call: it arms itself, child_fired says */
     void (*setup)(void);
     long (*call)(void);                     /* exactly one system call */
     int (*check)(long result, int fired);   /* the state agrees with the result */
@@ -535,6 +536,47 @@ static int sleep_check(long result, int fired)
  * failure must change nothing the check can see */
 static int worked_or_failed(long result, int fired) { (void)result; (void)fired; return 1; }
 
+/* exit_group in a child that armed itself: the zombie's fail-nth says
+ * whether a failure fired, and it must have exited with its own code. */
+static int child_fired;
+static long exit_in_child(void)
+{
+    char n[24], path[40], text[128];
+    int length = snprintf(n, sizeof(n), "%ld", exec_n);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int own = open("/proc/self/fail-nth", O_WRONLY);
+        if (exec_n && (own < 0 || write(own, n, (size_t)length) != length))
+            _exit(3);
+        syscall(SYS_exit_group, 9);
+    }
+    if (pid < 0)
+        return -1;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 10000; i++) {           /* until it is a zombie */
+        int fd = open(path, O_RDONLY);
+        long got = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+        close(fd);
+        text[got > 0 ? got : 0] = 0;
+        char *end = strrchr(text, ')');
+        if (end && end[1] == ' ' && end[2] == 'Z')
+            break;
+        usleep(1000);
+    }
+    snprintf(path, sizeof(path), "/proc/%d/fail-nth", (int)pid);
+    int fd = open(path, O_RDONLY);
+    long got = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+    close(fd);
+    text[got > 0 ? got : 0] = 0;
+    child_fired = exec_n && got > 0 && strtol(text, 0, 10) == 0;
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 9) {
+        errno = EIO;        /* not a clean errno: the walk reports it */
+        return -1;
+    }
+    return 0;
+}
+
 static long vfork_raw(void)
 {
     /* the child shares our memory and stack until it exits: it only exits */
@@ -671,60 +713,61 @@ static long exec_missing(void)
 }
 
 static const struct call calls[] = {
-    { "open-create", 0, 0, open_setup, open_create, open_create_check, open_teardown },
-    { "open", 0, 0, open_setup, open_existing, open_existing_check, close_fd0 },
-    { "write-file", 0, 0, write_setup, write_file, write_file_check, open_teardown },
-    { "read-file", 0, 0, read_setup, read_file, read_file_check, close_fd0 },
-    { "mkdir", 0, 0, nothing, make_dir, make_dir_check, remove_dir },
-    { "rename", 0, 0, nothing, rename_file, rename_check, rename_back },
-    { "symlink", 0, 0, nothing, make_symlink, symlink_check, unlink_new },
-    { "getdents", 0, 0, dirfd_setup, getdents, getdents_check, close_fd0 },
-    { "pipe", 0, 0, open_setup, make_pipe, pipe_check, close_pipe },
-    { "pipe-write", 0, 0, pipe_setup, pipe_write, pipe_write_check, close_pipe },
-    { "dup", 0, 0, open_setup, dup_fd, dup_check, close_fd0 },
-    { "poll", 0, 0, poll_setup, poll_pipe, ready_check, close_pipe },
-    { "select", 0, 0, poll_setup, select_pipe, ready_check, close_pipe },
-    { "fork", 0, 0, nothing, fork_raw, fork_check, nothing },
-    { "wait4", 0, 0, exited_child_setup, wait_child, wait_check, nothing },
-    { "execve", 0, 0, exec_setup, exec_in_child, 0, close_exec_report },
-    { "execve-script", 0, 0, exec_script_setup, exec_in_child, 0, exec_script_teardown },
-    { "mmap", 0, 0, hole_setup, mmap_anonymous, mmap_check, unmap },
-    { "munmap", 0, 0, three_pages_setup, munmap_middle, munmap_check, unmap_three },
-    { "mprotect", 0, 0, three_pages_setup, mprotect_middle, mprotect_check, unmap_three },
-    { "brk", 0, 0, brk_setup, brk_grow, brk_check, brk_back },
-    { "read-zero", 0, EFAULT, zero_read_setup, read_into_fresh_pages, zero_read_check, zero_read_teardown },
-    { "sigaction", 0, 0, default_usr1, sigaction_usr1, sigaction_check, default_usr1 },
-    { "kill", 0, 0, handle_usr1, kill_self, kill_check, default_usr1 },
-    { "proc-status", 0, 0, open_setup, open_proc_status, open_proc_check, close_fd0 },
-    { "proc-meminfo", 0, 0, open_setup, open_proc_meminfo, open_proc_check, close_fd0 },
-    { "proc-nohz", 0, 0, proc_nohz_setup, write_nohz, nohz_check, close_fd0 },
-    { "proc-nohz-set", 0, 0, nohz_set_setup, write_nohz_1, nohz_set_check, nohz_set_teardown },
-    { "setitimer", 0, 0, nothing, set_itimer, itimer_check, disarm_itimer },
-    { "nanosleep", 0, 0, nothing, short_sleep, sleep_check, nothing },
-    { "vfork", 0, 0, nothing, vfork_raw, fork_check, nothing },
-    { "dup2", 0, 0, nothing, dup2_fd, dup2_check, close_40 },
-    { "pipe2", 0, 0, open_setup, pipe2_cloexec, pipe_check, close_pipe },
-    { "fcntl-dupfd", 0, 0, open_setup, fcntl_dupfd, dup_check, close_fd0 },
-    { "unlink", 0, 0, make_new, unlink_file, unlink_check, unlink_new },
-    { "chdir", 0, 0, nothing, chdir_dir, chdir_check, chdir_root },
-    { "getcwd", 0, 0, nothing, get_cwd, worked_or_failed, nothing },
-    { "readlink", 0, 0, nothing, read_link, worked_or_failed, nothing },
-    { "stat", 0, 0, nothing, stat_file, worked_or_failed, nothing },
-    { "chmod", 0, 0, nothing, chmod_file, chmod_check, chmod_back },
-    { "writev", 0, 0, write_setup, writev_file, write_file_check, open_teardown },
-    { "getdents-proc", 0, 0, proc_dir_setup, getdents_proc, getdents_check, close_fd0 },
-    { "sched_setaffinity", 0, 0, nothing, set_affinity, worked_or_failed, all_cpus },
-    { "rt_sigprocmask", 0, 0, nothing, mask_signals, worked_or_failed, unmask_signals },
-    { "alarm", 0, 0, nothing, alarm_far, worked_or_failed, alarm_off },
-    { "clock_nanosleep", 0, 0, nothing, clock_sleep, sleep_check, nothing },
-    { "ppoll", 0, 0, poll_setup, ppoll_pipe, ready_check, close_pipe },
-    { "getrandom", 0, 0, nothing, get_random, worked_or_failed, nothing },
-    { "proc-init-stat", 0, 0, open_setup, open_proc_init, open_proc_check, close_fd0 },
-    { "proc-tick-policy", 0, 0, policy_setup, write_policy, worked_or_failed, close_fd0 },
-    { "proc-trace", 0, 0, trace_setup, write_trace, worked_or_failed, close_fd0 },
-    { "proc-fail-nth-child", 0, 0, child_fail_nth_setup, write_fail_nth_of_child, worked_or_failed, end_child },
-    { "execve-missing", 0, 0, nothing, exec_missing, worked_or_failed, nothing },
-    { "rcustress", 1, 0, rcustress_setup, write_rcustress, rcustress_check, close_fd0 },
+    { "open-create", 0, 0, 0, open_setup, open_create, open_create_check, open_teardown },
+    { "open", 0, 0, 0, open_setup, open_existing, open_existing_check, close_fd0 },
+    { "write-file", 0, 0, 0, write_setup, write_file, write_file_check, open_teardown },
+    { "read-file", 0, 0, 0, read_setup, read_file, read_file_check, close_fd0 },
+    { "mkdir", 0, 0, 0, nothing, make_dir, make_dir_check, remove_dir },
+    { "rename", 0, 0, 0, nothing, rename_file, rename_check, rename_back },
+    { "symlink", 0, 0, 0, nothing, make_symlink, symlink_check, unlink_new },
+    { "getdents", 0, 0, 0, dirfd_setup, getdents, getdents_check, close_fd0 },
+    { "pipe", 0, 0, 0, open_setup, make_pipe, pipe_check, close_pipe },
+    { "pipe-write", 0, 0, 0, pipe_setup, pipe_write, pipe_write_check, close_pipe },
+    { "dup", 0, 0, 0, open_setup, dup_fd, dup_check, close_fd0 },
+    { "poll", 0, 0, 0, poll_setup, poll_pipe, ready_check, close_pipe },
+    { "select", 0, 0, 0, poll_setup, select_pipe, ready_check, close_pipe },
+    { "fork", 0, 0, 0, nothing, fork_raw, fork_check, nothing },
+    { "wait4", 0, 0, 0, exited_child_setup, wait_child, wait_check, nothing },
+    { "execve", 0, 0, 0, exec_setup, exec_in_child, 0, close_exec_report },
+    { "execve-script", 0, 0, 0, exec_script_setup, exec_in_child, 0, exec_script_teardown },
+    { "mmap", 0, 0, 0, hole_setup, mmap_anonymous, mmap_check, unmap },
+    { "munmap", 0, 0, 0, three_pages_setup, munmap_middle, munmap_check, unmap_three },
+    { "mprotect", 0, 0, 0, three_pages_setup, mprotect_middle, mprotect_check, unmap_three },
+    { "brk", 0, 0, 0, brk_setup, brk_grow, brk_check, brk_back },
+    { "read-zero", 0, EFAULT, 0, zero_read_setup, read_into_fresh_pages, zero_read_check, zero_read_teardown },
+    { "sigaction", 0, 0, 0, default_usr1, sigaction_usr1, sigaction_check, default_usr1 },
+    { "kill", 0, 0, 0, handle_usr1, kill_self, kill_check, default_usr1 },
+    { "proc-status", 0, 0, 0, open_setup, open_proc_status, open_proc_check, close_fd0 },
+    { "proc-meminfo", 0, 0, 0, open_setup, open_proc_meminfo, open_proc_check, close_fd0 },
+    { "proc-nohz", 0, 0, 0, proc_nohz_setup, write_nohz, nohz_check, close_fd0 },
+    { "proc-nohz-set", 0, 0, 0, nohz_set_setup, write_nohz_1, nohz_set_check, nohz_set_teardown },
+    { "setitimer", 0, 0, 0, nothing, set_itimer, itimer_check, disarm_itimer },
+    { "nanosleep", 0, 0, 0, nothing, short_sleep, sleep_check, nothing },
+    { "vfork", 0, 0, 0, nothing, vfork_raw, fork_check, nothing },
+    { "dup2", 0, 0, 0, nothing, dup2_fd, dup2_check, close_40 },
+    { "pipe2", 0, 0, 0, open_setup, pipe2_cloexec, pipe_check, close_pipe },
+    { "fcntl-dupfd", 0, 0, 0, open_setup, fcntl_dupfd, dup_check, close_fd0 },
+    { "unlink", 0, 0, 0, make_new, unlink_file, unlink_check, unlink_new },
+    { "chdir", 0, 0, 0, nothing, chdir_dir, chdir_check, chdir_root },
+    { "getcwd", 0, 0, 0, nothing, get_cwd, worked_or_failed, nothing },
+    { "readlink", 0, 0, 0, nothing, read_link, worked_or_failed, nothing },
+    { "stat", 0, 0, 0, nothing, stat_file, worked_or_failed, nothing },
+    { "chmod", 0, 0, 0, nothing, chmod_file, chmod_check, chmod_back },
+    { "writev", 0, 0, 0, write_setup, writev_file, write_file_check, open_teardown },
+    { "getdents-proc", 0, 0, 0, proc_dir_setup, getdents_proc, getdents_check, close_fd0 },
+    { "sched_setaffinity", 0, 0, 0, nothing, set_affinity, worked_or_failed, all_cpus },
+    { "rt_sigprocmask", 0, 0, 0, nothing, mask_signals, worked_or_failed, unmask_signals },
+    { "alarm", 0, 0, 0, nothing, alarm_far, worked_or_failed, alarm_off },
+    { "clock_nanosleep", 0, 0, 0, nothing, clock_sleep, sleep_check, nothing },
+    { "ppoll", 0, 0, 0, poll_setup, ppoll_pipe, ready_check, close_pipe },
+    { "getrandom", 0, 0, 0, nothing, get_random, worked_or_failed, nothing },
+    { "proc-init-stat", 0, 0, 0, open_setup, open_proc_init, open_proc_check, close_fd0 },
+    { "proc-tick-policy", 0, 0, 0, policy_setup, write_policy, worked_or_failed, close_fd0 },
+    { "proc-trace", 0, 0, 0, trace_setup, write_trace, worked_or_failed, close_fd0 },
+    { "proc-fail-nth-child", 0, 0, 0, child_fail_nth_setup, write_fail_nth_of_child, worked_or_failed, end_child },
+    { "exit", 0, 0, 1, nothing, exit_in_child, worked_or_failed, nothing },
+    { "execve-missing", 0, 0, 0, nothing, exec_missing, worked_or_failed, nothing },
+    { "rcustress", 1, 0, 0, rcustress_setup, write_rcustress, rcustress_check, close_fd0 },
 };
 
 /* ---- the walk ---- */
@@ -796,12 +839,14 @@ static int try_pair(const struct call *call, long n)
     fds[0] = fds[1] = -1;
     exec_n = n;
     call->setup();
-    if (n && call->check && !arm(n))      /* the execve call's child arms itself */
+    if (n && call->check && !call->child_arms && !arm(n))   /* execve's and exit's children arm themselves */
         return -1;
     errno = 0;
     long result = call->call();
     int error = errno, fired;
-    if (call->check) {
+    if (call->child_arms) {
+        fired = child_fired;
+    } else if (call->check) {
         fired = n && left() == 0;
     } else {                        /* execve: the child knows */
         char line[64] = { 0 };
