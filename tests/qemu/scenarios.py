@@ -323,6 +323,11 @@ SCENARIOS = [
      "add": ["tests/qemu/data/fail_alloc.sh:/bin/fail_alloc.sh"], "command": "sh /bin/fail_alloc.sh 60",
      "must_contain": [r"^fail_alloc: pid 1: ls worked \d+, failed [1-9]\d*; faults injected [1-9]\d*$",
                       r"^fail_alloc: PASS$"]},
+    # fail_alloc=100: the boot, which makes no system call, and init are
+    # spared; every other process's allocations fail.
+    {"name": "fail-alloc-always", "smp": 2, "ktap": False, "timeout": 60, "append": "fail_alloc=100",
+     "add": ["tests/qemu/data/fail_alloc.sh:/bin/fail_alloc.sh"], "command": "sh /bin/fail_alloc.sh 5",
+     "must_contain": [r"^fail_alloc: pid 1: ls worked 0, failed 5; faults injected [1-9]\d*$", r"^fail_alloc: PASS$"]},
     # A bad value is reported and injects nothing.
     {"name": "fail-alloc-bad-params", "smp": 2, "ktap": False, "append": "fail_alloc=101 fail_alloc=x",
      "add": ["tests/qemu/data/fail_alloc.sh:/bin/fail_alloc.sh"], "command": "sh /bin/fail_alloc.sh 5",
