@@ -2,7 +2,8 @@
  *
  * syscall_entry (arch/x86/syscall_entry.asm) saves the user registers as a
  * struct trap_frame and calls syscall_dispatch(), which leaves user context
- * (enter_from_user_mode), enables interrupts, runs the handler with Linux's
+ * (enter_from_user_mode), enables interrupts, arms fault injection if the
+ * process asked (kernel/mm/fault_inject.h), runs the handler with Linux's
  * argument registers (rdi, rsi, rdx, r10, r8, r9), stores the result in rax,
  * and goes back through exit_to_user_mode() (kernel/entry/entry.c). A
  * number nohzk does not implement returns -ENOSYS; with strace=1 on the
