@@ -28,8 +28,10 @@ error: code that moved is noticed at once.
 import json
 import os
 import re
+import shutil
 
 LAB_DIR = os.path.join("docs", "labs")
+SEEDED = ("obj", "ksyms_empty.o", "trampoline.bin", "objects.list")   # build/ entries copy_tree takes
 
 
 class LabError(Exception):
@@ -200,3 +202,24 @@ def stub_tree(root, lab):
         with open(os.path.join(root, path), "w", encoding="utf-8") as f:
             f.write(text)
     return sorted(texts)
+
+
+def copy_tree(repo, target, tracked):
+    """A plain copy of the tracked files (times kept) into target, its
+    build/ seeded from repo's objects when repo has them, so that
+    `make -C target kernel` recompiles only what was changed after the
+    copy (tools/lab skeleton, tools/mutate)."""
+    if os.path.exists(target):
+        shutil.rmtree(target)
+    for path in tracked:
+        if path and os.path.isfile(os.path.join(repo, path)):
+            os.makedirs(os.path.join(target, os.path.dirname(path)), exist_ok=True)
+            shutil.copy2(os.path.join(repo, path), os.path.join(target, path))
+    build = os.path.join(repo, "build")
+    for entry in SEEDED:
+        source = os.path.join(build, entry)
+        if os.path.isdir(source):
+            shutil.copytree(source, os.path.join(target, "build", entry))
+        elif os.path.isfile(source):
+            os.makedirs(os.path.join(target, "build"), exist_ok=True)
+            shutil.copy2(source, os.path.join(target, "build", entry))
