@@ -159,15 +159,15 @@ def line_of(text, index):
     return text.count("\n", 0, index) + 1
 
 
-def find_function(text, name, where="source"):
+def find_function(text, name, where="source", owner="the lab file"):
     bodies = find_function_bodies(text, name)
     if not bodies:
         raise LabError("%s: function %s not found (no definition at column 0): "
-                       "the lab file is out of date with the code" % (where, name))
+                       "%s is out of date with the code" % (where, name, owner))
     if len(bodies) > 1:
-        raise LabError("%s: function %s defined %d times (lines %s): the lab file cannot "
+        raise LabError("%s: function %s defined %d times (lines %s): %s cannot "
                        "say which" % (where, name, len(bodies),
-                                      ", ".join(str(line_of(text, b)) for b, _ in bodies)))
+                                      ", ".join(str(line_of(text, b)) for b, _ in bodies), owner))
     return bodies[0]
 
 

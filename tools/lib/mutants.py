@@ -97,7 +97,7 @@ def load_mutation(repo, name):
 
 def replace_in_function(text, function, old, new, where):
     """text with the lines old, found once in function's body, replaced."""
-    brace, end = labs.find_function(text, function, where)
+    brace, end = labs.find_function(text, function, where, "the mutation")
     body = text[brace:end + 1]
     lines = body.split("\n")
     wanted = old.split("\n")
