@@ -204,6 +204,22 @@ static long read_to_user(struct file *file, char *user_buffer, size_t count)
     return done > 0 ? (long)done : result;
 }
 
+/* A file that takes a write whole (file_ops.whole_write_max): one copy,
+ * one call, or an error and nothing written. */
+static long write_whole(struct file *file, const char *user_buffer, size_t count)
+{
+    if (count == 0)
+        return 0;
+    if (count > file->ops->whole_write_max)
+        return -EINVAL;
+    char *buffer = kmalloc(count);
+    if (!buffer)
+        return -ENOMEM;
+    long result = copy_from_user(buffer, user_buffer, count) < 0 ? -EFAULT : vfs_write(file, buffer, count);
+    kfree(buffer);
+    return result;
+}
+
 /* As read_to_user: the bytes before the first unreadable page are written. */
 static long write_from_user(struct file *file, const char *user_buffer, size_t count)
 {
@@ -211,6 +227,8 @@ static long write_from_user(struct file *file, const char *user_buffer, size_t c
         return -EBADF;
     if (!user_range_ok(user_buffer, count))
         return -EFAULT;
+    if (file->ops->whole_write_max)
+        return write_whole(file, user_buffer, count);
     if (count > IO_COUNT_MAX)
         count = IO_COUNT_MAX;
     size_t room = user_accessible_prefix(user_buffer, count, false);

@@ -196,6 +196,7 @@ static const struct file_ops procfs_ops = {
     .read = procfs_read,
     .write = procfs_write,
     .release = procfs_release,
+    .whole_write_max = PROC_WRITE_MAX,
 };
 
 static const struct file_ops procfs_pid_ops = {
@@ -203,6 +204,7 @@ static const struct file_ops procfs_pid_ops = {
     .read = procfs_read,
     .write = procfs_pid_write,
     .release = procfs_release,
+    .whole_write_max = PROC_WRITE_MAX,
 };
 
 static const struct file_ops procfs_self_ops = {

@@ -556,6 +556,11 @@ SCENARIOS = [
     dict(_program("affinity-race", "affinity_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
     dict(_program("affinity-race-glibc", "affinity_race", "glibc"), smp=4,
          must_not_contain=[r"PANIC", r"assertion failed"]),
+    # Every writable /proc file takes a write whole or refuses it whole:
+    # over-long (EINVAL), zero-length, bad buffers (EFAULT) change nothing
+    # (tests/user/proc_writes.c; on the Linux host its cases skip).
+    _program("proc-writes", "proc_writes"),
+    _program("proc-writes-glibc", "proc_writes", "glibc"),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
