@@ -1,0 +1,14 @@
+/* The load average (sched/loadavg.c): Linux's three damped averages of the
+ * runnable tasks over 1, 5 and 15 minutes. */
+#ifndef SCHED_LOADAVG_H
+#define SCHED_LOADAVG_H
+
+#include <stdint.h>
+
+#define LOADAVG_SHIFT 11                    /* fixed point: 11 bits of fraction, as Linux's FSHIFT */
+#define LOADAVG_ONE   (1ul << LOADAVG_SHIFT)
+
+void loadavg_tick(uint64_t now);            /* from sched_tick(), on any ticking CPU */
+void loadavg_get(unsigned long averages[3]);    /* fixed point, LOADAVG_ONE = 1.0 */
+
+#endif
