@@ -253,8 +253,10 @@ void process_exit(int wait_status)
      * (orphan_children) before memory_given_to_borrower() looks at it. */
     uint64_t flags = irq_save();
     address_space_switch(0);
+    spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *memory = process->memory;
     process->memory = 0;
+    spin_unlock(&process_tree_lock);
     if (process->memory_borrowed)
         process_return_borrowed_memory(process, memory);
     else if (!memory_given_to_borrower(process))

@@ -561,6 +561,10 @@ SCENARIOS = [
     # (tests/user/proc_writes.c; on the Linux host its cases skip).
     _program("proc-writes", "proc_writes"),
     _program("proc-writes-glibc", "proc_writes", "glibc"),
+    # VmSize and VmRSS count the address space: mapped pages, and those
+    # not the zero page (tests/user/proc_rss.c; a range on the host).
+    _program("proc-rss", "proc_rss"),
+    _program("proc-rss-glibc", "proc_rss", "glibc"),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
