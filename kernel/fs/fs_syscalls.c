@@ -585,6 +585,38 @@ long sys_lstat(const char *user_path, struct linux_stat *user_stat)
     return sys_newfstatat(AT_FDCWD, user_path, user_stat, AT_SYMLINK_NOFOLLOW);
 }
 
+/* The file system a path or descriptor is on (kernel/fs/mounts.c). */
+long sys_statfs(const char *user_path, struct linux_statfs *user_buffer)
+{
+    long error = -ENOMEM;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    struct file *holder;
+    struct inode *start;
+    struct linux_statfs statfs;
+    error = start_directory(AT_FDCWD, path, &holder, &start);
+    if (!error)
+        error = vfs_statfs_at(start, path, &statfs);
+    if (holder)
+        vfs_close(holder);
+    kfree(path);
+    if (error)
+        return error;
+    return copy_to_user(user_buffer, &statfs, sizeof(statfs)) < 0 ? -EFAULT : 0;
+}
+
+long sys_fstatfs(int fd, struct linux_statfs *user_buffer)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    struct linux_statfs statfs;
+    vfs_statfs_file(file, &statfs);
+    vfs_close(file);
+    return copy_to_user(user_buffer, &statfs, sizeof(statfs)) < 0 ? -EFAULT : 0;
+}
+
 /* Only as many records as the user buffer can take before its first bad
  * page are listed, so that a bad buffer does not move the listing on (a
  * buffer that cannot take one is EFAULT, as on Linux). */
