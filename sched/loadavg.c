@@ -40,23 +40,38 @@ static void fold(unsigned long active, uint64_t windows)
             averages[k] = damp(averages[k], decay[k], active * LOADAVG_ONE);
 }
 
-void loadavg_tick(uint64_t now)
+/* Claim the windows that ended by now: one CPU takes a boundary, another
+ * that sees the same one loses. The number claimed, 0 if none. */
+static uint64_t claim_windows(uint64_t now)
 {
     uint64_t due = __atomic_load_n(&next_sample_ns, __ATOMIC_ACQUIRE);
     if (now < due)
-        return;
+        return 0;
     uint64_t windows = (now - due) / SAMPLE_NS + 1;
-    /* One CPU takes the sample; another that sees the same boundary loses. */
     if (!__atomic_compare_exchange_n(&next_sample_ns, &due, due + windows * SAMPLE_NS, false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_RELAXED))
-        return;
-    unsigned long here = this_cpu()->rq.nr_running, all = 0;
+        return 0;
+    return windows;
+}
+
+void loadavg_update(uint64_t now, unsigned long here, unsigned long all)
+{
+    uint64_t windows = claim_windows(now);
+    if (windows > 1)
+        fold(all - here, windows - 1 < MAX_MISSED ? windows - 1 : MAX_MISSED);
+    if (windows)
+        fold(all, 1);
+}
+
+void loadavg_tick(uint64_t now)
+{
+    if (now < __atomic_load_n(&next_sample_ns, __ATOMIC_RELAXED))
+        return;     /* the common case: no runqueue to read */
+    unsigned long all = 0;
     unsigned cpu;
     for_each_online_cpu(cpu)
         all += __atomic_load_n(&cpus[cpu]->rq.nr_running, __ATOMIC_RELAXED);
-    if (windows > 1)
-        fold(all - here, windows - 1 < MAX_MISSED ? windows - 1 : MAX_MISSED);
-    fold(all, 1);
+    loadavg_update(now, this_cpu()->rq.nr_running, all);
 }
 
 void loadavg_get(unsigned long out[3])

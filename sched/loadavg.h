@@ -9,6 +9,9 @@
 #define LOADAVG_ONE   (1ul << LOADAVG_SHIFT)
 
 void loadavg_tick(uint64_t now);            /* from sched_tick(), on any ticking CPU */
+/* The sample itself, given the runnable tasks on this CPU and on all
+ * (what loadavg_tick() reads; the host test test_loadavg gives them). */
+void loadavg_update(uint64_t now, unsigned long here, unsigned long all);
 void loadavg_get(unsigned long averages[3]);    /* fixed point, LOADAVG_ONE = 1.0 */
 
 #endif
