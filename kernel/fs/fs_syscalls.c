@@ -208,10 +208,8 @@ static long read_to_user(struct file *file, char *user_buffer, size_t count)
  * one call, or an error and nothing written. */
 static long write_whole(struct file *file, const char *user_buffer, size_t count)
 {
-    if (count == 0)
-        return 0;
-    if (count > file->ops->whole_write_max)
-        return -EINVAL;
+    if (count == 0 || count > file->ops->whole_write_max)
+        return -EINVAL;         /* no value, or more than any value */
     char *buffer = kmalloc(count);
     if (!buffer)
         return -ENOMEM;
