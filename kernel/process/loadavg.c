@@ -16,21 +16,18 @@ static void print_average(struct proc_text *text, unsigned long average, const c
 
 static void generate_loadavg(struct proc_text *text)
 {
-    unsigned running = 0, total = 0, last_pid = 0, cpu;
+    unsigned running = 0, total = 0, cpu;
     unsigned long averages[3];
     loadavg_get(averages);
     for_each_online_cpu(cpu)
         running += cpus[cpu]->rq.nr_running;
     spin_lock(&process_tree_lock);
-    for (struct process *process = process_table_first_locked(); process; process = process->next_in_table) {
+    for (struct process *process = process_table_first_locked(); process; process = process->next_in_table)
         total++;
-        if ((unsigned)process->pid > last_pid)
-            last_pid = (unsigned)process->pid;
-    }
     spin_unlock(&process_tree_lock);
     for (int k = 0; k < 3; k++)
         print_average(text, averages[k], " ");
-    proc_printf(text, "%u/%u %u\n", running, total, last_pid);
+    proc_printf(text, "%u/%u %d\n", running, total, process_last_pid());
 }
 
 PROC_FILE("/proc/loadavg", generate_loadavg, NULL);

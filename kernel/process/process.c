@@ -34,6 +34,11 @@
 #define RLIMIT_NOFILE 7
 
 static int next_pid = 1;
+
+int process_last_pid(void)
+{
+    return __atomic_load_n(&next_pid, __ATOMIC_RELAXED) - 1;
+}
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
 
 struct process *current_process(void)

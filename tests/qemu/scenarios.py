@@ -507,13 +507,15 @@ SCENARIOS = [
     # values are the same (field names, the mount of /proc, the shape of
     # /proc/loadavg): mount, df, df -a, a block of /proc/cpuinfo per CPU,
     # and top's load average above 0 after two spinners ran through at
-    # least one 5 s sample (7 s), with their VSZ shown.
+    # least one 5 s sample (7 s), with their VSZ shown. /proc/loadavg's
+    # last field is the pid handed out last, a reaped child's too.
     {"name": "proc-busybox-views", "smp": 4, "ktap": False, "timeout": 90,
      "command": "mount; df; df -a; awk '$2==\"/proc\" {print $1, $2, $3}' /proc/mounts; "
                 "mount | awk '$3==\"/proc\" {print $1, $2, $3, $4, $5}'; "
                 "echo cpuinfo $(grep -c ^processor /proc/cpuinfo) nproc $(nproc); "
                 "awk -F'\t' '/^$/{exit} {print $1}' /proc/cpuinfo | " + _CPUINFO_FIELDS + "; "
                 "sed -E 's/[0-9]+/N/g' /proc/loadavg; cat /proc/loadavg; "
+                "sh -c 'echo | cat; read a b c d e < /proc/loadavg; [ \"$e\" -gt $$ ] && echo loadavg names the last pid'; "
                 "spin 9 & spin 9 & sleep 7; top -b -n 1 | head -12; cat /proc/loadavg; wait",
      "same_as_host": ["awk '$2==\"/proc\" {print $1, $2, $3}' /proc/mounts",
                       "mount | awk '$3==\"/proc\" {print $1, $2, $3, $4, $5}'",
@@ -524,7 +526,7 @@ SCENARIOS = [
                       r"^Filesystem +1K-blocks +Used +Available +Use% +Mounted on\n"
                       r"tmpfs +[1-9]\d* +\d+ +\d+ +\d+% /\nFilesystem",
                       r"^tmpfs +[1-9]\d* +\d+ +\d+ +\d+% /\nproc +0 +0 +0 +0% /proc$",
-                      r"^cpuinfo 4 nproc 4$",
+                      r"^cpuinfo 4 nproc 4$", r"^loadavg names the last pid$",
                       r"^\d+\.\d\d \d+\.\d\d \d+\.\d\d \d+/\d+ \d+$",
                       r"^Load average: (0\.0[1-9]|0\.[1-9]\d|[1-9]\d*\.\d\d) \d+\.\d\d \d+\.\d\d \d+/\d+ \d+$",
                       r"^ +\d+ +\d+ root +R +[1-9]\d* +\d+% +\d+% spin 9$"]},
