@@ -297,6 +297,28 @@ static long check_iovecs(struct linux_iovec *iov, int count)
     return 0;
 }
 
+/* writev to a file that takes a write whole: the pieces gathered into one
+ * write, as Linux's /proc/sys files take an iovec. */
+static long writev_whole(struct file *file, const struct linux_iovec *iov, int count)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < count; i++)
+        total += iov[i].length;         /* check_iovecs bounded the sum */
+    if (total == 0 || total > file->ops->whole_write_max)
+        return -EINVAL;
+    char *buffer = kmalloc(total);
+    if (!buffer)
+        return -ENOMEM;
+    long result = 0;
+    for (size_t i = 0, done = 0; i < (size_t)count && !result; done += iov[i].length, i++)
+        if (copy_from_user(buffer + done, (const void *)(uintptr_t)iov[i].base, iov[i].length) < 0)
+            result = -EFAULT;
+    if (!result)
+        result = vfs_write(file, buffer, total);
+    kfree(buffer);
+    return result;
+}
+
 /* readv and writev: each piece in turn, stopping at the first short one. */
 static long vector_io(int fd, const struct linux_iovec *user_iov, int count, bool write)
 {
@@ -313,6 +335,12 @@ static long vector_io(int fd, const struct linux_iovec *user_iov, int count, boo
         result = -EFAULT;
     if (!result)
         result = check_iovecs(iov, count);
+    if (!result && write && file->ops->whole_write_max) {
+        result = writev_whole(file, iov, count);
+        kfree(iov);
+        vfs_close(file);
+        return result;
+    }
     size_t done = 0;
     for (int i = 0; i < count && !result && !(done && signal_fatal_pending()); i++) {
         char *base = (char *)(uintptr_t)iov[i].base;

@@ -43,8 +43,9 @@ struct file_ops {
     size_t (*link_target)(char *buffer, size_t size);
     /* Nonzero for a file that acts on a whole value (/proc): write(2)
      * hands .write all its bytes in one call, or refuses them all: EINVAL
-     * for none or more than this many, EFAULT if any cannot be read. Else
-     * a write comes in pieces (kernel/fs/fs_syscalls.c). */
+     * for none or more than this many, EFAULT if any cannot be read;
+     * writev's pieces make one such write. Else a write comes in pieces
+     * (kernel/fs/fs_syscalls.c). */
     size_t whole_write_max;
 };
 

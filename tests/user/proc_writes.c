@@ -3,7 +3,8 @@
  * than a page (5000 bytes, 1 MiB) or empty is EINVAL, a
  * buffer in the kernel half, non-canonical, unmapped or running into a
  * hole is EFAULT, and none of them changes what the file shows; a valid
- * write returns its whole count and takes effect. The long writes start
+ * write returns its whole count and takes effect; writev's pieces make
+ * one write (a value split in two is taken). The long writes start
  * with a valid value followed by blanks, so that a kernel that hands the
  * file the first page alone takes that value.
  *
@@ -13,6 +14,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/uio.h>
 #include <stdlib.h>
 
 #include "conform.h"
@@ -196,6 +198,62 @@ static int valid(const struct writable *file)
     return 1;
 }
 
+/* writev: the pieces are one write. A valid value split in two is taken
+ * (once); a valid value followed by a piece of 5000 blanks is refused,
+ * the value too. */
+static int writev_once(const struct writable *file, struct iovec *pieces, int count, int *saved_errno,
+                       int *unchanged)
+{
+    char before[256] = "", after[256] = "";
+    read_state(file->state_path, before, sizeof(before));
+    int fd = open(file->path, O_WRONLY);
+    errno = 0;
+    long result = fd < 0 ? -2 : writev(fd, pieces, count);
+    *saved_errno = errno;
+    if (fd >= 0)
+        close(fd);
+    read_state(file->state_path, after, sizeof(after));
+    *unchanged = strcmp(before, after) == 0;
+    return result;
+}
+
+static int writev_split_value(const struct writable *file)
+{
+    if (!present(file))
+        return 1;
+    char state[256] = "", value[64];
+    read_state(file->state_path, state, sizeof(state));
+    snprintf(value, sizeof(value), "%s", file->value(state));
+    size_t length = strlen(value);
+    struct iovec pieces[2] = { { value, 1 }, { value + 1, length - 1 } };
+    int saved_errno, unchanged;
+    long result = writev_once(file, pieces, 2, &saved_errno, &unchanged);
+    EXPECT_VALUE(result, (long)length);
+    if (file != &rcustress)
+        EXPECT(!unchanged);
+    return 1;
+}
+
+static int writev_too_long(const struct writable *file)
+{
+    if (!present(file))
+        return 1;
+    char state[256] = "", value[64];
+    read_state(file->state_path, state, sizeof(state));
+    snprintf(value, sizeof(value), "%s", file->value(state));
+    char *blanks = malloc(LONG_WRITE);
+    if (!blanks)
+        exit(2);
+    memset(blanks, ' ', LONG_WRITE);
+    struct iovec pieces[2] = { { value, strlen(value) - 1 }, { blanks, LONG_WRITE } };
+    int saved_errno, unchanged;
+    long result = writev_once(file, pieces, 2, &saved_errno, &unchanged);
+    free(blanks);
+    EXPECT_SAVED_ERROR(result, saved_errno, EINVAL);
+    EXPECT(unchanged);
+    return 1;
+}
+
 /* tick_policy and trace are global: put back what was there. */
 static char saved_policy[64], saved_classes[128];
 
@@ -244,7 +302,9 @@ static int in_pinned_child(int (*run)(void))
     static int file##_non_canonical(void) { return bad_buffer(&file, (const void *)NON_CANONICAL_LOW); }   \
     static int file##_unmapped(void) { return bad_buffer(&file, unmapped_page()); }                         \
     static int file##_into_hole(void) { return into_hole(&file); }                                          \
-    static int file##_valid(void) { return valid(&file); }
+    static int file##_valid(void) { return valid(&file); }                                                  \
+    static int file##_writev_split_value(void) { return writev_split_value(&file); }                        \
+    static int file##_writev_too_long(void) { return writev_too_long(&file); }
 
 #define PINNED(name) static int name##_pinned(void) { return in_pinned_child(name); }
 
@@ -260,11 +320,14 @@ PINNED(nohz_non_canonical)
 PINNED(nohz_unmapped)
 PINNED(nohz_into_hole)
 PINNED(nohz_valid)
+PINNED(nohz_writev_split_value)
+PINNED(nohz_writev_too_long)
 
 #define KTAP_CASES_FOR(file)                                                                             \
     KTAP_CASE(file##_5000_bytes), KTAP_CASE(file##_1_mib), KTAP_CASE(file##_zero_length),                 \
         KTAP_CASE(file##_kernel_address), KTAP_CASE(file##_non_canonical), KTAP_CASE(file##_unmapped),    \
-        KTAP_CASE(file##_into_hole), KTAP_CASE(file##_valid)
+        KTAP_CASE(file##_into_hole), KTAP_CASE(file##_valid), KTAP_CASE(file##_writev_split_value),          \
+        KTAP_CASE(file##_writev_too_long)
 
 int main(void)
 {
@@ -280,6 +343,8 @@ int main(void)
         { "nohz_unmapped", nohz_unmapped_pinned },
         { "nohz_into_hole", nohz_into_hole_pinned },
         { "nohz_valid", nohz_valid_pinned },
+        { "nohz_writev_split_value", nohz_writev_split_value_pinned },
+        { "nohz_writev_too_long", nohz_writev_too_long_pinned },
     };
     read_state(tick_policy.path, saved_policy, sizeof(saved_policy));
     char classes[256] = "";
