@@ -113,11 +113,11 @@ enum {
     NR_openat = 257, NR_mkdirat = 258, NR_newfstatat = 262, NR_unlinkat = 263, NR_renameat = 264,
     NR_linkat = 265, NR_symlinkat = 266, NR_readlinkat = 267, NR_fchmodat = 268, NR_faccessat = 269,
     NR_pselect6 = 270, NR_ppoll = 271, NR_dup3 = 292, NR_pipe2 = 293, NR_prlimit64 = 302, NR_getcpu = 309,
-    NR_renameat2 = 316, NR_getrandom = 318,
+    NR_renameat2 = 316, NR_getrandom = 318, NR_statfs = 137, NR_fstatfs = 138,
 };
 
 /* What kernel/entry/syscall.c handles, and some it does not (-ENOSYS expected;
- * harmless on Linux too): statfs, fstatfs, time, set_robust_list,
+ * harmless on Linux too): time, set_robust_list,
  * statx, rseq, numbers in the holes of the table and past it. */
 static const int implemented[] = {
     NR_read, NR_write, NR_open, NR_close, NR_stat, NR_fstat, NR_lstat, NR_poll, NR_lseek, NR_mmap,
@@ -131,11 +131,11 @@ static const int implemented[] = {
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
     NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
-    NR_ppoll, NR_select, NR_pselect6,
+    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
     NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend,
 };
-static const long unimplemented[] = {137, 138, 201, 273, 332, 334, 335, 400, 423, 451, 600, 4096,
+static const long unimplemented[] = {201, 273, 332, 334, 335, 400, 423, 451, 600, 4096,
                                      -1, 0x40000000 | NR_getpid, (long)(1ul << 63), INT_MAX};
 
 /* ---- The classes of attack ---- */

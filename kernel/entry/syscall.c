@@ -61,6 +61,8 @@ WRAP(open, sys_open((const char *)a0, (int)a1, (uint32_t)a2))
 WRAP(close, sys_close((int)a0))
 WRAP(stat, sys_stat((const char *)a0, (struct linux_stat *)a1))
 WRAP(fstat, sys_fstat((int)a0, (struct linux_stat *)a1))
+WRAP(statfs, sys_statfs((const char *)a0, (struct linux_statfs *)a1))
+WRAP(fstatfs, sys_fstatfs((int)a0, (struct linux_statfs *)a1))
 WRAP(lstat, sys_lstat((const char *)a0, (struct linux_stat *)a1))
 WRAP(lseek, sys_lseek((int)a0, (int64_t)a1, (int)a2))
 WRAP(mmap, sys_mmap(a0, a1, a2, a3, (int64_t)a4, a5))
@@ -180,6 +182,7 @@ static const struct syscall_entry table[] = {
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
     W(24, sched_yield), W(39, getpid), W(60, exit), [186] = { "gettid", wrap_getpid }, W(158, arch_prctl),
     W(218, set_tid_address), [231] = { "exit_group", wrap_exit }, W(151, mlockall), W(152, munlockall),
+    W(137, statfs), W(138, fstatfs),
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))

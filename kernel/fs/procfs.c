@@ -16,8 +16,11 @@
  * /proc/self is a generated symlink whose target is the caller's pid
  * (file_ops.link_target).
  *
- * Left out: /proc/cpuinfo, and lseek past the snapshot's size with
- * SEEK_END (the inode's size is 0, as on Linux). */
+ * A write is handed to the file whole (file_ops.whole_write_max: at most
+ * PROC_WRITE_MAX bytes, all readable, else nothing reaches it).
+ *
+ * Left out: lseek past the snapshot's size with SEEK_END (the inode's
+ * size is 0, as on Linux). */
 #include "kernel/fs/procfs.h"
 
 #include <stdarg.h>
@@ -196,6 +199,7 @@ static const struct file_ops procfs_ops = {
     .read = procfs_read,
     .write = procfs_write,
     .release = procfs_release,
+    .whole_write_max = PROC_WRITE_MAX,
 };
 
 static const struct file_ops procfs_pid_ops = {
@@ -203,6 +207,7 @@ static const struct file_ops procfs_pid_ops = {
     .read = procfs_read,
     .write = procfs_pid_write,
     .release = procfs_release,
+    .whole_write_max = PROC_WRITE_MAX,
 };
 
 static const struct file_ops procfs_self_ops = {

@@ -360,8 +360,10 @@ long process_execve(const char *path, const char *const *argv, const char *const
     }
 
     /* The point of no return: the old program is gone from here on. */
+    spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *old = process->memory;
     process->memory = space;
+    spin_unlock(&process_tree_lock);
     address_space_switch(space);
     if (process->memory_borrowed)
         process_return_borrowed_memory(process, old);   /* a vfork child: the parent's, given back */

@@ -33,6 +33,11 @@
 #define RLIMIT_NOFILE 7
 
 static int next_pid = 1;
+
+int process_last_pid(void)
+{
+    return __atomic_load_n(&next_pid, __ATOMIC_RELAXED) - 1;
+}
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
 
 struct process *current_process(void)
@@ -270,8 +275,10 @@ void process_exit(int wait_status)
      * (orphan_children) before memory_given_to_borrower() looks at it. */
     uint64_t flags = irq_save();
     address_space_switch(0);
+    spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *memory = process->memory;
     process->memory = 0;
+    spin_unlock(&process_tree_lock);
     if (process->memory_borrowed)
         process_return_borrowed_memory(process, memory);
     else if (!memory_given_to_borrower(process))

@@ -118,6 +118,7 @@ struct process *process_find_locked(int pid);     /* caller holds process_tree_l
 void process_get_locked(struct process *process); /* caller holds process_tree_lock */
 void process_put(struct process *process);        /* no spinlock held: may wait for the task to switch out */
 struct process *process_table_first_locked(void); /* then ->next_in_table */
+int process_last_pid(void);     /* the pid handed out last (/proc/loadavg), 0 before the first */
 #define for_each_process(p) for (struct process *p = process_table_first_locked(); p; p = p->next_in_table)
 struct process *process_init(void);               /* adopts orphans; NULL before it exists */
 /* Told after a process enters the table and after it leaves it, holding
