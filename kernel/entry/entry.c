@@ -15,7 +15,7 @@
 #include "kernel/process/process.h"
 #include "kernel/locking/lockcheck.h"
 #include "kernel/process/signal.h"
-#include "kernel/process/stack_limit.h"
+#include "kernel/mm/stack_limit.h"
 #include "kernel/time/context_tracking.h"
 #include "sched/task.h"
 
@@ -63,7 +63,7 @@ void entry_user_fault(struct trap_frame *frame, int signal, const char *what, ui
 
 /* Two faults are not the program's: a write to a copy-on-write page, and
  * a first touch of a stack page below those mapped, within RLIMIT_STACK
- * (kernel/process/stack_limit.c). Out of memory for the page: the
+ * (kernel/mm/stack_limit.c). Out of memory for the page: the
  * process is killed (Linux's OOM killer would pick some process; here
  * it is the one that needs the page). */
 bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t error_code)

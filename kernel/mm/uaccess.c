@@ -13,7 +13,7 @@
 #include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/process/process.h"
-#include "kernel/process/stack_limit.h"
+#include "kernel/mm/stack_limit.h"
 #include "kernel/lib/string.h"
 
 static bool page_accessible(struct process *process, uint64_t page, bool for_write)

@@ -8,7 +8,7 @@
  * program's pages are all mapped from the start (docs/fork.md, "execve
  * maps the file"); the stack's unused pages are the zero page until
  * written ("Lazy zeroing"), and below them, down to RLIMIT_STACK, pages
- * come at their first touch (kernel/process/stack_limit.c). The stack
+ * come at their first touch (kernel/mm/stack_limit.c). The stack
  * gets the System V initial image (user_stack_build).
  * Only when all of that worked does the process switch to the new address
  * space and drop the old one: a failed execve returns an error to a
@@ -21,10 +21,10 @@
 #include "kernel/lib/format.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
+#include "kernel/mm/stack_limit.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"
-#include "kernel/process/stack_limit.h"
 #include "kernel/process/user_stack.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"

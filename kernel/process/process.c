@@ -70,7 +70,7 @@ static int map_pages(struct address_space *space, uint64_t start, size_t pages, 
 /* Linux's defaults, for a process made from nothing (a fork copies its
  * parent's). RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c:
  * descriptor_limit, up to the real FD_MAX, its default), RLIMIT_STACK
- * sizes the stack (kernel/process/stack_limit.c); prlimit64 records and
+ * sizes the stack (kernel/mm/stack_limit.c); prlimit64 records and
  * reports the rest. */
 static void rlimits_default(struct process *process)
 {

@@ -1,11 +1,11 @@
-/* The user stack's size: see kernel/process/stack_limit.h and
+/* The user stack's size: see kernel/mm/stack_limit.h and
  * docs/memory.md, section 5. No mapping list records the stack: the
  * process keeps the bottom of its reserved range, and a missing page in
  * that range is the only page fault from ring 3 that maps memory.
  * Left out: a guard gap below the stack (Linux keeps 1 MiB free there;
  * here only MAP_FIXED can map in the range), and shrinking: pages once
  * touched stay until munmap or exit, as on Linux. */
-#include "kernel/process/stack_limit.h"
+#include "kernel/mm/stack_limit.h"
 
 #include "arch/x86/paging.h"
 #include "kernel/lib/errno.h"

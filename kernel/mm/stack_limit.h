@@ -2,8 +2,8 @@
  * section 5). execve reserves the range [stack_floor, USER_STACK_TOP)
  * and maps only its top pages; a page below them is mapped on its first
  * touch, by a page fault or by a system call's user copy. */
-#ifndef KERNEL_PROCESS_STACK_LIMIT_H
-#define KERNEL_PROCESS_STACK_LIMIT_H
+#ifndef KERNEL_MM_STACK_LIMIT_H
+#define KERNEL_MM_STACK_LIMIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
