@@ -69,6 +69,31 @@ static int run_mode(const char *mode, const char *value)
         *(volatile char *)(stack_top() - number) = 1;
         return 0;
     }
+    if (strcmp(mode, "--write-from") == 0) {        /* a system call reads the stack number deep */
+        int fds[2];
+        if (pipe(fds) != 0)
+            return 2;
+        long wrote = write(fds[1], (const char *)(stack_top() - number), 1);
+        return wrote == 1 ? 0 : wrote < 0 && errno == EFAULT ? 5 : 2;
+    }
+    if (strcmp(mode, "--count-touches") == 0) {     /* nohzk's counts; 0 where there are none */
+        long before = vmstat_value("stack_pages_faulted");
+        if (before < 0)
+            return 0;
+        volatile char *deep = (volatile char *)(stack_top() - number);
+        for (int page = 0; page < 16; page++)
+            deep[page * PAGE] = 1;                      /* a zeroed page each */
+        char seen = deep[16 * PAGE];                    /* the zero page */
+        long zeroed = vmstat_value("zero_page_faults");
+        deep[16 * PAGE] = 1;                            /* now a zeroed page */
+        long faulted = vmstat_value("stack_pages_faulted") - before;
+        zeroed = vmstat_value("zero_page_faults") - zeroed;
+        if (faulted != 17 || zeroed != 1 || seen != 0) {
+            printf("# %ld stack pages faulted in, want 17; %ld zero-page faults, want 1\n", faulted, zeroed);
+            return 4;
+        }
+        return 0;
+    }
     if (strcmp(mode, "--lower-then-touch") == 0) {      /* to 256 KiB, then touch number deep */
         struct rlimit limit;
         getrlimit(RLIMIT_STACK, &limit);
@@ -162,6 +187,15 @@ static int the_limit_is_usable_to_its_last_byte(void)
     return 1;
 }
 
+/* A system call's copy reaches as far as the program: write() from the
+ * limit's last byte works, from one byte below it is EFAULT. */
+static int a_system_call_reaches_the_limit_too(void)
+{
+    CHECK(lives(fresh_copy(MIB, "--write-from", MIB)));
+    CHECK(exited_with(fresh_copy(MIB, "--write-from", MIB + 1), 5));
+    return 1;
+}
+
 /* A lower limit, then execve: the new program's stack is that small. A
  * recursion within it lives, one past it dies of SIGSEGV. */
 static int a_lower_limit_then_execve_shrinks_the_stack(void)
@@ -204,6 +238,17 @@ static int mlockall_leaves_the_reservation_alone(void)
         return 1;
     }
     CHECK(lives(status));
+    return 1;
+}
+
+/* nohzk counts each first touch below the mapped pages once: 16 writes
+ * to 16 pages 1 MiB deep, then a read and a write of a 17th page (the
+ * zero page, then a zeroed page). */
+static int each_first_touch_maps_one_page(void)
+{
+    if (!default_limit_is_enough())
+        return 1;
+    CHECK(lives(fresh_copy(8 * MIB, "--count-touches", MIB)));
     return 1;
 }
 
@@ -275,10 +320,12 @@ int main(int argc, char **argv, char **envp)
     static const struct ktap_case cases[] = {
         KTAP_CASE(a_1_mib_recursion_lives),
         KTAP_CASE(the_limit_is_usable_to_its_last_byte),
+        KTAP_CASE(a_system_call_reaches_the_limit_too),
         KTAP_CASE(a_lower_limit_then_execve_shrinks_the_stack),
         KTAP_CASE(a_higher_limit_then_execve_grows_it),
         KTAP_CASE(a_limit_lowered_later_stops_the_growth),
         KTAP_CASE(mlockall_leaves_the_reservation_alone),
+        KTAP_CASE(each_first_touch_maps_one_page),
         KTAP_CASE(a_fork_shares_the_grown_stack),
         KTAP_CASE(a_system_call_writes_to_untouched_stack_pages),
     };
