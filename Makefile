@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test bench compare-linux trace clean help deps fuzz soak docs lab-start grade
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test linux-tests bench compare-linux trace clean help deps fuzz soak docs lab-start grade
 
 all: kernel initrd user-programs host-tests
 
@@ -82,6 +82,7 @@ help:
 	@echo "make run-uefi   the same under OVMF (UEFI)"
 	@echo "make debug      QEMU stopped at the first instruction, gdb attached with symbols"
 	@echo "make test       host unit tests, then every QEMU scenario"
+	@echo "make linux-tests  the test programs on Debian's Linux 6.1 under QEMU (part of make test)"
 	@echo "make bench      boot time, scheduler costs, noise, probes against Linux; build/bench.json"
 	@echo "                (tools/bench --only probes: the probes against Linux alone, about 30 s)"
 	@echo "make compare-linux  the tick policies against Debian's Linux, counted by QEMU (COMPARE_ARGS=...)"
@@ -184,6 +185,12 @@ soak: deps all
 
 test: deps all
 	tests/run
+
+# The test programs of tests/user on Debian's Linux 6.1 under the same QEMU,
+# the exact reference for their answers (docs/testing.md); make test runs
+# them too, as items linux-NAME.LIBC.
+linux-tests: deps $(TEST_PROGRAMS)
+	tools/linux-tests
 
 bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(TEST_PROGRAMS)
 	CPUS=$(CPUS) tools/bench

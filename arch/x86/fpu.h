@@ -13,6 +13,7 @@ struct fpu_state {
 
 void fpu_init_this_cpu(void);                   /* enable SSE; first call records the initial state */
 void fpu_state_init(struct fpu_state *state);   /* a fresh program's registers */
+void fpu_reset(void);                           /* load them now: execve */
 void fpu_save(struct fpu_state *state);
 void fpu_restore(const struct fpu_state *state);
 

@@ -5,7 +5,8 @@
  * for the user code selector, which is why the GDT puts user data before
  * user code (arch/x86/gdt.h). SFMASK is Linux's: the kernel starts every
  * system call with all of the user's flags clear but the reserved bit 1
- * (NT above all: set, it makes the iretq back fault in ring 0).
+ * (NT above all: iretq faults when NT is set while it runs; the NT it
+ * loads for ring 3 is harmless there, so the program keeps its own).
  *
  * A return to ring 3 is an iretq, or a sysretq after a system call that
  * left the frame as SYSCALL saved it (user_frame_sysret_ok());
@@ -31,9 +32,9 @@
 #define CR4_SMEP (1ul << 20)
 #define CR4_SMAP (1ul << 21)
 #define RFLAGS_RESERVED_1 (1ul << 1)
-/* What ring 3 may hold: CF PF AF ZF SF TF IF DF OF RF AC ID. Not IOPL
- * (in and out), NT (a faulting iretq), VM, VIF or VIP. */
-#define RFLAGS_USER_HELD 0x250fd5ul
+/* What ring 3 may hold: CF PF AF ZF SF TF IF DF OF NT RF AC ID, as on
+ * Linux. Not IOPL (in and out), VM, VIF or VIP. */
+#define RFLAGS_USER_HELD 0x254fd5ul
 /* Cleared by SYSCALL: every flag but the reserved bit 1 (Linux's mask:
  * CF PF AF ZF SF TF IF DF OF IOPL NT RF AC ID). */
 #define SYSCALL_FLAG_MASK 0x257fd5ul

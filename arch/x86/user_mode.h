@@ -23,7 +23,7 @@ void user_mode_resume(struct trap_frame *frame) __attribute__((noreturn));
 void enter_user_mode(struct trap_frame *frame) __attribute__((noreturn));
 
 /* The RFLAGS a return to ring 3 loads: the user's CF PF AF ZF SF TF DF OF
- * RF AC ID, IF set; IOPL 0; NT, VM, VIF and VIP clear. */
+ * NT RF AC ID, IF set; IOPL 0; VM, VIF and VIP clear. */
 uint64_t user_rflags(uint64_t rflags);
 /* Just before the iretq to ring 3: the flags through user_rflags(); false
  * if the iretq would fault in ring 0 (a non-canonical RIP, a selector not

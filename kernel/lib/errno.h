@@ -34,6 +34,7 @@
 #define ENOSYS  38
 #define ENOTEMPTY 39
 #define ELOOP   40
+#define ELIBBAD 80      /* execve: an interpreter that cannot be loaded */
 #define EXDEV   18
 #define ENODEV  19
 #define EMLINK  31

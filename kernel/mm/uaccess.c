@@ -73,6 +73,29 @@ long strncpy_from_user(char *dst, const char *user_src, size_t max)
     return -ENAMETOOLONG;
 }
 
+long strnlen_user(const char *user_src, size_t max)
+{
+    uint64_t start = (uint64_t)user_src;
+    size_t done = 0;
+    while (done < max) {
+        uint64_t at = start + done;
+        size_t chunk = PAGE_SIZE - at % PAGE_SIZE;
+        if (chunk > max - done)
+            chunk = max - done;
+        if (!range_accessible(at, chunk, false))
+            return -EFAULT;
+        size_t length = 0;
+        user_access_begin();
+        while (length < chunk && ((const char *)at)[length])
+            length++;
+        user_access_end();
+        done += length;
+        if (length < chunk)
+            return (long)done;
+    }
+    return (long)max;
+}
+
 bool user_range_ok(const void *user_start, size_t length)
 {
     uint64_t start = (uint64_t)user_start;

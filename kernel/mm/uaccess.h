@@ -16,6 +16,10 @@ int copy_to_user(void *user_dst, const void *src, size_t length);      /* 0 or -
 /* Copy a NUL-terminated string of at most max-1 bytes (NUL added); returns
  * its length, -EFAULT, or -ENAMETOOLONG if no NUL came within max-1 bytes. */
 long strncpy_from_user(char *dst, const char *user_src, size_t max);
+/* The length of the user string at user_src (no NUL counted) if a NUL
+ * comes within max bytes, max if none does, -EFAULT if a byte before
+ * either cannot be read. A page at a time: execve measures megabytes. */
+long strnlen_user(const char *user_src, size_t max);
 /* Does [user_start, user_start + length) lie in the user half? Linux's
  * access_ok(): nothing about what is mapped there. */
 bool user_range_ok(const void *user_start, size_t length);

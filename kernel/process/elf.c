@@ -105,6 +105,21 @@ static int record_tls(struct elf_info *out, const struct elf64_program_header *p
     return 0;
 }
 
+/* A dynamically linked program: where the interpreter's path is in the
+ * file (exec.c reads and looks it up). Linux's bounds, and only the
+ * first PT_INTERP counts, as there. */
+static int record_interpreter(struct elf_info *out, const struct elf64_program_header *ph, uint64_t file_size)
+{
+    if (out->has_interp)
+        return 0;
+    if (ph->p_filesz < 2 || ph->p_filesz > ELF_INTERP_MAX || !range_fits(ph->p_offset, ph->p_filesz, file_size))
+        return -ENOEXEC;
+    out->has_interp = true;
+    out->interp_offset = ph->p_offset;
+    out->interp_size = ph->p_filesz;
+    return 0;
+}
+
 /* What the pass over the program headers learns besides *out. */
 struct scan {
     bool have_pt_phdr;
@@ -124,7 +139,8 @@ static int read_program_headers(const uint8_t *image, uint64_t file_size, const 
 
         switch (ph.p_type) {
         case PT_INTERP:
-            return -ENOEXEC; /* dynamically linked programs are not supported */
+            err = record_interpreter(out, &ph, file_size);
+            break;
         case PT_LOAD:
             err = check_load(&ph, file_size);
             if (err)

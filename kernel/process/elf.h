@@ -1,11 +1,13 @@
 /* A defensive parser for the ELF64 executables nohzk runs: static x86-64
  * Linux programs, either ET_EXEC (linked at a fixed address, like Debian's
  * busybox-static at 0x400000) or static PIE (ET_DYN without PT_INTERP).
+ * A dynamically linked program's PT_INTERP is recorded, not loaded.
  *
  * The parser is pure: it reads the file image and says what to map where,
  * and maps nothing itself. Every field is checked before it is used, so a
  * truncated or hostile file is refused with an error, never read past its
- * end. Left out on purpose: dynamic linking (PT_INTERP is refused),
+ * end. Left out on purpose: dynamic linking (exec.c looks the interpreter
+ * up and says ENOENT or ELIBBAD),
  * section headers (a loader never needs them), 32-bit and big-endian files,
  * and more than 0xfffe program headers (the PN_XNUM extension).
  */
@@ -87,6 +89,8 @@ struct elf64_program_header {
 #define ELF_PIE_BASE 0x400000ULL
 /* Larger alignments than this are refused as nonsense. */
 #define ELF_MAX_ALIGN 0x40000000ULL
+/* An interpreter's path with its NUL: Linux's PATH_MAX bound. */
+#define ELF_INTERP_MAX 4096
 
 /* One PT_LOAD segment. All addresses already include the load bias. */
 struct elf_segment {
@@ -112,11 +116,13 @@ struct elf_info {
     uint64_t tls_vaddr, tls_file_size, tls_memory_size, tls_align;
     bool has_gnu_stack;   /* PT_GNU_STACK present: stack_flags are its flags */
     uint32_t stack_flags; /* PF_X here asks for an executable stack */
+    bool has_interp;      /* PT_INTERP: the file bytes of the interpreter's path */
+    uint64_t interp_offset, interp_size;
 };
 
 /* Parses the executable in image[0, length). Returns 0 and fills *out, or
- * -ENOEXEC (not an ELF file, wrong class/endianness/machine, dynamically
- * linked, or a kind of file we do not run) or -EINVAL (malformed). */
+ * -ENOEXEC (not an ELF file, wrong class/endianness/machine, a PT_INTERP
+ * of a bad size, or a kind of file we do not run) or -EINVAL (malformed). */
 int elf_parse(const void *image, size_t length, struct elf_info *out);
 /* The same from the file's first head_length bytes only (execve reads no
  * more): the program headers must lie in them, and the segments in the

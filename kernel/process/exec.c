@@ -8,28 +8,35 @@
  * program's pages are all mapped from the start (docs/fork.md, "execve
  * maps the file"); the stack's unused pages are the zero page until
  * written ("Lazy zeroing"), and below them, down to RLIMIT_STACK, pages
- * come at their first touch (kernel/mm/stack_limit.c). The stack
- * gets the System V initial image (user_stack_build).
- * Only when all of that worked does the process switch to the new address
- * space and drop the old one: a failed execve returns an error to a
- * process that is still intact. */
+ * come at their first touch (kernel/mm/stack_limit.c). The stack gets
+ * the System V initial image (user_stack_build), and is made large
+ * enough for it. A "#!" script runs its interpreter (script.c); a
+ * dynamically linked program's interpreter is looked up but not loaded
+ * (docs/user-space.md, "execve"). Only when all of that worked does the
+ * process switch to the new address space and drop the old one: a failed
+ * execve returns an error to a process that is still intact. */
 #include "arch/x86/cpu.h"
+#include "arch/x86/fpu.h"
 #include "arch/x86/paging.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/process/elf.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"
+#include "kernel/lib/linux_abi.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/mm/stack_limit.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"
+#include "kernel/process/script.h"
 #include "kernel/process/user_stack.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
-#define STACK_IMAGE_MAX     (64 * 1024)         /* argv + envp + auxv */
+#define STACK_ROOM_PAGES    32                  /* free below a large image: Linux's 128 KiB */
+#define STACK_IMAGE_EXTRA   4096                /* auxv, AT_RANDOM, AT_PLATFORM, alignment */
+#define SCRIPT_DEPTH_MAX    5                   /* Linux: a sixth interpreter is ELOOP */
 #define MMAP_BASE           0x7f0000000000ul
 
 /* The ELF header and the program headers must lie in the file's first
@@ -164,19 +171,32 @@ static void random_bytes(uint8_t bytes[16])
 
 /* The stack's pages: those the initial image fills (from filled up) are
  * zeroed and mapped now, for copy_into_space(); the rest of its first
- * STACK_INITIAL_PAGES (not below floor) map the zero page until the
- * program writes them (docs/fork.md, "Lazy zeroing"); the pages below
- * come at their first touch. */
+ * STACK_INITIAL_PAGES, or of the image and STACK_ROOM_PAGES below it,
+ * map the zero page until the program writes them (docs/fork.md, "Lazy
+ * zeroing"); none below floor. The pages below come at their first
+ * touch. */
 static int map_stack(struct address_space *space, uint64_t filled, uint64_t floor)
 {
-    uint64_t initial = USER_STACK_TOP - STACK_INITIAL_PAGES * PAGE_SIZE;
-    for (uint64_t page = floor > initial ? floor : initial; page < USER_STACK_TOP; page += PAGE_SIZE) {
+    uint64_t pages = (USER_STACK_TOP - filled) / PAGE_SIZE + STACK_ROOM_PAGES;
+    if (pages < STACK_INITIAL_PAGES)
+        pages = STACK_INITIAL_PAGES;
+    uint64_t lowest = USER_STACK_TOP - pages * PAGE_SIZE;
+    for (uint64_t page = floor > lowest ? floor : lowest; page < USER_STACK_TOP; page += PAGE_SIZE) {
         int error = page < filled ? address_space_map_zero(space, page, PTE_WRITE | PTE_NX)
                                   : address_space_map(space, page, PTE_WRITE | PTE_NX);
         if (error)
             return error;
     }
     return 0;
+}
+
+/* What a string array takes in the image: its strings and pointers. */
+static size_t image_bound(const char *const *strings)
+{
+    size_t bytes = sizeof(uint64_t);
+    for (; strings && *strings; strings++)
+        bytes += strlen(*strings) + 1 + sizeof(uint64_t);
+    return bytes;
 }
 
 static long build_stack(struct address_space *space, const struct elf_info *elf, const char *const *argv,
@@ -194,10 +214,11 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
     uint8_t random[16];
     random_bytes(random);
 
-    uint8_t *buffer = kmalloc(STACK_IMAGE_MAX);
+    size_t size = image_bound(argv) + image_bound(envp) + STACK_IMAGE_EXTRA;
+    uint8_t *buffer = kmalloc(size);
     if (!buffer)
         return -ENOMEM;
-    int error = user_stack_build(buffer, STACK_IMAGE_MAX, USER_STACK_TOP, argv, envp, auxv,
+    int error = user_stack_build(buffer, size, USER_STACK_TOP, argv, envp, auxv,
                                  sizeof(auxv) / sizeof(auxv[0]), random, stack_pointer);
     size_t used = error ? 0 : USER_STACK_TOP - *stack_pointer;
     uint64_t filled = USER_STACK_TOP - pages_spanned(*stack_pointer, used) * PAGE_SIZE;
@@ -205,7 +226,7 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
     if (!error)
         error = map_stack(space, filled, *floor);
     if (!error) {
-        copy_into_space(space, *stack_pointer, buffer + STACK_IMAGE_MAX - used, used);
+        copy_into_space(space, *stack_pointer, buffer + size - used, used);
         page_event_add(EXEC_PAGES_COPIED, pages_spanned(*stack_pointer, used));
     }
     kfree(buffer);
@@ -222,16 +243,112 @@ static const char *base_name(const char *path)
     return path;
 }
 
+/* A dynamically linked program: its interpreter's path, read from the
+ * file, must name an executable file (-ENOENT, -EACCES... if not, as on
+ * Linux). Loading it is left out: a present interpreter is -ELIBBAD,
+ * Linux's answer for an interpreter it cannot use (not -ENOEXEC, which
+ * sends shells to run the program as a script). */
+static long check_interpreter(const struct executable *exe, const struct elf_info *elf)
+{
+    char *path = kmalloc(elf->interp_size);
+    if (!path)
+        return -ENOMEM;
+    long error = vfs_seek(exe->file, (int64_t)elf->interp_offset, SEEK_SET);
+    size_t got = 0;
+    while (error >= 0 && got < elf->interp_size) {
+        long n = vfs_read(exe->file, path + got, elf->interp_size - got);
+        if (n <= 0) {
+            error = n < 0 ? n : -ENOEXEC;
+            break;
+        }
+        got += (size_t)n;
+    }
+    if (error >= 0 && path[elf->interp_size - 1] != '\0')
+        error = -ENOEXEC;       /* Linux's rule: the path ends with its NUL */
+    if (error >= 0) {
+        struct executable interpreter = { 0 };
+        error = open_executable(path, &interpreter);
+        close_executable(&interpreter);
+        if (!error)
+            error = -ELIBBAD;
+    }
+    kfree(path);
+    return error;
+}
+
+/* One "#!" level: the interpreter's arguments, made from the caller's. */
+struct interpretation {
+    struct script_line line;
+    char path[PATH_MAX];
+    const char *argv[];
+};
+
+/* argv for the interpreter of the script at path: the interpreter, its
+ * argument if any, path, then argv without its argv[0]. */
+static struct interpretation *interpret(const struct script_line *line, const char *path,
+                                        const char *const *argv)
+{
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    struct interpretation *level = kmalloc(sizeof(*level) + (argc + 3) * sizeof(char *));
+    if (!level)
+        return 0;
+    level->line = *line;
+    snprintf(level->path, sizeof(level->path), "%s", path);
+    size_t n = 0;
+    level->argv[n++] = level->line.interpreter;
+    if (level->line.has_argument)
+        level->argv[n++] = level->line.argument;
+    level->argv[n++] = level->path;
+    for (size_t i = 1; i < argc; i++)
+        level->argv[n++] = argv[i];
+    level->argv[n] = 0;
+    return level;
+}
+
+/* Opens the program execve runs for path: path itself, or the
+ * interpreter of the script it is (of the script that one is, up to
+ * SCRIPT_DEPTH_MAX levels), *argv then being the interpreter's. */
+static long open_program(const char *path, const char *const **argv, struct executable *exe,
+                         struct interpretation *levels[SCRIPT_DEPTH_MAX])
+{
+    for (int depth = 0;; depth++) {
+        long error = open_executable(path, exe);
+        struct script_line line;
+        if (error || script_parse(exe->head, exe->head_length, &line) != 0)
+            return error;
+        if (depth == SCRIPT_DEPTH_MAX)
+            return -ELOOP;
+        levels[depth] = interpret(&line, path, *argv);
+        if (!levels[depth])
+            return -ENOMEM;
+        close_executable(exe);
+        *exe = (struct executable){ 0 };
+        path = levels[depth]->line.interpreter;
+        *argv = levels[depth]->argv;
+    }
+}
+
+static void free_interpretations(struct interpretation *levels[SCRIPT_DEPTH_MAX])
+{
+    for (int i = 0; i < SCRIPT_DEPTH_MAX; i++)
+        kfree(levels[i]);
+}
+
 long process_execve(const char *path, const char *const *argv, const char *const *envp,
                     struct exec_start *start)
 {
     struct process *process = current_process();
     struct executable exe = { 0 };
+    struct interpretation *levels[SCRIPT_DEPTH_MAX] = { 0 };
     struct elf_info elf;
 
-    long error = open_executable(path, &exe);
+    long error = open_program(path, &argv, &exe, levels);
     if (!error)
         error = elf_parse_headers(exe.head, exe.head_length, exe.size, &elf);
+    if (!error && elf.has_interp)
+        error = check_interpreter(&exe, &elf);
     struct address_space *space = error ? 0 : address_space_create();
     if (!error && !space)
         error = -ENOMEM;
@@ -244,6 +361,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     if (error) {
         if (space)
             address_space_destroy(space);
+        free_interpretations(levels);
         return error;
     }
 
@@ -264,9 +382,11 @@ long process_execve(const char *path, const char *const *argv, const char *const
     signal_exec(&process->signals);
     process->lock_future = false;
     wrmsr(MSR_FS_BASE, 0);
+    fpu_reset();        /* nothing of the old program's x87/SSE registers */
     snprintf(process->name, sizeof(process->name), "%s", base_name(path));
     trace_sched_exec(current_task());
     process_set_cmdline(process, argv);
+    free_interpretations(levels);
     start->entry = elf.entry;
     return 0;
 }

@@ -215,8 +215,26 @@ static bool end_loan(struct process *borrower)
                                        __ATOMIC_ACQUIRE);
 }
 
+/* What the borrower's brk and mmap did to the memory goes back with it:
+ * on Linux they live in the shared mm. Before the loan ends, under the
+ * lock: a parent that sees it ended must find them. The lender is the
+ * parent that still holds the memory (it may not have marked the loan in
+ * lent_memory_to yet; one that died holds none, and init holds its own). */
+static void hand_back_layout(struct process *borrower, struct address_space *memory)
+{
+    spin_lock(&process_tree_lock);
+    struct process *lender = borrower->parent;
+    if (lender && lender->memory == memory) {
+        lender->brk_start = borrower->brk_start;
+        lender->brk = borrower->brk;
+        lender->mmap_next = borrower->mmap_next;
+    }
+    spin_unlock(&process_tree_lock);
+}
+
 void process_return_borrowed_memory(struct process *process, struct address_space *memory)
 {
+    hand_back_layout(process, memory);
     if (!end_loan(process)) {
         address_space_destroy(memory);      /* the parent died and left it to us */
         return;

@@ -21,7 +21,7 @@ struct address_space;
 
 #define PROCESS_NAME_SIZE 16
 #define RLIMIT_COUNT 16         /* Linux's RLIM_NLIMITS */
-#define RLIMIT_STACK 3
+#define RLIMIT_STACK 3          /* the stack's size; execve sizes its arguments by it */
 
 /* The user stack (docs/memory.md, section 5): it ends at USER_STACK_TOP,
  * and execve reserves RLIMIT_STACK below it, at most down to

@@ -5,6 +5,7 @@
 #include "kernel/process/process_syscalls.h"
 
 #include "kernel/process/signal.h"
+#include "kernel/process/exec_args.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
@@ -35,8 +36,6 @@
 #define PROT_SEM      0x8
 #define PROT_GROWSDOWN 0x01000000
 #define PROT_GROWSUP  0x02000000
-#define ARG_MAX_COUNT 256
-#define ARG_MAX_BYTES (64 * 1024)
 
 static uint64_t page_up(uint64_t value) { return (value + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
 
@@ -329,64 +328,21 @@ long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t chi
 
 /* --- execve ------------------------------------------------------------ */
 
-/* Copy a NULL-terminated array of user strings into one kernel block. */
-static long copy_string_array(const char *const *user_array, char **block_out, const char ***array_out)
-{
-    char *block = kmalloc(ARG_MAX_BYTES);
-    const char **array = kmalloc((ARG_MAX_COUNT + 1) * sizeof(char *));
-    size_t used = 0, count = 0;
-    long error = block && array ? 0 : -ENOMEM;
-
-    while (!error && user_array) {
-        uint64_t pointer;
-        if (copy_from_user(&pointer, &user_array[count], sizeof(pointer)) < 0) {
-            error = -EFAULT;
-            break;
-        }
-        if (!pointer)
-            break;
-        if (count == ARG_MAX_COUNT) {
-            error = -E2BIG;
-            break;
-        }
-        long length = strncpy_from_user(block + used, (const char *)pointer, ARG_MAX_BYTES - used);
-        if (length < 0) {
-            error = length == -ENAMETOOLONG ? -E2BIG : length;
-            break;
-        }
-        array[count++] = block + used;
-        used += (size_t)length + 1;
-    }
-    if (error) {
-        kfree(block);
-        kfree(array);
-        return error;
-    }
-    array[count] = 0;
-    *block_out = block;
-    *array_out = array;
-    return 0;
-}
-
 long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp)
 {
     char path[PATH_MAX];
-    char *argv_block = 0, *envp_block = 0;
-    const char **argv = 0, **envp = 0;
+    struct exec_args args;
     struct exec_start start;
 
     long error = strncpy_from_user(path, user_path, sizeof(path));
     if (error < 0)
         return error;
-    error = copy_string_array(user_argv, &argv_block, &argv);
-    if (!error)
-        error = copy_string_array(user_envp, &envp_block, &envp);
-    if (!error)
-        error = process_execve(path, argv, envp, &start);
-    kfree(argv_block);
-    kfree(argv);
-    kfree(envp_block);
-    kfree(envp);
+    error = exec_args_copy(&args, path, user_argv, user_envp,
+                           current_process()->rlimits[RLIMIT_STACK].current);
+    if (error)
+        return error;
+    error = process_execve(path, args.argv, args.envp, &start);
+    exec_args_free(&args);
     if (error)
         return error;
     struct trap_frame *frame = current_task()->syscall_frame;

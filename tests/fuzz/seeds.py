@@ -113,6 +113,12 @@ def proc_write():
         put("proc_write", "trace-%d" % i, b"\x03" + text)
 
 
+def script():
+    for i, text in enumerate([b"#!/bin/sh\necho hi\n", b"#! /usr/bin/env  python3 -u \t\n", b"#!/bin/sh",
+                              b"#!\n", b"#!/bin/sh\0-x\n", b"#!/" + b"n" * 300]):
+        put("script", "%d" % i, text)
+
+
 if __name__ == "__main__":
     cmdline()
     elf()
@@ -121,3 +127,4 @@ if __name__ == "__main__":
     cpio()
     user_stack()
     proc_write()
+    script()

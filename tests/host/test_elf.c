@@ -245,16 +245,21 @@ static void test_static_pie(void **state)
     free(f.bytes);
 }
 
-static void test_dynamic_is_refused(void **state)
+/* A dynamic program parses; its PT_INTERP names musl's loader. */
+static void test_dynamic_names_its_interpreter(void **state)
 {
     (void)state;
     struct file f = FIXTURE_COPY(hello_dynamic);
     struct elf_info info;
-    info.entry = 1;
-    assert_int_equal(elf_parse(f.bytes, f.length, &info), -ENOEXEC);
-    assert_int_equal(info.entry, 0); /* nothing half-filled is left */
+    assert_int_equal(elf_parse(f.bytes, f.length, &info), 0);
+    assert_true(info.has_interp);
+    assert_true(info.interp_offset + info.interp_size <= f.length);
+    const char *path = (const char *)f.bytes + info.interp_offset;
+    assert_int_equal(path[info.interp_size - 1], '\0');
+    assert_int_equal(strncmp(path, "/lib/ld-musl-x86_64.so.1", info.interp_size), 0);
     free(f.bytes);
 }
+
 
 static void test_fixture_prefixes(void **state)
 {
@@ -454,6 +459,10 @@ EDIT(align_zero, s->ph[0].p_align = 0)
 EDIT(vaddr_offset_disagree, s->ph[0].p_vaddr = BASE + 0x10; s->h.e_entry = BASE + 0x1000)
 EDIT(interp, s->ph[1] = (struct elf64_program_header){.p_type = PT_INTERP, .p_offset = 0x200, .p_filesz = 8};
      s->h.e_phnum = 2)
+EDIT(interp_one_byte, interp(s); s->ph[1].p_filesz = 1)
+EDIT(interp_too_long, interp(s); s->ph[1].p_filesz = ELF_INTERP_MAX + 1)
+EDIT(interp_past_file, interp(s); s->ph[1].p_offset = s->length - 4)
+EDIT(interp_twice, interp(s); s->ph[2] = s->ph[1]; s->ph[2].p_filesz = 1; s->h.e_phnum = 3)
 EDIT(no_load, s->ph[0].p_type = PT_NOTE)
 EDIT(empty_load_only, s->ph[0].p_memsz = s->ph[0].p_filesz = 0)
 EDIT(entry_outside, s->h.e_entry = BASE + 0x2000)
@@ -504,6 +513,19 @@ EDIT(tls_past_file, tls_valid(s); s->ph[1].p_offset = s->length - 4)
 EDIT(tls_bad_align, tls_valid(s); s->ph[1].p_align = 24)
 EDIT(interp_in_static_pie, s->h.e_type = ET_DYN; interp(s))
 
+static void test_interp_records_the_first(void **state)
+{
+    (void)state;
+    struct synthetic s;
+    struct elf_info info;
+    synthetic_init(&s);
+    interp_twice(&s);
+    assert_int_equal(synthetic_parse(&s, &info), 0);
+    assert_true(info.has_interp);
+    assert_int_equal(info.interp_offset, 0x200);
+    assert_int_equal(info.interp_size, 8);
+}
+
 static void test_synthetic_errors(void **state)
 {
     (void)state;
@@ -547,8 +569,12 @@ static void test_synthetic_errors(void **state)
         CASE(align_huge, -EINVAL),
         CASE(align_zero, 0),
         CASE(vaddr_offset_disagree, -EINVAL),
-        CASE(interp, -ENOEXEC),
-        CASE(interp_in_static_pie, -ENOEXEC),
+        CASE(interp, 0),                /* recorded: exec.c looks the interpreter up */
+        CASE(interp_in_static_pie, 0),
+        CASE(interp_one_byte, -ENOEXEC),
+        CASE(interp_too_long, -ENOEXEC),
+        CASE(interp_past_file, -ENOEXEC),
+        CASE(interp_twice, 0),          /* only the first counts, as on Linux */
         CASE(no_load, -ENOEXEC),
         CASE(empty_load_only, -ENOEXEC),
         CASE(entry_outside, -EINVAL),
@@ -698,7 +724,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_exec),
         cmocka_unit_test(test_static_pie),
-        cmocka_unit_test(test_dynamic_is_refused),
+        cmocka_unit_test(test_dynamic_names_its_interpreter),
+        cmocka_unit_test(test_interp_records_the_first),
         cmocka_unit_test(test_fixture_prefixes),
         cmocka_unit_test(test_busybox),
         cmocka_unit_test(test_corrupted_headers),

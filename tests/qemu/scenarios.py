@@ -781,4 +781,22 @@ SCENARIOS = [
     # spawn maps the file's pages and copies only a few.
     _program("exec-pages", "exec_pages"),
     _program("exec-pages-glibc", "exec_pages", "glibc"),
+
+    # execve's arguments, failures and scripts (docs/user-space.md,
+    # "execve"): Linux's limits (a quarter of RLIMIT_STACK in [128 KiB,
+    # 6 MiB], 32 pages a string), every failure returns to an intact
+    # caller, a vfork child's brk and mmap are the parent's, a missing
+    # interpreter is ENOENT, "#!" scripts run (passes on the Linux host,
+    # "host-exec_limits").
+    _program("exec-limits", "exec_limits"),
+    _program("exec-limits-glibc", "exec_limits", "glibc"),
+    # No register survives execve: general, x87, SSE (host-exec_state).
+    _program("exec-state", "exec_state"),
+    _program("exec-state-glibc", "exec_state", "glibc"),
+    # busybox's shell: a glob of 300 files is one exec (E2BIG before).
+    {"name": "exec-busybox-glob", "smp": 2, "ktap": False,
+     "command": "mkdir /tmp/g && cd /tmp/g && i=0; while [ $i -lt 300 ]; do : > file$i; i=$((i+1)); done; "
+                "echo files $(/bin/busybox ls file* | wc -l)",
+     "must_contain": [r"^files 300$"],
+     "must_not_contain": [r"Argument list too long"]},
 ]

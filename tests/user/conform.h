@@ -19,7 +19,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 /* The kernel's struct sigaction (not libc's), for raw rt_sigaction calls. */
@@ -31,6 +30,7 @@ struct kernel_sigaction {
 };
 
 #include "ktap.h"
+#include "testlib.h"
 
 #define KERNEL_ADDRESS     0xffff800000000000ul     /* the first kernel-half address */
 #define NON_CANONICAL_LOW  0x0000800000000000ul     /* just past the user half */
@@ -39,15 +39,7 @@ struct kernel_sigaction {
 
 static const char *conform_known;       /* the case's declared difference, or NULL */
 
-static int conform_on_nohzk(void)
-{
-    static int known = -1;
-    if (known < 0) {
-        struct utsname name;
-        known = uname(&name) == 0 && strstr(name.release, "nohzk") != NULL;
-    }
-    return known;
-}
+static int conform_on_nohzk(void) { return on_nohzk(); }
 
 #define NOHZK_DIFFERS(reason) (conform_known = (reason))
 

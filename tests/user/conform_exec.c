@@ -427,7 +427,6 @@ static int execve_at_execfn(void)
 static int execve_empty_argv(void)
 {
     char *argv[] = { NULL };
-    NOHZK_DIFFERS("nohzk differs: an empty argv starts the program with argc 0");
     EXPECT_VALUE(exec_check("empty_argv", NULL, argv, NULL), 0);
     return 1;
 }
@@ -502,7 +501,6 @@ static int execve_script(void)
     }
     int status = 0;
     EXPECT_VALUE(waitpid(child, &status, 0), child);
-    NOHZK_DIFFERS("nohzk differs: a #! script is ENOEXEC (no interpreter support)");
     EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 7);
     return 1;
 }

@@ -162,12 +162,18 @@ static int newfstatat_empty_path(void)
     return 1;
 }
 
-/* Since Linux 6.11 a NULL path with AT_EMPTY_PATH is the empty path. */
+/* Since Linux 6.11 a NULL path with AT_EMPTY_PATH is the empty path;
+ * before, it is EFAULT (Debian's 6.1). Linux may give either; nohzk
+ * gives the newer answer. */
 static int newfstatat_empty_path_null(void)
 {
     struct stat st;
     int fd = open(at("file"), O_RDONLY);
-    EXPECT_VALUE(syscall(SYS_newfstatat, fd, NULL, &st, AT_EMPTY_PATH), 0);
+    errno = 0;
+    long result = syscall(SYS_newfstatat, fd, NULL, &st, AT_EMPTY_PATH);
+    if (!on_nohzk() && result == -1 && errno == EFAULT)
+        result = 0;     /* Linux before 6.11 */
+    EXPECT_VALUE(result, 0);
     close(fd);
     return 1;
 }

@@ -141,7 +141,7 @@ static const struct fault_case cases[] = {
     CASE_OR(alignment_check, SIGBUS, NO_FAULT, "the CPU does not check alignment (QEMU TCG has no #AC)"),       CASE(misaligned_sse, SIGSEGV),
     CASE(x87_divide_by_zero, SIGFPE),   
     CASE_OR(sse_divide_by_zero, SIGFPE, NO_FAULT, "the CPU raised no #XM (QEMU TCG 7.2 has no SIMD FP exceptions)"),    CASE(trap_flag_over_syscall, SIGTRAP),
-    CASE(iret_to_kernel_cs, SIGSEGV),   CASE(stack_overflow, SIGSEGV),
+    CASE_OR(iret_to_kernel_cs, SIGSEGV, SIGKILL, "QEMU TCG reads the frame of a ring-3 iretq as the kernel: SMAP faults it, and Linux oopses"),   CASE(stack_overflow, SIGSEGV),
 };
 
 static void report(int ok, const char *name, const char *detail)

@@ -88,6 +88,13 @@ static int still_there(const char *pages)
 
 /* ---- munmap ---- */
 
+/* Is the first of the pages mapped at all? (Linux's mincore: ENOMEM if not.) */
+static int still_mapped(char *pages)
+{
+    unsigned char resident;
+    return mincore(pages, PAGE, &resident) == 0;
+}
+
 static int munmap_refuses_bad_ranges(void)
 {
     char *pages = two_pages();
@@ -231,6 +238,14 @@ static int a_fixed_mapping_that_fails_leaves_the_old_pages(void)
         do_munmap((uint64_t)pages, 1ul << 32);
     } else {
         CHECK(errno == ENOMEM);
+        /* Linux before 6.12 unmapped the old range before it found the
+         * memory short (Debian's 6.1 does); later Linux and nohzk keep it. */
+        if (!on_nohzk() && !still_mapped(pages)) {
+            printf("# the old pages went with the refused mapping (Linux before 6.12)\n");
+            close(fds[0]);
+            close(fds[1]);
+            return 1;
+        }
         static char copy[PAGE];
         for (int page = 0; page < 2; page++) {    /* a page at a time: the pipe may hold no more */
             CHECK(write(fds[1], pages + page * PAGE, PAGE) == (long)PAGE);

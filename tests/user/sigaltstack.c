@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <ucontext.h>
 
 #include "ktap.h"
@@ -26,12 +25,6 @@
 #define AUTODISARM        INT32_MIN     /* SS_AUTODISARM, 1 << 31, as ss_flags (an int) holds it */
 
 static char alt_memory[ALT_SIZE] __attribute__((aligned(16)));
-
-static int on_nohzk(void)
-{
-    struct utsname name;
-    return uname(&name) == 0 && strstr(name.release, "nohzk") != NULL;
-}
 
 static long raw_sigaltstack(const void *new, void *old)
 {

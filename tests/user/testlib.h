@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +56,17 @@ static inline int status_of_child(void (*body)(void))
 
 /* A wait status is a death by signal: 1, or 0 after printing what it is
  * instead (as a KTAP comment). */
+/* Running on nohzk (its uname release says so), not on Linux? */
+static inline int on_nohzk(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        struct utsname name;
+        known = uname(&name) == 0 && strstr(name.release, "nohzk") != NULL;
+    }
+    return known;
+}
+
 static inline int killed_by(int status, int signal)
 {
     if (WIFSIGNALED(status) && WTERMSIG(status) == signal)
