@@ -106,7 +106,7 @@ enum {
     NR_gettimeofday = 96, NR_getrlimit = 97, NR_getrusage = 98, NR_sysinfo = 99, NR_times = 100,
     NR_getuid = 102, NR_getgid = 104, NR_setuid = 105, NR_setgid = 106, NR_geteuid = 107,
     NR_getegid = 108, NR_setpgid = 109, NR_getppid = 110, NR_getpgrp = 111, NR_setsid = 112,
-    NR_getpgid = 121, NR_getsid = 124, NR_rt_sigpending = 127, NR_rt_sigsuspend = 130, NR_setrlimit = 160,
+    NR_getpgid = 121, NR_getsid = 124, NR_rt_sigpending = 127, NR_rt_sigsuspend = 130, NR_sigaltstack = 131, NR_setrlimit = 160,
     NR_reboot = 169, NR_arch_prctl = 158, NR_gettid = 186, NR_tkill = 200, NR_sched_setaffinity = 203,
     NR_sched_getaffinity = 204, NR_getdents64 = 217, NR_set_tid_address = 218, NR_clock_gettime = 228,
     NR_clock_getres = 229, NR_clock_nanosleep = 230, NR_exit_group = 231, NR_tgkill = 234,
@@ -1405,6 +1405,22 @@ static void raise_signal(int signal)
     }
 }
 
+/* An alternate stack (sigaltstack) for SA_ONSTACK handlers: at a bad
+ * address, of a random size (huge ones wrap past 2^64), or the last
+ * bytes of scratch, with random flags: the frame must fail in user mode
+ * (SIGSEGV), never in the kernel. */
+static void bad_alternate_stack(void)
+{
+    static const uint32_t flags[] = { 0, 1, 2, 1u << 31, 4 };
+    struct {
+        uint64_t pointer;
+        uint32_t flags, padding;
+        uint64_t size;
+    } stack = { below(2) ? bad_stack_address() : (uint64_t)scratch, flags[below(5)], 0,
+                below(2) ? next_random() : 2048 + below(8192) };
+    raw_syscall(NR_sigaltstack, (long)&stack, below(4) ? 0 : (long)bad_stack_address(), 0, 0, 0, 0);
+}
+
 /* A handler, or its restorer, at a bad address: the way back to user mode
  * must fail in user mode, never in the kernel. */
 static void bad_handler(void)
@@ -1425,6 +1441,8 @@ static void bad_handler(void)
         action.flags &= ~SA_RESTORER_FLAG;
     action.mask = below(2) ? 0 : next_random();
     raw_syscall(NR_rt_sigaction, signal, (long)&action, 0, 8, 0, 0);
+    if (below(2))
+        bad_alternate_stack();
     raise_signal(signal);
 }
 

@@ -76,6 +76,7 @@ WRAP(rt_sigprocmask, sys_rt_sigprocmask((int)a0, (const uint64_t *)a1, (uint64_t
 WRAP(rt_sigpending, sys_rt_sigpending((uint64_t *)a0, a1))
 WRAP(rt_sigsuspend, sys_rt_sigsuspend((const uint64_t *)a0, a1))
 WRAP(rt_sigreturn, sys_rt_sigreturn())
+WRAP(sigaltstack, sys_sigaltstack((const void *)a0, (void *)a1))
 WRAP(pause, sys_pause())
 WRAP(getrandom, sys_getrandom((void *)a0, a1, (unsigned)a2))
 WRAP(clock_nanosleep, sys_clock_nanosleep(CLOCK_ID(a0), a1, (const void *)a2, (void *)a3))
@@ -174,7 +175,7 @@ static const struct syscall_entry table[] = {
     W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(124, getsid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
-    W(292, dup3), W(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
+    W(292, dup3), W(169, reboot), W(62, kill), W(15, rt_sigreturn), W(131, sigaltstack), W(127, rt_sigpending), W(130, rt_sigsuspend),
     W(34, pause), W(219, restart_syscall), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),

@@ -25,8 +25,7 @@
 #include "sched/task.h"
 
 #define FLAT_IMAGE_BASE  0x400000ul
-#define USER_STACK_TOP   0x7ffffffff000ul
-#define USER_STACK_PAGES 8
+#define USER_STACK_PAGES 8              /* a flat image's stack: no reserved range */
 
 #define RLIM_INFINITY (~0ul)
 #define RLIMIT_CORE   4
@@ -74,9 +73,10 @@ static int map_pages(struct address_space *space, uint64_t start, size_t pages, 
 }
 
 /* Linux's defaults, for a process made from nothing (a fork copies its
- * parent's). Only RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c:
- * descriptor_limit, up to the real FD_MAX, its default); prlimit64 records
- * and reports the rest. */
+ * parent's). RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c:
+ * descriptor_limit, up to the real FD_MAX, its default), RLIMIT_STACK
+ * sizes the stack (kernel/mm/stack_limit.c); prlimit64 records and
+ * reports the rest. */
 static void rlimits_default(struct process *process)
 {
     for (int i = 0; i < RLIMIT_COUNT; i++)

@@ -5,7 +5,8 @@
  *
  * CPU times come from the context tracking hooks (task_times_ns), never
  * from tick samples. Resource limits are recorded and reported; only
- * RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c: descriptor_limit).
+ * RLIMIT_NOFILE (kernel/fs/fs_syscalls.c: descriptor_limit) and
+ * RLIMIT_STACK (kernel/mm/stack_limit.c) are enforced.
  * A new process's limits are set in kernel/process/process.c. */
 #include "kernel/process/resource_syscalls.h"
 

@@ -632,6 +632,20 @@ SCENARIOS = [
     # passes on the Linux host too ("host-mm_ranges" in tests/run).
     _program("mm-ranges", "mm_ranges"),
     _program("mm-ranges-glibc", "mm_ranges", "glibc"),
+    # The stack is RLIMIT_STACK, as on Linux: a 1 MiB recursion lives; a
+    # touch at the limit's last byte lives, one below is SIGSEGV (8 MiB,
+    # 1 MiB, 64 KiB, 40 MiB set before execve); a limit lowered later
+    # stops the growth; mlockall leaves the reservation alone. Both libcs;
+    # passes on the Linux host too ("host-stack_limit" in tests/run).
+    _program("stack-limit", "stack_limit"),
+    _program("stack-limit-glibc", "stack_limit", "glibc"),
+    # sigaltstack, Linux's answers (EINVAL, ENOMEM, EPERM, EFAULT);
+    # SA_ONSTACK handlers on it, nested ones never past its bottom;
+    # SS_AUTODISARM; a stack overflow's SIGSEGV caught on it; bad stacks
+    # (kernel, non-canonical, unmapped, wrapping) kill at delivery. Both
+    # libcs; passes on the Linux host too ("host-sigaltstack" in tests/run).
+    _program("sigaltstack", "sigaltstack"),
+    _program("sigaltstack-glibc", "sigaltstack", "glibc"),
     # SIGKILL ends a process in any system call: blocked on a full pipe,
     # in a readv of gigabytes from /dev/urandom, getrandom, munmap of 2^46
     # bytes. Both libcs; passes on the Linux host too ("host-killable" in
