@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test linux-tests bench compare-linux trace clean help deps fuzz soak docs lab-start grade
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test linux-tests mutants bench compare-linux trace clean help deps fuzz soak docs lab-start grade
 
 all: kernel initrd user-programs host-tests
 
@@ -81,8 +81,9 @@ help:
 	@echo "make run        boot nohzk in QEMU (-smp $(CPUS), SeaBIOS), console on this terminal"
 	@echo "make run-uefi   the same under OVMF (UEFI)"
 	@echo "make debug      QEMU stopped at the first instruction, gdb attached with symbols"
-	@echo "make test       host unit tests, then every QEMU scenario"
+	@echo "make test       host unit tests, then every QEMU scenario, then the kept mutations"
 	@echo "make linux-tests  the test programs on Debian's Linux 6.1 under QEMU (part of make test)"
+	@echo "make mutants    only the kept mutations: each plausible bug must fail its test (tests/mutations/)"
 	@echo "make bench      boot time, scheduler costs, noise, probes against Linux; build/bench.json"
 	@echo "                (tools/bench --only probes: the probes against Linux alone, about 30 s)"
 	@echo "make compare-linux  the tick policies against Debian's Linux, counted by QEMU (COMPARE_ARGS=...)"
@@ -191,6 +192,11 @@ test: deps all
 # them too, as items linux-NAME.LIBC.
 linux-tests: deps $(TEST_PROGRAMS)
 	tools/linux-tests
+
+# Only the kept mutations (tests/mutations/, docs/testing.md "Mutations"),
+# which `make test` runs last: each mutant must fail its test.
+mutants: deps all
+	tests/run --only '^mutant/'
 
 bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(TEST_PROGRAMS)
 	CPUS=$(CPUS) tools/bench

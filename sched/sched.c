@@ -28,6 +28,7 @@
 #include "kernel/time/context_tracking.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
+#include "sched/loadavg.h"
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
@@ -356,6 +357,7 @@ void sched_tick(uint64_t now)
 
     if (cpu->rq.head && (current->is_idle || now - current->switched_in_at >= SCHED_SLICE_NS))
         cpu->need_resched = true;
+    loadavg_tick(now);
 }
 
 /* Single %gs-relative instructions, for the reason given at current_task(). */

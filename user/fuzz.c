@@ -106,18 +106,18 @@ enum {
     NR_gettimeofday = 96, NR_getrlimit = 97, NR_getrusage = 98, NR_sysinfo = 99, NR_times = 100,
     NR_getuid = 102, NR_getgid = 104, NR_setuid = 105, NR_setgid = 106, NR_geteuid = 107,
     NR_getegid = 108, NR_setpgid = 109, NR_getppid = 110, NR_getpgrp = 111, NR_setsid = 112,
-    NR_getpgid = 121, NR_getsid = 124, NR_rt_sigpending = 127, NR_rt_sigsuspend = 130, NR_setrlimit = 160,
+    NR_getpgid = 121, NR_getsid = 124, NR_rt_sigpending = 127, NR_rt_sigsuspend = 130, NR_sigaltstack = 131, NR_setrlimit = 160,
     NR_reboot = 169, NR_arch_prctl = 158, NR_gettid = 186, NR_tkill = 200, NR_sched_setaffinity = 203,
     NR_sched_getaffinity = 204, NR_getdents64 = 217, NR_set_tid_address = 218, NR_clock_gettime = 228,
     NR_clock_getres = 229, NR_clock_nanosleep = 230, NR_exit_group = 231, NR_tgkill = 234,
     NR_openat = 257, NR_mkdirat = 258, NR_newfstatat = 262, NR_unlinkat = 263, NR_renameat = 264,
     NR_linkat = 265, NR_symlinkat = 266, NR_readlinkat = 267, NR_fchmodat = 268, NR_faccessat = 269,
     NR_pselect6 = 270, NR_ppoll = 271, NR_dup3 = 292, NR_pipe2 = 293, NR_prlimit64 = 302, NR_getcpu = 309,
-    NR_renameat2 = 316, NR_getrandom = 318,
+    NR_renameat2 = 316, NR_getrandom = 318, NR_statfs = 137, NR_fstatfs = 138,
 };
 
 /* What kernel/entry/syscall.c handles, and some it does not (-ENOSYS expected;
- * harmless on Linux too): statfs, fstatfs, time, set_robust_list,
+ * harmless on Linux too): time, set_robust_list,
  * statx, rseq, numbers in the holes of the table and past it. */
 static const int implemented[] = {
     NR_read, NR_write, NR_open, NR_close, NR_stat, NR_fstat, NR_lstat, NR_poll, NR_lseek, NR_mmap,
@@ -131,11 +131,11 @@ static const int implemented[] = {
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
     NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
-    NR_ppoll, NR_select, NR_pselect6,
+    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
     NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend,
 };
-static const long unimplemented[] = {137, 138, 201, 273, 332, 334, 335, 400, 423, 451, 600, 4096,
+static const long unimplemented[] = {201, 273, 332, 334, 335, 400, 423, 451, 600, 4096,
                                      -1, 0x40000000 | NR_getpid, (long)(1ul << 63), INT_MAX};
 
 /* ---- The classes of attack ---- */
@@ -1405,6 +1405,22 @@ static void raise_signal(int signal)
     }
 }
 
+/* An alternate stack (sigaltstack) for SA_ONSTACK handlers: at a bad
+ * address, of a random size (huge ones wrap past 2^64), or the last
+ * bytes of scratch, with random flags: the frame must fail in user mode
+ * (SIGSEGV), never in the kernel. */
+static void bad_alternate_stack(void)
+{
+    static const uint32_t flags[] = { 0, 1, 2, 1u << 31, 4 };
+    struct {
+        uint64_t pointer;
+        uint32_t flags, padding;
+        uint64_t size;
+    } stack = { below(2) ? bad_stack_address() : (uint64_t)scratch, flags[below(5)], 0,
+                below(2) ? next_random() : 2048 + below(8192) };
+    raw_syscall(NR_sigaltstack, (long)&stack, below(4) ? 0 : (long)bad_stack_address(), 0, 0, 0, 0);
+}
+
 /* A handler, or its restorer, at a bad address: the way back to user mode
  * must fail in user mode, never in the kernel. */
 static void bad_handler(void)
@@ -1425,6 +1441,8 @@ static void bad_handler(void)
         action.flags &= ~SA_RESTORER_FLAG;
     action.mask = below(2) ? 0 : next_random();
     raw_syscall(NR_rt_sigaction, signal, (long)&action, 0, 8, 0, 0);
+    if (below(2))
+        bad_alternate_stack();
     raise_signal(signal);
 }
 

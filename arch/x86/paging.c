@@ -311,7 +311,8 @@ static bool is_current(uint64_t root)
 
 /* Unmap [start, end) below one table; a table the range covers whole is
  * freed with its pages. Returns whether a table was freed. */
-static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t end, bool current)
+static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t end, bool current,
+                           struct user_tables_unmap_counts *counts)
 {
     uint64_t span = entry_span(level);
     bool freed_table = false;
@@ -321,12 +322,14 @@ static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t 
             next = end;
         uint64_t *entry = &table[table_index(address, level)];
         if (*entry & PTE_PRESENT && level == 1) {
+            counts->pages++;
+            counts->zero_pages += (*entry & PTE_ADDRESS) == page_zero();
             page_put(*entry & PTE_ADDRESS);
             *entry = 0;
             if (current)
                 invlpg(address);
         } else if (*entry & PTE_PRESENT) {
-            freed_table |= unmap_in_table(table_at(*entry), level - 1, address, next, current);
+            freed_table |= unmap_in_table(table_at(*entry), level - 1, address, next, current, counts);
             if (next - address == span) {      /* all of it: nothing left below */
                 page_free(*entry & PTE_ADDRESS);
                 *entry = 0;
@@ -338,13 +341,13 @@ static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t 
     return freed_table;
 }
 
-void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end)
+void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end, struct user_tables_unmap_counts *counts)
 {
     ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
     bool current = is_current(root);
     /* The CPU may cache a table's entry even when the table maps no page
      * (and so had no invlpg): a freed table costs a full flush. */
-    if (unmap_in_table(phys_to_virt(root), 4, start, end, current) && current)
+    if (unmap_in_table(phys_to_virt(root), 4, start, end, current, counts) && current)
         write_cr3(read_cr3());
 }
 

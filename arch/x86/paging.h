@@ -64,7 +64,10 @@ uint64_t user_tables_entry(uint64_t root, uint64_t address);  /* the entry for a
  * write right to a page still shared becomes PTE_COW) (page-aligned, end <= USER_HALF_END), at a cost that
  * follows what is mapped there, not the length. protect stops with
  * -ENOMEM at the first page not mapped, those before it changed. */
-void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end);
+struct user_tables_unmap_counts {
+    unsigned long pages, zero_pages;    /* unmapped: all, and those of the zero page */
+};
+void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end, struct user_tables_unmap_counts *counts);
 int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags);
 /* The first user page at or above from mapped PTE_COW; UINT64_MAX if none. */
 uint64_t user_tables_next_cow(uint64_t root, uint64_t from);

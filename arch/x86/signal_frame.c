@@ -11,8 +11,10 @@
  *                    fpstate points here
  *   (128 bytes skipped: the interrupted code's red zone)
  *
- * Left out: the alternate signal stack (sigaltstack), xsave state (we
- * only save SSE, as nohzk only enables that), and the 32-bit frames. */
+ * On the alternate stack (sigaltstack) the frame starts at its top, with
+ * no red zone; signal.c says where (struct signal_frame_stack).
+ * Left out: xsave state (we only save SSE, as nohzk only enables that),
+ * and the 32-bit frames. */
 #include "arch/x86/signal_frame.h"
 
 #include <stddef.h>
@@ -53,12 +55,7 @@ struct sigcontext {
 struct ucontext {
     uint64_t flags;
     uint64_t link;
-    struct {
-        uint64_t pointer;
-        int32_t flags;
-        uint32_t padding;
-        uint64_t size;
-    } stack;
+    struct signal_stack stack;
     struct sigcontext registers;
     uint64_t blocked;
 };
@@ -86,8 +83,6 @@ _Static_assert(sizeof(struct sigcontext) == 256, "Linux's sigcontext is 256 byte
 _Static_assert(sizeof(struct siginfo) == 128, "Linux's siginfo is 128 bytes");
 _Static_assert(offsetof(struct rt_sigframe, context.blocked) == 8 + 296, "uc_sigmask at 296 in ucontext");
 
-#define SS_DISABLE 2
-
 static void save_registers(struct sigcontext *saved, const struct trap_frame *frame)
 {
     saved->r8 = frame->r8, saved->r9 = frame->r9, saved->r10 = frame->r10, saved->r11 = frame->r11;
@@ -114,20 +109,24 @@ static void fill_siginfo(struct siginfo *info, int signal, const struct signal_o
 }
 
 int signal_frame_push(struct trap_frame *frame, int signal, const struct signal_action *action,
-                      const struct signal_origin *origin, uint64_t blocked_to_restore)
+                      const struct signal_origin *origin, uint64_t blocked_to_restore,
+                      const struct signal_frame_stack *stack)
 {
     struct fpu_state fpu;
     struct rt_sigframe sigframe;
 
     if (!(action->flags & SA_RESTORER))
         return -EFAULT;         /* Linux x86-64 has no default trampoline either */
-    uint64_t fpstate = (frame->rsp - RED_ZONE - sizeof(fpu)) & ~63ul;
+    uint64_t sp = stack->switch_to_top ? stack->top : frame->rsp - RED_ZONE;
+    uint64_t fpstate = (sp - sizeof(fpu)) & ~63ul;
     uint64_t address = ((fpstate - sizeof(sigframe)) & ~15ul) - 8;  /* as if called: rsp+8 16-aligned */
+    if (stack->bounded && !(address > stack->low && address - stack->low <= stack->size))
+        return -EFAULT;         /* it would overflow the alternate stack: Linux's SIGSEGV too */
 
     memset(&sigframe, 0, sizeof(sigframe));
     sigframe.return_address = action->restorer;
     sigframe.context.flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
-    sigframe.context.stack.flags = SS_DISABLE;
+    sigframe.context.stack = stack->saved;
     save_registers(&sigframe.context.registers, frame);
     sigframe.context.registers.cr2 = origin->address;
     sigframe.context.registers.fpstate = fpstate;
@@ -173,7 +172,7 @@ static int restore_fpu(uint64_t fpstate)
     return 0;
 }
 
-int signal_frame_pop(struct trap_frame *frame, uint64_t *blocked)
+int signal_frame_pop(struct trap_frame *frame, uint64_t *blocked, struct signal_stack *altstack)
 {
     struct rt_sigframe sigframe;
     /* The handler returned into sa_restorer, which popped the return
@@ -203,5 +202,6 @@ int signal_frame_pop(struct trap_frame *frame, uint64_t *blocked)
         frame->ss = SELECTOR_USER_DATA;
     frame->error_code = (uint64_t)-1;   /* no system call to restart (syscall_entry.asm) */
     *blocked = sigframe.context.blocked;
+    *altstack = sigframe.context.stack;
     return 0;
 }

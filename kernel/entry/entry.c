@@ -15,6 +15,7 @@
 #include "kernel/process/process.h"
 #include "kernel/locking/lockcheck.h"
 #include "kernel/process/signal.h"
+#include "kernel/mm/stack_limit.h"
 #include "kernel/time/context_tracking.h"
 #include "sched/task.h"
 
@@ -60,16 +61,22 @@ void entry_user_fault(struct trap_frame *frame, int signal, const char *what, ui
 #define PAGE_FAULT_PRESENT 1
 #define PAGE_FAULT_WRITE   2
 
-/* Out of memory for the copy: the process is killed (Linux's OOM killer
- * would pick some process; here it is the one that needs the page). */
+/* Two faults are not the program's: a write to a copy-on-write page, and
+ * a first touch of a stack page below those mapped, within RLIMIT_STACK
+ * (kernel/mm/stack_limit.c). Out of memory for the page: the
+ * process is killed (Linux's OOM killer would pick some process; here
+ * it is the one that needs the page). */
 bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t error_code)
 {
     struct process *process = current_process();
-    if (!process || (error_code & (PAGE_FAULT_PRESENT | PAGE_FAULT_WRITE)) != (PAGE_FAULT_PRESENT | PAGE_FAULT_WRITE))
+    bool present = error_code & PAGE_FAULT_PRESENT, write = error_code & PAGE_FAULT_WRITE;
+    if (!process || (present && !write))
         return false;
-    int error = address_space_write_fault(process->memory, address);
+    int error = present ? address_space_write_fault(process->memory, address)
+                        : stack_fault_in(process, address, write);
     if (error == -ENOMEM)
-        signal_force(frame, SIGKILL, SI_KERNEL, address, "out of memory for a copy-on-write page");
+        signal_force(frame, SIGKILL, SI_KERNEL, address,
+                     present ? "out of memory for a copy-on-write page" : "out of memory for a stack page");
     return error != -EFAULT;
 }
 

@@ -62,6 +62,8 @@ WRAP(open, sys_open((const char *)a0, (int)a1, (uint32_t)a2))
 WRAP(close, sys_close((int)a0))
 WRAP(stat, sys_stat((const char *)a0, (struct linux_stat *)a1))
 WRAP(fstat, sys_fstat((int)a0, (struct linux_stat *)a1))
+WRAP(statfs, sys_statfs((const char *)a0, (struct linux_statfs *)a1))
+WRAP(fstatfs, sys_fstatfs((int)a0, (struct linux_statfs *)a1))
 WRAP(lstat, sys_lstat((const char *)a0, (struct linux_stat *)a1))
 WRAP(lseek, sys_lseek((int)a0, (int64_t)a1, (int)a2))
 WRAP(mmap, sys_mmap(a0, a1, a2, a3, (int64_t)a4, a5))
@@ -75,6 +77,7 @@ WRAP(rt_sigprocmask, sys_rt_sigprocmask((int)a0, (const uint64_t *)a1, (uint64_t
 WRAP(rt_sigpending, sys_rt_sigpending((uint64_t *)a0, a1))
 WRAP(rt_sigsuspend, sys_rt_sigsuspend((const uint64_t *)a0, a1))
 WRAP(rt_sigreturn, sys_rt_sigreturn())
+WRAP(sigaltstack, sys_sigaltstack((const void *)a0, (void *)a1))
 WRAP(pause, sys_pause())
 WRAP(getrandom, sys_getrandom((void *)a0, a1, (unsigned)a2))
 WRAP(clock_nanosleep, sys_clock_nanosleep(CLOCK_ID(a0), a1, (const void *)a2, (void *)a3))
@@ -173,7 +176,7 @@ static const struct syscall_entry table[] = {
     W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(124, getsid), W(203, sched_setaffinity),
     W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
-    W(292, dup3), W(169, reboot), W(62, kill), W(15, rt_sigreturn), W(127, rt_sigpending), W(130, rt_sigsuspend),
+    W(292, dup3), W(169, reboot), W(62, kill), W(15, rt_sigreturn), W(131, sigaltstack), W(127, rt_sigpending), W(130, rt_sigsuspend),
     W(34, pause), W(219, restart_syscall), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
@@ -181,6 +184,7 @@ static const struct syscall_entry table[] = {
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
     W(24, sched_yield), W(39, getpid), W(60, exit), [186] = { "gettid", wrap_getpid }, W(158, arch_prctl),
     W(218, set_tid_address), [231] = { "exit_group", wrap_exit }, W(151, mlockall), W(152, munlockall),
+    W(137, statfs), W(138, fstatfs),
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))

@@ -231,6 +231,13 @@ void vfs_stat_file(struct file *file, struct linux_stat *out)
     spin_unlock(&vfs_lock);
 }
 
+void vfs_statfs_file(struct file *file, struct linux_statfs *out)
+{
+    spin_lock(&vfs_lock);
+    statfs_locked(file->inode, out);
+    spin_unlock(&vfs_lock);
+}
+
 void vfs_chmod_file(struct file *file, uint32_t mode)
 {
     spin_lock(&vfs_lock);

@@ -207,6 +207,20 @@ static long read_to_user(struct file *file, char *user_buffer, size_t count)
     return done > 0 ? (long)done : result;
 }
 
+/* A file that takes a write whole (file_ops.whole_write_max): one copy,
+ * one call, or an error and nothing written. */
+static long write_whole(struct file *file, const char *user_buffer, size_t count)
+{
+    if (count == 0 || count > file->ops->whole_write_max)
+        return -EINVAL;         /* no value, or more than any value */
+    char *buffer = kmalloc(count);
+    if (!buffer)
+        return -ENOMEM;
+    long result = copy_from_user(buffer, user_buffer, count) < 0 ? -EFAULT : vfs_write(file, buffer, count);
+    kfree(buffer);
+    return result;
+}
+
 /* As read_to_user: the bytes before the first unreadable page are written. */
 static long write_from_user(struct file *file, const char *user_buffer, size_t count)
 {
@@ -214,6 +228,8 @@ static long write_from_user(struct file *file, const char *user_buffer, size_t c
         return -EBADF;
     if (!user_range_ok(user_buffer, count))
         return -EFAULT;
+    if (file->ops->whole_write_max)
+        return write_whole(file, user_buffer, count);
     if (count > IO_COUNT_MAX)
         count = IO_COUNT_MAX;
     size_t room = user_accessible_prefix(user_buffer, count, false);
@@ -284,6 +300,28 @@ static long check_iovecs(struct linux_iovec *iov, int count)
     return 0;
 }
 
+/* writev to a file that takes a write whole: the pieces gathered into one
+ * write, as Linux's /proc/sys files take an iovec. */
+static long writev_whole(struct file *file, const struct linux_iovec *iov, int count)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < count; i++)
+        total += iov[i].length;         /* check_iovecs bounded the sum */
+    if (total == 0 || total > file->ops->whole_write_max)
+        return -EINVAL;
+    char *buffer = kmalloc(total);
+    if (!buffer)
+        return -ENOMEM;
+    long result = 0;
+    for (size_t i = 0, done = 0; i < (size_t)count && !result; done += iov[i].length, i++)
+        if (copy_from_user(buffer + done, (const void *)(uintptr_t)iov[i].base, iov[i].length) < 0)
+            result = -EFAULT;
+    if (!result)
+        result = vfs_write(file, buffer, total);
+    kfree(buffer);
+    return result;
+}
+
 /* readv and writev: each piece in turn, stopping at the first short one. */
 static long vector_io(int fd, const struct linux_iovec *user_iov, int count, bool write)
 {
@@ -300,6 +338,12 @@ static long vector_io(int fd, const struct linux_iovec *user_iov, int count, boo
         result = -EFAULT;
     if (!result)
         result = check_iovecs(iov, count);
+    if (!result && write && file->ops->whole_write_max) {
+        result = writev_whole(file, iov, count);
+        kfree(iov);
+        vfs_close(file);
+        return result;
+    }
     size_t done = 0;
     for (int i = 0; i < count && !result && !(done && signal_fatal_pending()); i++) {
         char *base = (char *)(uintptr_t)iov[i].base;
@@ -572,6 +616,38 @@ long sys_stat(const char *user_path, struct linux_stat *user_stat)
 long sys_lstat(const char *user_path, struct linux_stat *user_stat)
 {
     return sys_newfstatat(AT_FDCWD, user_path, user_stat, AT_SYMLINK_NOFOLLOW);
+}
+
+/* The file system a path or descriptor is on (kernel/fs/mounts.c). */
+long sys_statfs(const char *user_path, struct linux_statfs *user_buffer)
+{
+    long error = -ENOMEM;
+    char *path = path_from_user(user_path, &error);
+    if (!path)
+        return error;
+    struct file *holder;
+    struct inode *start;
+    struct linux_statfs statfs;
+    error = start_directory(AT_FDCWD, path, &holder, &start);
+    if (!error)
+        error = vfs_statfs_at(start, path, &statfs);
+    if (holder)
+        vfs_close(holder);
+    kfree(path);
+    if (error)
+        return error;
+    return copy_to_user(user_buffer, &statfs, sizeof(statfs)) < 0 ? -EFAULT : 0;
+}
+
+long sys_fstatfs(int fd, struct linux_statfs *user_buffer)
+{
+    struct file *file = file_of(fd);
+    if (!file)
+        return -EBADF;
+    struct linux_statfs statfs;
+    vfs_statfs_file(file, &statfs);
+    vfs_close(file);
+    return copy_to_user(user_buffer, &statfs, sizeof(statfs)) < 0 ? -EFAULT : 0;
 }
 
 /* Only as many records as the user buffer can take before its first bad

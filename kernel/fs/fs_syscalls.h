@@ -24,6 +24,8 @@ long sys_open(const char *user_path, int flags, uint32_t mode);
 long sys_close(int fd);
 long sys_lseek(int fd, int64_t offset, int whence);
 long sys_fstat(int fd, struct linux_stat *user_stat);
+long sys_statfs(const char *user_path, struct linux_statfs *user_buffer);
+long sys_fstatfs(int fd, struct linux_statfs *user_buffer);
 long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_stat, int flags);
 long sys_stat(const char *user_path, struct linux_stat *user_stat);
 long sys_lstat(const char *user_path, struct linux_stat *user_stat);

@@ -187,7 +187,7 @@ void inode_put(struct inode *inode)
 void stat_locked(const struct inode *inode, struct linux_stat *out)
 {
     memset(out, 0, sizeof(*out));
-    out->st_dev = 1;
+    out->st_dev = sealed(inode) ? 2 : 1;       /* /proc is a file system of its own (mounts.c) */
     out->st_ino = inode->number;
     out->st_nlink = is_directory(inode) ? 2 : 1;
     out->st_mode = inode->mode;

@@ -264,6 +264,17 @@ int vfs_stat_at(struct inode *start, const char *path, bool follow, struct linux
     return error;
 }
 
+int vfs_statfs_at(struct inode *start, const char *path, struct linux_statfs *out)
+{
+    struct inode *inode;
+    spin_lock(&vfs_lock);
+    int error = walk_path(start, path, true, &inode);
+    if (!error)
+        statfs_locked(inode, out);
+    spin_unlock(&vfs_lock);
+    return error;
+}
+
 long vfs_readlink_at(struct inode *start, const char *path, char *buffer, size_t size)
 {
     struct inode *inode;

@@ -17,8 +17,11 @@
  * (file_ops.link_target); so is /proc/thread-self, Linux's PID/task/TID,
  * with one task per process (fault injection's fail-nth is there).
  *
- * Left out: /proc/cpuinfo, and lseek past the snapshot's size with
- * SEEK_END (the inode's size is 0, as on Linux). */
+ * A write is handed to the file whole (file_ops.whole_write_max: at most
+ * PROC_WRITE_MAX bytes, all readable, else nothing reaches it).
+ *
+ * Left out: lseek past the snapshot's size with SEEK_END (the inode's
+ * size is 0, as on Linux). */
 #include "kernel/fs/procfs.h"
 
 #include <stdarg.h>
@@ -197,6 +200,7 @@ static const struct file_ops procfs_ops = {
     .read = procfs_read,
     .write = procfs_write,
     .release = procfs_release,
+    .whole_write_max = PROC_WRITE_MAX,
 };
 
 static const struct file_ops procfs_pid_ops = {
@@ -204,6 +208,7 @@ static const struct file_ops procfs_pid_ops = {
     .read = procfs_read,
     .write = procfs_pid_write,
     .release = procfs_release,
+    .whole_write_max = PROC_WRITE_MAX,
 };
 
 static const struct file_ops procfs_self_ops = {

@@ -26,7 +26,10 @@ void proc_write_bytes(struct proc_text *text, const void *bytes, size_t count); 
 
 /* A global file. With a write function it is writable (mode 0644, else
  * 0444): write gets a kernel copy of what was written and returns count
- * or a negative errno. */
+ * or a negative errno. It gets each write(2) whole, 1 to PROC_WRITE_MAX
+ * bytes, all readable: an empty or longer one is EINVAL, a bad buffer
+ * EFAULT, and neither reaches it (file_ops.whole_write_max). */
+#define PROC_WRITE_MAX 4096
 struct proc_file {
     const char *path;
     void (*generate)(struct proc_text *text);

@@ -41,6 +41,12 @@ struct file_ops {
      * calling process into buffer (size bytes, no NUL needed) and return
      * its length. Called with the VFS lock held: must not sleep. */
     size_t (*link_target)(char *buffer, size_t size);
+    /* Nonzero for a file that acts on a whole value (/proc): write(2)
+     * hands .write all its bytes in one call, or refuses them all: EINVAL
+     * for none or more than this many, EFAULT if any cannot be read;
+     * writev's pieces make one such write. Else a write comes in pieces
+     * (kernel/fs/fs_syscalls.c). */
+    size_t whole_write_max;
 };
 
 struct file {
@@ -100,6 +106,7 @@ struct file *vfs_file_get(struct file *file); /* one more reference */
 long vfs_write(struct file *file, const void *buffer, size_t count);
 long vfs_seek(struct file *file, int64_t offset, int whence);
 void vfs_stat_file(struct file *file, struct linux_stat *out);
+void vfs_statfs_file(struct file *file, struct linux_statfs *out);
 long vfs_getdents(struct file *file, void *buffer, size_t size); /* linux_dirent64 records */
 
 /* Inodes held by processes (their working directory). */
@@ -112,6 +119,7 @@ void inode_put(struct inode *inode);
  * given: the caller applies the umask. */
 struct file *vfs_open_at(struct inode *start, const char *path, int flags, uint32_t mode, long *error);
 int vfs_stat_at(struct inode *start, const char *path, bool follow, struct linux_stat *out);
+int vfs_statfs_at(struct inode *start, const char *path, struct linux_statfs *out);
 long vfs_readlink_at(struct inode *start, const char *path, char *buffer, size_t size);
 int vfs_mkdir_at(struct inode *start, const char *path, uint32_t mode);
 int vfs_unlink_at(struct inode *start, const char *path, bool directory); /* directory: rmdir */

@@ -76,6 +76,7 @@ void unlink_child(struct inode *child);       /* out of the tree, freed if unuse
 struct inode *create_child(struct inode *directory, const char *name, size_t length, uint32_t mode);
 bool sealed(const struct inode *directory);   /* under a vfs_seal'd directory */
 void stat_locked(const struct inode *inode, struct linux_stat *out);
+void statfs_locked(const struct inode *inode, struct linux_statfs *out);    /* kernel/fs/mounts.c */
 
 /* The last component of a path and the directory it is in. */
 struct last_name {

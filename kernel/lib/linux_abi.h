@@ -69,6 +69,14 @@ struct linux_stat {
     int64_t reserved[3];
 };
 
+/* struct statfs, as x86-64's statfs and fstatfs return it */
+struct linux_statfs {
+    int64_t f_type, f_bsize;
+    uint64_t f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+    int32_t f_fsid[2];
+    int64_t f_namelen, f_frsize, f_flags, f_spare[4];
+};
+
 #define S_IFMT   0170000
 #define S_IFSOCK 0140000
 #define S_IFLNK  0120000

@@ -55,6 +55,19 @@ struct signal_action {
     uint64_t mask;
 };
 
+/* sigaltstack's stack_t: the alternate signal stack, [pointer, pointer + size). */
+struct signal_stack {
+    uint64_t pointer;
+    uint32_t flags;
+    uint32_t padding;
+    uint64_t size;
+};
+
+#define SS_ONSTACK    1u            /* reported: running on it; given: as 0, use it */
+#define SS_DISABLE    2u
+#define SS_AUTODISARM (1u << 31)    /* cleared while a handler runs, back at rt_sigreturn */
+#define MINSIGSTKSZ   2048          /* Linux x86-64's: a smaller size is ENOMEM */
+
 /* si_code values: sent by kill(), by the kernel (timers), by tkill() */
 #define SI_USER 0
 #define SI_KERNEL 0x80

@@ -93,3 +93,9 @@ bool spin_is_held_by_me(const struct spinlock *lock)
 {
     return lock->locked && lock->owner_cpu == (int)this_cpu_id();
 }
+
+void spin_assert_held_in(const struct spinlock *lock, const char *function)
+{
+    if (!spin_is_held_by_me(lock))
+        panic("%s: lock '%s' not held by this CPU (owner %d)", function, lock->name, lock->owner_cpu);
+}

@@ -28,5 +28,11 @@ void spin_lock(struct spinlock *lock);
 bool spin_trylock(struct spinlock *lock);
 void spin_unlock(struct spinlock *lock);
 bool spin_is_held_by_me(const struct spinlock *lock);
+/* For code whose comment says "the lock is held": panics, naming the lock,
+ * the function and the owner, if this CPU does not hold it. A decision
+ * taken a few instructions before the lock races only rarely; this makes
+ * it fail every time. */
+#define spin_assert_held(lock) spin_assert_held_in((lock), __func__)
+void spin_assert_held_in(const struct spinlock *lock, const char *function);
 
 #endif

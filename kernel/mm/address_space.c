@@ -11,6 +11,13 @@
 #include "kernel/mm/page_alloc.h"
 #include "kernel/lib/string.h"
 
+/* The owner changes the counts; /proc reads them (relaxed: a moment old). */
+static void count_pages(struct address_space *space, long mapped, long zero)
+{
+    __atomic_store_n(&space->mapped_pages, space->mapped_pages + (unsigned long)mapped, __ATOMIC_RELAXED);
+    __atomic_store_n(&space->zero_pages, space->zero_pages + (unsigned long)zero, __ATOMIC_RELAXED);
+}
+
 struct address_space *address_space_create(void)
 {
     struct address_space *space = kzalloc(sizeof(*space));
@@ -41,6 +48,8 @@ struct address_space *address_space_clone(struct address_space *from)
         address_space_destroy(space);
         return 0;
     }
+    space->mapped_pages = from->mapped_pages;       /* every page is shared */
+    space->zero_pages = from->zero_pages;
     return space;
 }
 
@@ -62,6 +71,8 @@ int address_space_map(struct address_space *space, uint64_t address, uint64_t fl
     int error = user_tables_map_page(space->root_phys, address, page, flags);
     if (error)
         page_free(page);
+    else
+        count_pages(space, 1, 0);
     return error;
 }
 
@@ -79,10 +90,12 @@ int address_space_map_zero(struct address_space *space, uint64_t address, uint64
     page_get(zero);
     uint64_t rights = flags & PTE_WRITE ? (flags & ~PTE_WRITE) | PTE_COW : flags;
     int error = user_tables_map_page(space->root_phys, address, zero, rights);
-    if (error)
+    if (error) {
         page_put(zero);
-    else
+    } else {
         page_event_add(ZERO_PAGE_MAPPED, 1);
+        count_pages(space, 1, 1);
+    }
     return error;
 }
 
@@ -92,7 +105,10 @@ int address_space_map_shared(struct address_space *space, uint64_t address, uint
         return -EINVAL;
     if (flags & PTE_WRITE)
         flags = (flags & ~PTE_WRITE) | PTE_COW;
-    return user_tables_map_page(space->root_phys, address, page, flags);
+    int error = user_tables_map_page(space->root_phys, address, page, flags);
+    if (!error)
+        count_pages(space, 1, 0);
+    return error;
 }
 
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write)
@@ -114,6 +130,7 @@ static int zero_page_write_fault(struct address_space *space, uint64_t page_addr
     user_tables_replace(space->root_phys, page_address, page | rights);
     page_put(page_zero());
     page_event_add(ZERO_PAGE_FAULTS, 1);
+    count_pages(space, 0, -1);
     return 0;
 }
 
@@ -156,7 +173,9 @@ uint64_t address_space_next_cow(struct address_space *space, uint64_t from)
 
 void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end)
 {
-    user_tables_unmap_range(space->root_phys, start, end);
+    struct user_tables_unmap_counts counts = { 0, 0 };
+    user_tables_unmap_range(space->root_phys, start, end, &counts);
+    count_pages(space, -(long)counts.pages, -(long)counts.zero_pages);
 }
 
 int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags)

@@ -9,6 +9,10 @@
 
 struct address_space {
     uint64_t root_phys;         /* the PML4 */
+    /* The pages mapped, and those of them that are the zero page (mapped,
+     * not resident): /proc/PID's VmSize and VmRSS. Changed by the owner
+     * only, read by anyone without a lock (a moment old). */
+    unsigned long mapped_pages, zero_pages;
 };
 
 struct address_space *address_space_create(void);     /* empty; NULL if out of memory */

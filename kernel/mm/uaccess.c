@@ -3,7 +3,8 @@
  * touched (present, user, and writable for copy_to_user), so a bad pointer
  * is an -EFAULT, never a kernel fault. A copy-on-write page to be written
  * is copied by the check (address_space_write_fault), as Linux copies it
- * in the fault the write would take. Processes have one thread, so
+ * in the fault the write would take; a stack page not touched yet is
+ * mapped (stack_fault_in), as the fault would. Processes have one thread, so
  * nothing can unmap a page between the check and the copy. */
 #include "kernel/mm/uaccess.h"
 
@@ -12,13 +13,16 @@
 #include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/process/process.h"
+#include "kernel/mm/stack_limit.h"
 #include "kernel/lib/string.h"
 
-static bool page_accessible(struct address_space *space, uint64_t page, bool for_write)
+static bool page_accessible(struct process *process, uint64_t page, bool for_write)
 {
+    if (!address_space_lookup(process->memory, page, false) && stack_fault_in(process, page, for_write) < 0)
+        return false;   /* not mapped, and not a stack page within the limit */
     if (for_write)
-        return address_space_write_fault(space, page) == 0;
-    return address_space_lookup(space, page, false) != 0;
+        return address_space_write_fault(process->memory, page) == 0;
+    return address_space_lookup(process->memory, page, false) != 0;
 }
 
 static bool range_accessible(uint64_t start, size_t length, bool for_write)
@@ -30,7 +34,7 @@ static bool range_accessible(uint64_t start, size_t length, bool for_write)
     if (length == 0)
         return true;
     for (uint64_t page = start & ~(PAGE_SIZE - 1); page < start + length; page += PAGE_SIZE) {
-        if (!page_accessible(process->memory, page, for_write))
+        if (!page_accessible(process, page, for_write))
             return false;
     }
     return true;
@@ -109,7 +113,7 @@ size_t user_accessible_prefix(const void *user_start, size_t length, bool for_wr
     size_t done = 0;
     while (done < length) {
         uint64_t page = (start + done) & ~(PAGE_SIZE - 1);
-        if (!page_accessible(process->memory, page, for_write))
+        if (!page_accessible(process, page, for_write))
             break;
         done = page + PAGE_SIZE - start;
     }

@@ -19,6 +19,7 @@ static const char *const event_names[PAGE_EVENT_COUNT] = {
     [ZERO_PAGE_FAULTS] = "zero_page_faults",
     [EXEC_PAGES_MAPPED] = "exec_pages_mapped",
     [FILE_PAGES_COPIED] = "file_pages_copied",
+    [STACK_PAGES_FAULTED] = "stack_pages_faulted",
     [FAULTS_INJECTED] = "faults_injected",
 };
 

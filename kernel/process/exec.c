@@ -7,12 +7,14 @@
  * others (bss, the bytes before vaddr) are copied. No demand paging: a
  * program's pages are all mapped from the start (docs/fork.md, "execve
  * maps the file"); the stack's unused pages are the zero page until
- * written ("Lazy zeroing"). The stack gets the System V initial image (user_stack_build),
- * and is made large enough for it. A "#!" script runs its interpreter
- * (script.c); a dynamically linked program's interpreter is looked up but
- * not loaded (docs/user-space.md, "execve"). Only when all of that worked
- * does the process switch to the new address space and drop the old one:
- * a failed execve returns an error to a process that is still intact. */
+ * written ("Lazy zeroing"), and below them, down to RLIMIT_STACK, pages
+ * come at their first touch (kernel/mm/stack_limit.c). The stack gets
+ * the System V initial image (user_stack_build), and is made large
+ * enough for it. A "#!" script runs its interpreter (script.c); a
+ * dynamically linked program's interpreter is looked up but not loaded
+ * (docs/user-space.md, "execve"). Only when all of that worked does the
+ * process switch to the new address space and drop the old one: a failed
+ * execve returns an error to a process that is still intact. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/fpu.h"
 #include "arch/x86/paging.h"
@@ -23,6 +25,7 @@
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
+#include "kernel/mm/stack_limit.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"
@@ -31,8 +34,6 @@
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
-#define USER_STACK_TOP      0x7ffffffff000ul
-#define USER_STACK_PAGES    64                  /* 256 KiB, or the image and STACK_ROOM_PAGES */
 #define STACK_ROOM_PAGES    32                  /* free below a large image: Linux's 128 KiB */
 #define STACK_IMAGE_EXTRA   4096                /* auxv, AT_RANDOM, AT_PLATFORM, alignment */
 #define SCRIPT_DEPTH_MAX    5                   /* Linux: a sixth interpreter is ELOOP */
@@ -169,15 +170,18 @@ static void random_bytes(uint8_t bytes[16])
 }
 
 /* The stack's pages: those the initial image fills (from filled up) are
- * zeroed and mapped now, for copy_into_space(); the rest map the zero
- * page until the program writes them (docs/fork.md, "Lazy zeroing").
- * USER_STACK_PAGES in all, or the image and STACK_ROOM_PAGES below it. */
-static int map_stack(struct address_space *space, uint64_t filled)
+ * zeroed and mapped now, for copy_into_space(); the rest of its first
+ * STACK_INITIAL_PAGES, or of the image and STACK_ROOM_PAGES below it,
+ * map the zero page until the program writes them (docs/fork.md, "Lazy
+ * zeroing"); none below floor. The pages below come at their first
+ * touch. */
+static int map_stack(struct address_space *space, uint64_t filled, uint64_t floor)
 {
     uint64_t pages = (USER_STACK_TOP - filled) / PAGE_SIZE + STACK_ROOM_PAGES;
-    if (pages < USER_STACK_PAGES)
-        pages = USER_STACK_PAGES;
-    for (uint64_t page = USER_STACK_TOP - pages * PAGE_SIZE; page < USER_STACK_TOP; page += PAGE_SIZE) {
+    if (pages < STACK_INITIAL_PAGES)
+        pages = STACK_INITIAL_PAGES;
+    uint64_t lowest = USER_STACK_TOP - pages * PAGE_SIZE;
+    for (uint64_t page = floor > lowest ? floor : lowest; page < USER_STACK_TOP; page += PAGE_SIZE) {
         int error = page < filled ? address_space_map_zero(space, page, PTE_WRITE | PTE_NX)
                                   : address_space_map(space, page, PTE_WRITE | PTE_NX);
         if (error)
@@ -196,7 +200,7 @@ static size_t image_bound(const char *const *strings)
 }
 
 static long build_stack(struct address_space *space, const struct elf_info *elf, const char *const *argv,
-                        const char *const *envp, uint64_t *stack_pointer)
+                        const char *const *envp, uint64_t *stack_pointer, uint64_t *floor)
 {
     uint32_t a, b, c, d;
     cpuid(1, 0, &a, &b, &c, &d);
@@ -217,8 +221,10 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
     int error = user_stack_build(buffer, size, USER_STACK_TOP, argv, envp, auxv,
                                  sizeof(auxv) / sizeof(auxv[0]), random, stack_pointer);
     size_t used = error ? 0 : USER_STACK_TOP - *stack_pointer;
+    uint64_t filled = USER_STACK_TOP - pages_spanned(*stack_pointer, used) * PAGE_SIZE;
+    *floor = stack_floor_for(current_process()->rlimits[RLIMIT_STACK].current, filled);
     if (!error)
-        error = map_stack(space, USER_STACK_TOP - pages_spanned(*stack_pointer, used) * PAGE_SIZE);
+        error = map_stack(space, filled, *floor);
     if (!error) {
         copy_into_space(space, *stack_pointer, buffer + size - used, used);
         page_event_add(EXEC_PAGES_COPIED, pages_spanned(*stack_pointer, used));
@@ -346,11 +352,11 @@ long process_execve(const char *path, const char *const *argv, const char *const
     struct address_space *space = error ? 0 : address_space_create();
     if (!error && !space)
         error = -ENOMEM;
-    uint64_t highest = 0;
+    uint64_t highest = 0, stack_floor = 0;
     if (!error)
         error = map_segments(space, &elf, exe.file, &highest);
     if (!error)
-        error = build_stack(space, &elf, argv, envp, &start->stack_pointer);
+        error = build_stack(space, &elf, argv, envp, &start->stack_pointer, &stack_floor);
     close_executable(&exe);
     size_t cmdline_length = 0;
     char *cmdline = error ? 0 : process_cmdline_make(argv, &cmdline_length);    /* before the point of no return */
@@ -364,8 +370,10 @@ long process_execve(const char *path, const char *const *argv, const char *const
     }
 
     /* The point of no return: the old program is gone from here on. */
+    spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *old = process->memory;
     process->memory = space;
+    spin_unlock(&process_tree_lock);
     address_space_switch(space);
     if (process->memory_borrowed)
         process_return_borrowed_memory(process, old);   /* a vfork child: the parent's, given back */
@@ -375,6 +383,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
         fd_table_close_on_exec(process->files);
     process->brk_start = process->brk = highest;
     process->mmap_next = MMAP_BASE;
+    process->stack_floor = stack_floor;
     process->fs_base = 0;
     signal_exec(&process->signals);
     process->lock_future = false;

@@ -1,16 +1,19 @@
 /* The files of every /proc/PID: stat, status and cmdline in Linux's
  * formats (busybox's ps and top read them), nohz and fail-nth. Each is generated at
  * open from the process, under process_tree_lock (kernel/fs/procfs.c
- * looks it up by pid). Left out: virtual memory sizes in stat (0). */
+ * looks it up by pid). VmSize and VmRSS count pages (address_space.h);
+ * left out: Linux's other Vm and Rss lines. */
 #include <limits.h>
 #include <stdint.h>
 
+#include "arch/x86/paging.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/lib/cpumask.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/proc_parse.h"
 #include "kernel/lib/linux_abi.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/process/process.h"
 #include "kernel/time/nohz_task.h"
 #include "sched/task.h"
@@ -44,17 +47,32 @@ static int parent_pid(struct process *process)
     return process->parent ? process->parent->pid : 0;
 }
 
+/* Pages mapped (VmSize) and resident (VmRSS): a page of the shared zero
+ * page is mapped, not resident, as Linux does not count its zero page in
+ * RSS. Under process_tree_lock, which exit and exec hold to change
+ * process->memory. 0 for a zombie. */
+static void memory_pages(struct process *process, unsigned long *mapped, unsigned long *resident)
+{
+    struct address_space *memory = process->memory;
+    *mapped = memory ? __atomic_load_n(&memory->mapped_pages, __ATOMIC_RELAXED) : 0;
+    unsigned long zero = memory ? __atomic_load_n(&memory->zero_pages, __ATOMIC_RELAXED) : 0;
+    *resident = *mapped > zero ? *mapped - zero : 0;
+}
+
 /* Linux's 52 fields (man 5 proc); those nohzk does not track are 0. */
 static void generate_pid_stat(struct proc_text *text, struct process *process)
 {
     uint64_t user, system;
     task_times_ns(process->task, &user, &system);
-    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 1 0 %llu 0 0 "
+    unsigned long mapped, resident;
+    memory_pages(process, &mapped, &resident);
+    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 1 0 %llu %lu %lu "
                 "18446744073709551615 0 0 0 0 0 %llu 0 0 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
                 process->pid, process->name, process_state(process), parent_pid(process),
                 process->process_group, process->session, to_user_hz(user), to_user_hz(system),
                 to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
-                to_user_hz(process->start_ns), (unsigned long long)process->signals.blocked, process->task->cpu);
+                to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
+                (unsigned long long)process->signals.blocked, process->task->cpu);
 }
 
 static void generate_pid_status(struct proc_text *text, struct process *process)
@@ -66,7 +84,14 @@ static void generate_pid_status(struct proc_text *text, struct process *process)
     proc_printf(text, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n", process->name,
                 process->umask, process_state_name(process_state(process)), process->pid, process->pid,
                 parent_pid(process));
-    proc_printf(text, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t1\n");
+    proc_printf(text, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+    if (process->memory) {      /* Linux prints none for a zombie */
+        unsigned long mapped, resident;
+        memory_pages(process, &mapped, &resident);
+        proc_printf(text, "VmSize:\t%8lu kB\nVmRSS:\t%8lu kB\n", mapped * (PAGE_SIZE / 1024),
+                    resident * (PAGE_SIZE / 1024));
+    }
+    proc_printf(text, "Threads:\t1\n");
     uint64_t ignored, caught;
     signal_dispositions(&process->signals, &ignored, &caught);
     proc_printf(text, "SigPnd:\t%016llx\nSigBlk:\t%016llx\nSigIgn:\t%016llx\nSigCgt:\t%016llx\n",

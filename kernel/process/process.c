@@ -25,14 +25,18 @@
 #include "sched/task.h"
 
 #define FLAT_IMAGE_BASE  0x400000ul
-#define USER_STACK_TOP   0x7ffffffff000ul
-#define USER_STACK_PAGES 8
+#define USER_STACK_PAGES 8              /* a flat image's stack: no reserved range */
 
 #define RLIM_INFINITY (~0ul)
 #define RLIMIT_CORE   4
 #define RLIMIT_NOFILE 7
 
 static int next_pid = 1;
+
+int process_last_pid(void)
+{
+    return __atomic_load_n(&next_pid, __ATOMIC_RELAXED) - 1;
+}
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
 
 struct process *current_process(void)
@@ -69,9 +73,10 @@ static int map_pages(struct address_space *space, uint64_t start, size_t pages, 
 }
 
 /* Linux's defaults, for a process made from nothing (a fork copies its
- * parent's). Only RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c:
- * descriptor_limit, up to the real FD_MAX, its default); prlimit64 records
- * and reports the rest. */
+ * parent's). RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c:
+ * descriptor_limit, up to the real FD_MAX, its default), RLIMIT_STACK
+ * sizes the stack (kernel/mm/stack_limit.c); prlimit64 records and
+ * reports the rest. */
 static void rlimits_default(struct process *process)
 {
     for (int i = 0; i < RLIMIT_COUNT; i++)
@@ -270,8 +275,10 @@ void process_exit(int wait_status)
      * (orphan_children) before memory_given_to_borrower() looks at it. */
     uint64_t flags = irq_save();
     address_space_switch(0);
+    spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *memory = process->memory;
     process->memory = 0;
+    spin_unlock(&process_tree_lock);
     if (process->memory_borrowed)
         process_return_borrowed_memory(process, memory);
     else if (!memory_given_to_borrower(process))

@@ -22,7 +22,13 @@ struct address_space;
 
 #define PROCESS_NAME_SIZE 16
 #define RLIMIT_COUNT 16         /* Linux's RLIM_NLIMITS */
-#define RLIMIT_STACK 3          /* execve sizes its arguments by it */
+#define RLIMIT_STACK 3          /* the stack's size; execve sizes its arguments by it */
+
+/* The user stack (docs/memory.md, section 5): it ends at USER_STACK_TOP,
+ * and execve reserves RLIMIT_STACK below it, at most down to
+ * USER_STACK_LOWEST, where mmap's area ends (process_syscalls.c). */
+#define USER_STACK_TOP    0x7ffffffff000ul
+#define USER_STACK_LOWEST 0x7ff000000000ul
 
 struct process_rlimit {
     uint64_t current, maximum;
@@ -52,6 +58,7 @@ struct process {
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */
+    uint64_t stack_floor;   /* the stack's reserved range is [stack_floor, USER_STACK_TOP); 0: none */
     bool lock_future;       /* mlockall(MCL_FUTURE): new memory is populated at once; not kept by fork or exec */
     /* for /proc/PID and getrusage (kernel/process/process_table.c) */
     struct process *next_in_table;                  /* guarded by process_tree_lock */
@@ -60,7 +67,7 @@ struct process {
     char *cmdline;                                  /* argv, NUL-separated (execve); kmalloc'd */
     size_t cmdline_length;
     uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
-    struct process_rlimit rlimits[RLIMIT_COUNT];    /* RLIMIT_NOFILE enforced, the rest recorded; fork copies */
+    struct process_rlimit rlimits[RLIMIT_COUNT];    /* NOFILE and STACK enforced, the rest recorded; fork copies */
     struct process_itimers itimers;                 /* setitimer, alarm (kernel/time/itimer.c) */
     struct fault_inject fault;                      /* fail-nth (kernel/mm/fault_inject.c); not inherited */
 };
@@ -120,6 +127,7 @@ struct process *process_find_locked(int pid);     /* caller holds process_tree_l
 void process_get_locked(struct process *process); /* caller holds process_tree_lock */
 void process_put(struct process *process);        /* no spinlock held: may wait for the task to switch out */
 struct process *process_table_first_locked(void); /* then ->next_in_table */
+int process_last_pid(void);     /* the pid handed out last (/proc/loadavg), 0 before the first */
 #define for_each_process(p) for (struct process *p = process_table_first_locked(); p; p = p->next_in_table)
 struct process *process_init(void);               /* adopts orphans; NULL before it exists */
 /* Told after a process enters the table and after it leaves it, holding

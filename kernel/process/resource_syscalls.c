@@ -5,7 +5,8 @@
  *
  * CPU times come from the context tracking hooks (task_times_ns), never
  * from tick samples. Resource limits are recorded and reported; only
- * RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c: descriptor_limit).
+ * RLIMIT_NOFILE (kernel/fs/fs_syscalls.c: descriptor_limit) and
+ * RLIMIT_STACK (kernel/mm/stack_limit.c) are enforced.
  * A new process's limits are set in kernel/process/process.c. */
 #include "kernel/process/resource_syscalls.h"
 
@@ -18,6 +19,7 @@
 #include "kernel/lib/string.h"
 #include "kernel/mm/uaccess.h"
 #include "sched/task.h"
+#include "sched/loadavg.h"
 
 #define NS_PER_SECOND  1000000000ul
 
@@ -102,6 +104,10 @@ long sys_sysinfo(void *user_info)
     info.total_ram = page_total_count();
     info.free_ram = page_free_count();
     info.memory_unit = 4096;
+    unsigned long averages[3];
+    loadavg_get(averages);
+    for (int k = 0; k < 3; k++)     /* Linux's SI_LOAD_SHIFT: 16 bits of fraction here */
+        info.loads[k] = (uint64_t)averages[k] << (16 - LOADAVG_SHIFT);
     spin_lock(&process_tree_lock);
     for (struct process *process = process_table_first_locked(); process; process = process->next_in_table)
         info.processes++;

@@ -12,8 +12,11 @@
  *
  * Stop signals and SIGCONT are job control's (kernel/process/job_control.c).
  *
+ * A handler with SA_ONSTACK runs on the alternate stack that sigaltstack
+ * set, Linux's rules (docs/signals.md, "The alternate stack").
+ *
  * Left out on purpose: queued real-time signals (a second instance of a pending signal merges with the first,
- * as for standard signals), sigaltstack, and core files (so no wait
+ * as for standard signals), and core files (so no wait
  * status says "core dumped", as on Linux with a core size limit of 0). */
 #include "kernel/process/signal.h"
 
@@ -166,6 +169,7 @@ void signal_fork(struct signal_state *child, const struct signal_state *parent)
 
 void signal_exec(struct signal_state *state)
 {
+    state->altstack = (struct signal_stack){ .flags = SS_DISABLE };
     for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
         struct signal_action *action = &state->actions[signal];
         if (action->handler != SIG_IGN)
@@ -237,11 +241,80 @@ static int take_next_signal(struct signal_state *state)
     return signal;
 }
 
+/* --- the alternate stack (sigaltstack) --------------------------------- */
+
+/* sp lies on the alternate stack: in (pointer, pointer + size], Linux's
+ * test. With SS_AUTODISARM the program says it never is (the stack is
+ * taken away while a handler runs on it). */
+static bool on_altstack(const struct signal_state *state, uint64_t sp)
+{
+    const struct signal_stack *alt = &state->altstack;
+    if (alt->flags & SS_AUTODISARM)
+        return false;
+    return sp > alt->pointer && sp - alt->pointer <= alt->size;
+}
+
+/* What sigaltstack reports for sp: SS_DISABLE, SS_ONSTACK or 0. */
+static uint32_t altstack_mode(const struct signal_state *state, uint64_t sp)
+{
+    if (!state->altstack.size)
+        return SS_DISABLE;
+    return on_altstack(state, sp) ? SS_ONSTACK : 0;
+}
+
+/* sigaltstack's checks, in Linux's order: not while on it, a known mode
+ * (0, SS_ONSTACK or SS_DISABLE, with or without SS_AUTODISARM), at least
+ * MINSIGSTKSZ bytes unless disabled. The pointer is not checked: a bad
+ * one is the frame's fault, at delivery. */
+static int altstack_check(const struct signal_state *state, const struct signal_stack *new, uint64_t sp)
+{
+    uint32_t mode = new->flags & ~SS_AUTODISARM;
+    if (on_altstack(state, sp))
+        return -EPERM;
+    if (mode != 0 && mode != SS_ONSTACK && mode != SS_DISABLE)
+        return -EINVAL;
+    if (mode != SS_DISABLE && new->size < MINSIGSTKSZ)
+        return -ENOMEM;
+    return 0;
+}
+
+static void altstack_set(struct signal_state *state, const struct signal_stack *new)
+{
+    bool disable = (new->flags & ~SS_AUTODISARM) == SS_DISABLE;
+    state->altstack = (struct signal_stack){ .pointer = disable ? 0 : new->pointer, .flags = new->flags,
+                                             .size = disable ? 0 : new->size };
+}
+
+/* Where the handler's frame goes (get_sigframe's rules): with SA_ONSTACK,
+ * at the top of the alternate stack unless disabled or already on it; a
+ * frame on it (entering, or nested) must fit in it. The frame's uc_stack
+ * is the altstack as it is now. */
+static struct signal_frame_stack frame_stack(const struct signal_state *state, const struct signal_action *action,
+                                             uint64_t sp)
+{
+    const struct signal_stack *alt = &state->altstack;
+    struct signal_frame_stack where = { .saved = *alt };
+
+    if (!alt->size)
+        where.saved.flags |= SS_DISABLE;
+    if ((action->flags & SA_ONSTACK) && altstack_mode(state, sp) == 0) {
+        where.switch_to_top = true;
+        where.top = alt->pointer + alt->size;
+    }
+    if (where.switch_to_top || on_altstack(state, sp)) {
+        where.bounded = true;
+        where.low = alt->pointer;
+        where.size = alt->size;
+    }
+    return where;
+}
+
 static void run_handler(struct process *process, struct trap_frame *frame, int signal)
 {
     struct signal_state *state = &process->signals;
     struct signal_action action = state->actions[signal];
     uint64_t blocked = state->restore_blocked ? state->saved_blocked : state->blocked;
+    struct signal_frame_stack where = frame_stack(state, &action, frame->rsp);
 
     if (signal_wants_restart(frame)) {
         if ((int64_t)frame->rax == -ERESTARTSYS && (action.flags & SA_RESTART))
@@ -249,11 +322,13 @@ static void run_handler(struct process *process, struct trap_frame *frame, int s
         else
             frame->rax = (uint64_t)-EINTR;
     }
-    if (signal_frame_push(frame, signal, &action, &state->origin[signal], blocked) < 0) {
+    if (signal_frame_push(frame, signal, &action, &state->origin[signal], blocked, &where) < 0) {
         printk("nohzk: pid %d (%s) killed by signal %d: no room for a signal frame at %#lx\n", process->pid,
-               process->name, SIGSEGV, frame->rsp);
+               process->name, SIGSEGV, where.switch_to_top ? where.top : frame->rsp);
         process_exit(WAIT_STATUS_SIGNALED(SIGSEGV));
     }
+    if (state->altstack.flags & SS_AUTODISARM)     /* until rt_sigreturn puts it back */
+        state->altstack = (struct signal_stack){ .flags = SS_DISABLE };
     state->restore_blocked = false;
     state->blocked |= action.mask & ~UNBLOCKABLE;
     if (!(action.flags & SA_NODEFER))
@@ -419,13 +494,39 @@ long sys_rt_sigreturn(void)
     struct process *process = current_process();
     struct trap_frame *frame = current_task()->syscall_frame;
     uint64_t blocked;
+    struct signal_stack altstack;
 
-    if (signal_frame_pop(frame, &blocked) < 0) {
+    if (signal_frame_pop(frame, &blocked, &altstack) < 0) {
         signal_force(frame, SIGSEGV, SI_KERNEL, 0, "bad signal frame");     /* Linux's, forced too */
         return (long)frame->rax;
     }
     process->signals.blocked = blocked & ~UNBLOCKABLE;
+    /* The frame's altstack comes back as if set by sigaltstack from the
+     * restored stack pointer (SS_AUTODISARM's re-arming); refused
+     * quietly, as on Linux. */
+    if (altstack_check(&process->signals, &altstack, frame->rsp) == 0)
+        altstack_set(&process->signals, &altstack);
     return (long)frame->rax;    /* syscall_dispatch stores the result in rax: keep it */
+}
+
+/* Checked whole before anything changes: a bad old pointer is EFAULT
+ * with the altstack as it was (Linux has set the new one by then). */
+long sys_sigaltstack(const struct signal_stack *user_new, struct signal_stack *user_old)
+{
+    struct signal_state *state = &current_process()->signals;
+    uint64_t sp = current_task()->syscall_frame->rsp;
+    struct signal_stack new, old = state->altstack;
+
+    old.flags = altstack_mode(state, sp) | (state->altstack.flags & SS_AUTODISARM);
+    old.padding = 0;
+    if (user_new && copy_from_user(&new, user_new, sizeof(new)) < 0)
+        return -EFAULT;
+    int error = user_new ? altstack_check(state, &new, sp) : 0;
+    if (!error && user_old && copy_to_user(user_old, &old, sizeof(old)) < 0)
+        error = -EFAULT;
+    if (!error && user_new)
+        altstack_set(state, &new);
+    return error;
 }
 
 /* kill(2)'s targets: pid > 0 that process, 0 our group, -1 everyone but

@@ -41,6 +41,7 @@ struct signal_state {
     struct signal_origin origin[SIGNAL_MAX + 1];
     uint64_t saved_blocked;             /* rt_sigsuspend's mask to put back */
     bool restore_blocked;
+    struct signal_stack altstack;       /* sigaltstack: size 0 if none; flags as given */
 };
 
 static inline uint64_t signal_bit(int signal)
@@ -76,8 +77,8 @@ int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size);
 void signal_mask_after_wait(long result);
 /* For /proc/PID/status: the signals set to SIG_IGN and those with handlers. */
 void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught);
-void signal_fork(struct signal_state *child, const struct signal_state *parent);
-void signal_exec(struct signal_state *state);   /* handlers back to SIG_DFL */
+void signal_fork(struct signal_state *child, const struct signal_state *parent);  /* keeps the altstack */
+void signal_exec(struct signal_state *state);   /* handlers back to SIG_DFL, no altstack */
 
 /* The steps of exit_to_user_mode() (kernel/entry/entry.c) that are
  * signals'. The lowest deliverable signal of the current process: what
@@ -118,6 +119,7 @@ long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, u
 long sys_rt_sigpending(uint64_t *user_set, uint64_t size);
 long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size);
 long sys_rt_sigreturn(void);
+long sys_sigaltstack(const struct signal_stack *user_new, struct signal_stack *user_old);
 long sys_pause(void);
 long sys_restart_syscall(void);
 long sys_kill(int64_t pid, int64_t signal);

@@ -20,6 +20,7 @@
 
 #include "kernel/debug/panic.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/locking/spinlock.h"
 #include "kernel/trace/trace.h"
 #include "sched/task.h"
 
@@ -69,6 +70,7 @@ uint32_t tick_dep_mask_read(unsigned cpu)
 static bool kick_needed_locked(unsigned cpu, const struct task *task)
 {
     struct cpu *c = cpus[cpu];
+    spin_assert_held(&c->rq.lock);
     if (c->rq.current->is_idle)
         return false;
     if (task && c->rq.current != task)

@@ -25,6 +25,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/locking/spinlock.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
@@ -43,7 +44,8 @@ static bool cpu_is_idle(const struct runqueue *rq)
 }
 
 /* Why this CPU must keep ticking, or TICK_MAY_STOP. The runqueue lock is
- * held. First the policy's question; then the dependency bits that events
+ * held (asserted: an answer taken before the lock can miss a task queued
+ * meanwhile, and no race test sees a window that small). First the policy's question; then the dependency bits that events
  * set (kernel/time/tick_dep.c); then the questions only this CPU can answer,
  * about its own state. at_tick: called right after the tick's own work,
  * when RCU's rcu_pending() is meaningful
@@ -54,6 +56,7 @@ static bool cpu_is_idle(const struct runqueue *rq)
 static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
 {
     struct runqueue *rq = &cpu->rq;
+    spin_assert_held(&rq->lock);
     bool idle = cpu_is_idle(rq);
 
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
@@ -79,6 +82,7 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
 static void stop_locked(struct cpu *cpu, uint64_t now)
 {
     struct tick_state *tick = &cpu->tick;
+    spin_assert_held(&cpu->rq.lock);
     trace_tick_stop(cpu_is_idle(&cpu->rq) ? "idle" : "alone");
     tick->running = false;
     tick->reason = TICK_MAY_STOP;
@@ -92,6 +96,7 @@ static void stop_locked(struct cpu *cpu, uint64_t now)
 static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason reason)
 {
     struct tick_state *tick = &cpu->tick;
+    spin_assert_held(&cpu->rq.lock);
     trace_tick_restart(tick_keep_reason_names[reason]);
     tick->running = true;
     tick->reason = reason;

@@ -15,6 +15,7 @@
 
 #include "arch/x86/paging.h"
 #include "kernel/fs/cpio.h"
+#include "kernel/fs/procfs.h"
 #include "kernel/lib/errno.h"
 #include "kernel/fs/fs_syscalls.h"
 #include "kernel/mm/page_alloc.h"
@@ -152,6 +153,22 @@ void page_put(uint64_t phys)
     free(page->memory);
     free(page);
     pages_live--;
+}
+
+/* The machine's pages, as statfs of the root reports them (mounts.c). */
+size_t page_total_count(void)
+{
+    return 1000;
+}
+
+size_t page_free_count(void)
+{
+    return 600;
+}
+
+void proc_printf(struct proc_text *text, const char *format, ...)
+{
+    (void)text, (void)format;
 }
 
 void page_event_add(enum page_event event, unsigned long count)
@@ -302,6 +319,34 @@ static void replaces_files_and_rejects_bad_archives(void **state)
 }
 
 /* ---- Lookup ---- */
+
+/* statfs: /proc and what is in it are proc, the rest is the root's tmpfs
+ * with the machine's pages as its size; a missing path is ENOENT. */
+static void statfs_tells_proc_from_the_root(void **state)
+{
+    (void)state;
+    struct linux_statfs out;
+    assert_int_equal(sys_mkdir("/proc", 0555), 0);
+    assert_int_equal(sys_mkdir("/proc/sys", 0555), 0);
+    vfs_seal("/proc");
+    assert_int_equal(sys_statfs("/proc", &out), 0);
+    assert_int_equal(out.f_type, 0x9fa0);
+    assert_int_equal(out.f_blocks, 0);
+    assert_int_equal(sys_statfs("/proc/sys/", &out), 0);
+    assert_int_equal(out.f_type, 0x9fa0);
+    assert_int_equal(sys_statfs("/", &out), 0);
+    assert_int_equal(out.f_type, 0x01021994);
+    assert_int_equal(out.f_blocks, 1000);
+    assert_int_equal(out.f_bfree, 600);
+    assert_int_equal(out.f_bavail, 600);
+    assert_int_equal(sys_statfs("/proc/none", &out), -ENOENT);
+    long fd = sys_open("/proc", O_RDONLY, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(sys_fstatfs((int)fd, &out), 0);
+    assert_int_equal(out.f_type, 0x9fa0);
+    sys_close((int)fd);
+    assert_int_equal(sys_fstatfs(-1, &out), -EBADF);
+}
 
 static void looks_up_paths(void **state)
 {
@@ -1060,6 +1105,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unpacks_an_archive, setup, teardown),
         cmocka_unit_test_setup_teardown(replaces_files_and_rejects_bad_archives, setup, teardown),
         cmocka_unit_test_setup_teardown(looks_up_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(statfs_tells_proc_from_the_root, setup, teardown),
         cmocka_unit_test_setup_teardown(follows_symlinks, setup, teardown),
         cmocka_unit_test_setup_teardown(bounds_the_links_of_a_lookup, setup, teardown),
         cmocka_unit_test_setup_teardown(reads_and_writes_files, setup, teardown),

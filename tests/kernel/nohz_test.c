@@ -193,9 +193,15 @@ static void a_second_task_kicks_the_tick_back(struct ktest *test)
     struct newcomer newcomer = { .cpu = worker.cpu };
     struct cpumask only = cpumask_of(worker.cpu);
     struct task *task = kthread_create("newcomer", newcomer_main, &newcomer, &only);
-    KTEST_EXPECT(test, task && wait_for(&newcomer.ran), "the newcomer never ran");
-    if (task)
-        kthread_join(task);
+    bool ran = task && wait_for(&newcomer.ran);
+    KTEST_EXPECT(test, ran, "the newcomer never ran");
+    if (!ran) {
+        stop_worker(test, &worker);     /* the CPU is the newcomer's: it runs, and can be joined */
+        if (task)
+            kthread_join(task);
+        return;
+    }
+    kthread_join(task);
     uint64_t waited = newcomer.ticks_at_first_run - ticks;
     ktest_log(test, "newcomer ran after %lu ticks; kicks %lu, wasted %lu", waited, tick->kicks_received - kicks,
               tick->kicks_while_ticking - wasted);
@@ -227,7 +233,8 @@ static void queue_callback(struct worker *worker)
 static void queued_callbacks_keep_the_tick(struct ktest *test)
 {
     struct worker worker = { 0 };
-    struct callback_probe probe = { 0 };
+    static struct callback_probe probe;     /* not on the stack: it may run after a failed case returns */
+    probe = (struct callback_probe){ 0 };
     if (need_cpus(test) && rcu_cpu_offloaded(cpu_count - 1)) {
         ktest_skip(test, "the last CPU is offloaded (rcu_nocbs=): see offloaded_callbacks_leave_the_tick_stopped");
         return;
@@ -404,7 +411,8 @@ static void rcu_prod_of_a_reader_holds_the_tick(struct ktest *test)
 
 /* Dependency bits, global, per CPU and per task. Setting a bit
  * kicks the CPU only when its mask goes from empty to non-empty while the
- * tick is stopped; a second bit sends nothing; clearing sends nothing and
+ * tick is stopped; a second bit, or a bit of another mask while the
+ * tick runs, sends nothing; clearing sends nothing and
  * the tick stops at its next check. (The reasons used here are only names:
  * no mechanism sets or clears them meanwhile on the worker's CPU.) */
 static void dependency_bits_kick_once(struct ktest *test)
@@ -420,7 +428,10 @@ static void dependency_bits_kick_once(struct ktest *test)
     KTEST_EXPECT(test, tick_dep_set_cpu(cpu, TICK_KEEP_CPU_TIMER), "empty to non-empty, stopped: no kick");
     KTEST_EXPECT(test, wait_tick_running(cpu) && tick->reason == TICK_KEEP_CPU_TIMER, "not ticking for cputimer");
     KTEST_EXPECT(test, !tick_dep_set_cpu(cpu, TICK_KEEP_CLOCK), "a second bit kicked again");
-    KTEST_EXPECT(test, tick->dep_kicks - dep_kicks == 1, "%lu kicks for two bits", tick->dep_kicks - dep_kicks);
+    tick_dep_set_task(worker.task, TICK_KEEP_CPU_TIMER);     /* another mask goes non-empty, the tick runs */
+    tick_dep_clear_task(worker.task, TICK_KEEP_CPU_TIMER);
+    KTEST_EXPECT(test, tick->dep_kicks - dep_kicks == 1, "%lu kicks for two bits and a task bit, the tick running",
+                 tick->dep_kicks - dep_kicks);
     tick_dep_clear_cpu(cpu, TICK_KEEP_CPU_TIMER);
     sleep_ns(5 * MS);
     KTEST_EXPECT(test, tick->running, "one bit left, the tick stopped");
@@ -490,6 +501,49 @@ static void watchdog_and_timekeeping_leave_the_nohz_cpu(struct ktest *test)
                  "the watchdog never ran on the timekeeper %u", keeper);
     KTEST_EXPECT(test, jiffies > jiffies_before, "jiffies stood still");
     stop_worker(test, &worker);
+}
+
+/* The same handover to a CPU that idles with its tick stopped: the new
+ * timekeeper is told with a nohz kick, for nothing else would wake it,
+ * and its tick comes back and stays while a nohz CPU exists (time
+ * advances). This thread leaves CPU 0, the CPU the duty goes to, so that
+ * it idles; the new timekeeper of the case above is always busy. */
+static void timekeeping_handed_to_an_idle_cpu_wakes_it(struct ktest *test)
+{
+    struct worker worker = { 0 };
+    const unsigned target = 0;
+    if (cpu_count < 3) {
+        ktest_skip(test, "needs 3 CPUs: an idle one to take the duty, the nohz one, this one");
+        return;
+    }
+    struct cpumask before = current_task()->affinity, elsewhere = cpumask_of(cpu_count - 2);
+    KTEST_EXPECT(test, set_affinity(current_task(), &elsewhere) == 0, "cannot leave cpu %u", target);
+    const struct tick_state *tick = &cpus[target]->tick;
+    KTEST_EXPECT(test, wait_tick_stopped(target), "idle cpu %u still ticks: %s", target,
+                 tick_keep_reason_names[tick->reason]);
+    uint64_t kicks = tick->kicks_received, restarts = tick->restarts;
+    __atomic_store_n(&timekeeper_cpu, cpu_count - 1, __ATOMIC_SEQ_CST);    /* the worker's CPU hands it over */
+    if (!start_worker(test, &worker)) {
+        set_affinity(current_task(), &before);
+        return;
+    }
+    unsigned keeper = timekeeper_cpu;
+    uint64_t limit = clock_now() + WAIT_LIMIT_NS;
+    while (!__atomic_load_n(&tick->running, __ATOMIC_ACQUIRE) && clock_now() < limit)
+        sleep_ns(MS);
+    uint64_t jiffies_before = jiffies;
+    sleep_ns(100 * MS);
+    ktest_log(test, "timekeeper %u; cpu %u: %lu kicks, %lu restarts, tick %s (%s), jiffies +%lu", keeper, target,
+              tick->kicks_received - kicks, tick->restarts - restarts, tick->running ? "running" : "stopped",
+              tick_keep_reason_names[tick->reason], jiffies - jiffies_before);
+    KTEST_EXPECT(test, keeper == target, "the duty went to cpu %u, not %u", keeper, target);
+    KTEST_EXPECT(test, tick->kicks_received > kicks, "idle cpu %u got the duty without a nohz kick", target);
+    KTEST_EXPECT(test, tick->running && tick->reason == TICK_KEEP_TIMEKEEPING,
+                 "the new timekeeper's tick is %s (%s)", tick->running ? "running" : "stopped",
+                 tick_keep_reason_names[tick->reason]);
+    KTEST_EXPECT(test, jiffies > jiffies_before, "jiffies stood still");
+    stop_worker(test, &worker);
+    set_affinity(current_task(), &before);
 }
 
 /* Policies switch at run time: a CPU whose tick the old policy stopped
@@ -607,6 +661,7 @@ KTEST_SUITE(nohz,
             KTEST_CASE(dependency_bits_kick_once),
             KTEST_CASE(async_call_with_interrupts_off),
             KTEST_CASE(watchdog_and_timekeeping_leave_the_nohz_cpu),
+            KTEST_CASE(timekeeping_handed_to_an_idle_cpu_wakes_it),
             KTEST_CASE(switching_policy_rechecks_stopped_ticks),
             KTEST_CASE(patient_policy_waits_before_stopping),
             KTEST_CASE(set_while_another_cpu_rebinds_it));

@@ -31,6 +31,17 @@ static void ktest_panic_recursive_lock(struct ktest *test)
 
 KTEST_SUITE(panic_lock, KTEST_CASE(ktest_panic_recursive_lock));
 
+/* ktest=panic_lock_not_held: code that says it runs under a lock asserts
+ * it (spin_assert_held); called without the lock, it panics at once. */
+static void ktest_panic_lock_not_held(struct ktest *test)
+{
+    static struct spinlock lock = SPINLOCK_INIT("ktest-unheld");
+    spin_assert_held(&lock);
+    KTEST_EXPECT(test, false, "a lock not held passed spin_assert_held");
+}
+
+KTEST_SUITE(panic_lock_not_held, KTEST_CASE(ktest_panic_lock_not_held));
+
 /* ktest=panic_double_free: the heap catches an object freed twice (a
  * neighbour keeps the slab alive, so its in-use bitmap is what notices). */
 static void ktest_panic_double_free(struct ktest *test)

@@ -8,6 +8,7 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/time/tick.h"
+#include "kernel/time/timers.h"
 
 #define WINDOW_NS 1000000000ul
 #define TOLERANCE_PERCENT 10
@@ -102,7 +103,75 @@ static void idle_cpus_stop_their_tick(struct ktest *test)
     }
 }
 
+/* An idle CPU keeps its tick while a timer is due within one period
+ * (keep_reason's "timer"): a call on an idle CPU starts a pinned timer
+ * half a period away there, and returns to idle. The idle entry that
+ * follows must refuse to stop for the timer, so the timer fires with the
+ * tick running. Rounds, and /proc/tick's per-reason refusal count. */
+#define TIMER_ROUNDS 20
+
+struct due_timer {
+    struct timer timer;
+    volatile bool fired;
+    volatile bool tick_was_running;
+};
+
+static void due_timer_fired(struct timer *timer)
+{
+    struct due_timer *due = timer->data;
+    due->tick_was_running = this_cpu()->tick.running;
+    __atomic_store_n(&due->fired, true, __ATOMIC_RELEASE);
+}
+
+static void start_due_timer(void *arg)
+{
+    struct due_timer *due = arg;
+    timer_start(&due->timer, clock_now() + tick_period_ns / 2, true);
+}
+
+static unsigned quiet_other_cpu(void)
+{
+    for (unsigned cpu = cpu_count - 1; cpu > 0; cpu--) {
+        if (cpu != this_cpu_id() && cpu != timekeeper_cpu)
+            return cpu;
+    }
+    return this_cpu_id();
+}
+
+static void idle_cpu_keeps_its_tick_for_a_due_timer(struct ktest *test)
+{
+    static struct due_timer due;
+    unsigned cpu = quiet_other_cpu(), stopped_when_fired = 0, fired = 0;
+
+    if (!tick_policy->stop_when_idle || cpu == this_cpu_id()) {
+        ktest_skip(test, "a policy that stops idle ticks, and a CPU that is neither ours nor the timekeeper");
+        return;
+    }
+    const struct tick_state *tick = &cpus[cpu]->tick;
+    uint64_t refusals = tick->refusals[TICK_KEEP_TIMER];
+    for (unsigned round = 0; round < TIMER_ROUNDS; round++) {
+        timer_init(&due.timer, due_timer_fired, &due);
+        due.fired = false;
+        if (smp_call_function_single(cpu, start_due_timer, &due, true) < 0)
+            break;
+        uint64_t limit = clock_now() + WINDOW_NS;
+        while (!__atomic_load_n(&due.fired, __ATOMIC_ACQUIRE) && clock_now() < limit)
+            cpu_relax();
+        fired += due.fired;
+        stopped_when_fired += due.fired && !due.tick_was_running;
+        timer_cancel_sync(&due.timer);
+    }
+    refusals = tick->refusals[TICK_KEEP_TIMER] - refusals;
+    ktest_log(test, "cpu %u: %u of %u timers fired, %u with the tick stopped; %lu refusals for the timer", cpu,
+              fired, TIMER_ROUNDS, stopped_when_fired, refusals);
+    KTEST_EXPECT(test, fired == TIMER_ROUNDS, "%u of %u timers fired", fired, TIMER_ROUNDS);
+    KTEST_EXPECT(test, stopped_when_fired == 0, "%u timers due within a period found the idle tick stopped",
+                 stopped_when_fired);
+    KTEST_EXPECT(test, refusals >= 1, "idle cpu %u never kept its tick for a timer due", cpu);
+}
+
 KTEST_SUITE(tick,
             KTEST_CASE(every_cpu_ticks_at_hz),
             KTEST_CASE(idle_cpus_stop_their_tick),
+            KTEST_CASE(idle_cpu_keeps_its_tick_for_a_due_timer),
             KTEST_CASE(timekeeper_advances_jiffies));

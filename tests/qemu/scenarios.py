@@ -95,6 +95,13 @@ _LOCKCHECK_KTEST_REPORT = [
     r"taken at lockcheck_hold_with_irqs_off\+0x[0-9a-f]+, released at:\n" + _BACKTRACE_TO % "spin_unlock"]
 
 
+# The field names of a /proc/cpuinfo block that nohzk prints, in Linux's
+# order (the host's extra ones, microcode, bugs, TLB size..., dropped).
+_CPUINFO_FIELDS = ("grep -xE 'processor|vendor_id|cpu family|model|model name|stepping|cpu MHz|cache size|"
+                   "physical id|siblings|core id|cpu cores|apicid|initial apicid|fpu|fpu_exception|cpuid level|"
+                   "wp|flags|bogomips|clflush size|cache_alignment|address sizes'")
+
+
 def _program(name, program, libc="musl"):
     """A test program of tests/user/ (KTAP, also run on the Linux host by
     tests/run), built with libc, booted at -smp 2 as /bin/PROGRAM-test."""
@@ -407,6 +414,9 @@ SCENARIOS = [
     {"name": "panic-recursive-lock", "append": "ktest=panic_lock", "expect_status": 253, "ktap": False,
      "must_contain": [r"^PANIC: cpu 0: spin_lock: lock 'ktest' already held by this CPU",
                       r"\] ktest_panic_recursive_lock\+0x"]},
+    {"name": "panic-lock-not-held", "append": "ktest=panic_lock_not_held", "expect_status": 253, "ktap": False,
+     "must_contain": [r"^PANIC: cpu 0: ktest_panic_lock_not_held: lock 'ktest-unheld' not held by this CPU \(owner -1\)",
+                      r"\] ktest_panic_lock_not_held\+0x"]},
     {"name": "panic-double-free", "append": "ktest=panic_double_free", "expect_status": 253, "ktap": False,
      "must_contain": [r"^PANIC: cpu 0: kfree: double free of 0x", r"\] ktest_panic_double_free\+0x"]},
     {"name": "panic-stack-overflow", "append": "ktest=panic_stack_overflow", "expect_status": 253,
@@ -524,6 +534,33 @@ SCENARIOS = [
                       r"^Cpus_allowed_list:\t1$", r"^Nohz:\t0$", r"^spinner utime grows$",
                       r"^spin: 6 s, \d+ iterations, .*cpus( 1:\d+)( 3:\d+)?$",
                       r"^\d+$", r"^hz=1000$"]},
+    # /proc as busybox reads it, checked against the Linux host where the
+    # values are the same (field names, the mount of /proc, the shape of
+    # /proc/loadavg): mount, df, df -a, a block of /proc/cpuinfo per CPU,
+    # and top's load average above 0 after two spinners ran through at
+    # least one 5 s sample (7 s), with their VSZ shown. /proc/loadavg's
+    # last field is the pid handed out last, a reaped child's too.
+    {"name": "proc-busybox-views", "smp": 4, "ktap": False, "timeout": 90,
+     "command": "mount; df; df -a; awk '$2==\"/proc\" {print $1, $2, $3}' /proc/mounts; "
+                "mount | awk '$3==\"/proc\" {print $1, $2, $3, $4, $5}'; "
+                "echo cpuinfo $(grep -c ^processor /proc/cpuinfo) nproc $(nproc); "
+                "awk -F'\t' '/^$/{exit} {print $1}' /proc/cpuinfo | " + _CPUINFO_FIELDS + "; "
+                "sed -E 's/[0-9]+/N/g' /proc/loadavg; cat /proc/loadavg; "
+                "sh -c 'echo | cat; read a b c d e < /proc/loadavg; [ \"$e\" -gt $$ ] && echo loadavg names the last pid'; "
+                "spin 9 & spin 9 & sleep 7; top -b -n 1 | head -12; cat /proc/loadavg; wait",
+     "same_as_host": ["awk '$2==\"/proc\" {print $1, $2, $3}' /proc/mounts",
+                      "mount | awk '$3==\"/proc\" {print $1, $2, $3, $4, $5}'",
+                      "awk -F'\t' '/^$/{exit} {print $1}' /proc/cpuinfo | " + _CPUINFO_FIELDS,
+                      "sed -E 's/[0-9]+/N/g' /proc/loadavg"],
+     "must_contain": [r"^tmpfs on / type tmpfs \(rw,relatime\)$",
+                      r"^proc on /proc type proc \(rw,nosuid,nodev,noexec,relatime\)$",
+                      r"^Filesystem +1K-blocks +Used +Available +Use% +Mounted on\n"
+                      r"tmpfs +[1-9]\d* +\d+ +\d+ +\d+% /\nFilesystem",
+                      r"^tmpfs +[1-9]\d* +\d+ +\d+ +\d+% /\nproc +0 +0 +0 +0% /proc$",
+                      r"^cpuinfo 4 nproc 4$", r"^loadavg names the last pid$",
+                      r"^\d+\.\d\d \d+\.\d\d \d+\.\d\d \d+/\d+ \d+$",
+                      r"^Load average: (0\.0[1-9]|0\.[1-9]\d|[1-9]\d*\.\d\d) \d+\.\d\d \d+\.\d\d \d+/\d+ \d+$",
+                      r"^ +\d+ +\d+ root +R +[1-9]\d* +\d+% +\d+% spin 9$"]},
     {"name": "user-orphans-stime", "smp": 4, "ktap": False, "timeout": 90,
      # The orphan spins 3 s, long past the shell's first look even under a
      # loaded host, and its reaping is awaited (up to 20 s), not timed.
@@ -584,6 +621,15 @@ SCENARIOS = [
     dict(_program("affinity-race", "affinity_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
     dict(_program("affinity-race-glibc", "affinity_race", "glibc"), smp=4,
          must_not_contain=[r"PANIC", r"assertion failed"]),
+    # Every writable /proc file takes a write whole or refuses it whole:
+    # over-long (EINVAL), zero-length, bad buffers (EFAULT) change nothing
+    # (tests/user/proc_writes.c; on the Linux host its cases skip).
+    _program("proc-writes", "proc_writes"),
+    _program("proc-writes-glibc", "proc_writes", "glibc"),
+    # VmSize and VmRSS count the address space: mapped pages, and those
+    # not the zero page (tests/user/proc_rss.c; a range on the host).
+    _program("proc-rss", "proc_rss"),
+    _program("proc-rss-glibc", "proc_rss", "glibc"),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
@@ -614,6 +660,20 @@ SCENARIOS = [
     # passes on the Linux host too ("host-mm_ranges" in tests/run).
     _program("mm-ranges", "mm_ranges"),
     _program("mm-ranges-glibc", "mm_ranges", "glibc"),
+    # The stack is RLIMIT_STACK, as on Linux: a 1 MiB recursion lives; a
+    # touch at the limit's last byte lives, one below is SIGSEGV (8 MiB,
+    # 1 MiB, 64 KiB, 40 MiB set before execve); a limit lowered later
+    # stops the growth; mlockall leaves the reservation alone. Both libcs;
+    # passes on the Linux host too ("host-stack_limit" in tests/run).
+    _program("stack-limit", "stack_limit"),
+    _program("stack-limit-glibc", "stack_limit", "glibc"),
+    # sigaltstack, Linux's answers (EINVAL, ENOMEM, EPERM, EFAULT);
+    # SA_ONSTACK handlers on it, nested ones never past its bottom;
+    # SS_AUTODISARM; a stack overflow's SIGSEGV caught on it; bad stacks
+    # (kernel, non-canonical, unmapped, wrapping) kill at delivery. Both
+    # libcs; passes on the Linux host too ("host-sigaltstack" in tests/run).
+    _program("sigaltstack", "sigaltstack"),
+    _program("sigaltstack-glibc", "sigaltstack", "glibc"),
     # SIGKILL ends a process in any system call: blocked on a full pipe,
     # in a readv of gigabytes from /dev/urandom, getrandom, munmap of 2^46
     # bytes. Both libcs; passes on the Linux host too ("host-killable" in

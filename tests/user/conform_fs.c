@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include "ktap.h"
 #include "conform.h"
@@ -142,6 +143,51 @@ static int fstat_bad_arguments(void)
     EXPECT_ERROR(syscall(SYS_fstat, 1 << 30, &st), EBADF);
     EXPECT_ERROR(syscall(SYS_fstat, fd, NULL), EFAULT);
     EXPECT_ERROR(syscall(SYS_fstat, fd, KERNEL_ADDRESS), EFAULT);
+    close(fd);
+    return 1;
+}
+
+/* statfs and fstatfs: the path's errors as stat's, a bad buffer EFAULT;
+ * /proc is proc (PROC_SUPER_MAGIC, no blocks), and the directory the
+ * cases work in is not. */
+static int statfs_bad_arguments(void)
+{
+    struct statfs fs;
+    EXPECT_ERROR(syscall(SYS_statfs, at("none"), &fs), ENOENT);
+    EXPECT_ERROR(syscall(SYS_statfs, KERNEL_ADDRESS, &fs), EFAULT);
+    EXPECT_ERROR(syscall(SYS_statfs, NULL, &fs), EFAULT);
+    EXPECT_ERROR(syscall(SYS_statfs, at("file"), NULL), EFAULT);
+    EXPECT_ERROR(syscall(SYS_statfs, at("file"), KERNEL_ADDRESS), EFAULT);
+    EXPECT_ERROR(syscall(SYS_statfs, at("file/x"), &fs), ENOTDIR);
+    return 1;
+}
+
+static int statfs_proc_is_proc(void)
+{
+    struct statfs fs, here;
+    EXPECT_VALUE(syscall(SYS_statfs, "/proc", &fs), 0);
+    EXPECT(fs.f_type == 0x9fa0 && fs.f_blocks == 0);
+    EXPECT_VALUE(syscall(SYS_statfs, "/proc/self/stat", &fs), 0);
+    EXPECT(fs.f_type == 0x9fa0);
+    EXPECT_VALUE(syscall(SYS_statfs, at("file"), &here), 0);
+    EXPECT(here.f_type != 0x9fa0 && here.f_bsize > 0);
+    struct stat proc, dir;
+    EXPECT_VALUE(stat("/proc/self/stat", &proc), 0);
+    EXPECT_VALUE(stat(at("file"), &dir), 0);
+    EXPECT(proc.st_dev != dir.st_dev);      /* df and find -xdev tell them apart so */
+    return 1;
+}
+
+static int fstatfs_bad_arguments(void)
+{
+    struct statfs fs;
+    int fd = open("/proc/self/stat", O_RDONLY);
+    EXPECT_ERROR(syscall(SYS_fstatfs, -1, &fs), EBADF);
+    EXPECT_ERROR(syscall(SYS_fstatfs, 1 << 30, &fs), EBADF);
+    EXPECT_ERROR(syscall(SYS_fstatfs, fd, NULL), EFAULT);
+    EXPECT_ERROR(syscall(SYS_fstatfs, fd, KERNEL_ADDRESS), EFAULT);
+    EXPECT_VALUE(syscall(SYS_fstatfs, fd, &fs), 0);
+    EXPECT(fs.f_type == 0x9fa0);
     close(fd);
     return 1;
 }
@@ -652,6 +698,7 @@ int main(void)
         KTAP_CASE(stat_bad_path), KTAP_CASE(stat_bad_buffer), KTAP_CASE(stat_read_only_buffer),
         KTAP_CASE(stat_buffer_crossing_into_unmapped), KTAP_CASE(stat_trailing_slash_on_file),
         KTAP_CASE(stat_follows_lstat_does_not), KTAP_CASE(fstat_bad_arguments), KTAP_CASE(fstat_pipe),
+        KTAP_CASE(statfs_bad_arguments), KTAP_CASE(statfs_proc_is_proc), KTAP_CASE(fstatfs_bad_arguments),
         KTAP_CASE(newfstatat_unknown_flags), KTAP_CASE(newfstatat_no_automount), KTAP_CASE(newfstatat_empty_path),
         KTAP_CASE(newfstatat_empty_path_null), KTAP_CASE(newfstatat_bad_dirfd),
         KTAP_CASE(access_bad_mode), KTAP_CASE(access_bad_path), KTAP_CASE(access_execute_needs_a_bit),

@@ -28,8 +28,10 @@ error: code that moved is noticed at once.
 import json
 import os
 import re
+import shutil
 
 LAB_DIR = os.path.join("docs", "labs")
+SEEDED = ("obj", "ksyms_empty.o", "trampoline.bin", "objects.list")   # build/ entries copy_tree takes
 
 
 class LabError(Exception):
@@ -157,15 +159,15 @@ def line_of(text, index):
     return text.count("\n", 0, index) + 1
 
 
-def find_function(text, name, where="source"):
+def find_function(text, name, where="source", owner="the lab file"):
     bodies = find_function_bodies(text, name)
     if not bodies:
         raise LabError("%s: function %s not found (no definition at column 0): "
-                       "the lab file is out of date with the code" % (where, name))
+                       "%s is out of date with the code" % (where, name, owner))
     if len(bodies) > 1:
-        raise LabError("%s: function %s defined %d times (lines %s): the lab file cannot "
+        raise LabError("%s: function %s defined %d times (lines %s): %s cannot "
                        "say which" % (where, name, len(bodies),
-                                      ", ".join(str(line_of(text, b)) for b, _ in bodies)))
+                                      ", ".join(str(line_of(text, b)) for b, _ in bodies), owner))
     return bodies[0]
 
 
@@ -200,3 +202,24 @@ def stub_tree(root, lab):
         with open(os.path.join(root, path), "w", encoding="utf-8") as f:
             f.write(text)
     return sorted(texts)
+
+
+def copy_tree(repo, target, tracked):
+    """A plain copy of the tracked files (times kept) into target, its
+    build/ seeded from repo's objects when repo has them, so that
+    `make -C target kernel` recompiles only what was changed after the
+    copy (tools/lab skeleton, tools/mutate)."""
+    if os.path.exists(target):
+        shutil.rmtree(target)
+    for path in tracked:
+        if path and os.path.isfile(os.path.join(repo, path)):
+            os.makedirs(os.path.join(target, os.path.dirname(path)), exist_ok=True)
+            shutil.copy2(os.path.join(repo, path), os.path.join(target, path))
+    build = os.path.join(repo, "build")
+    for entry in SEEDED:
+        source = os.path.join(build, entry)
+        if os.path.isdir(source):
+            shutil.copytree(source, os.path.join(target, "build", entry))
+        elif os.path.isfile(source):
+            os.makedirs(os.path.join(target, "build"), exist_ok=True)
+            shutil.copy2(source, os.path.join(target, "build", entry))

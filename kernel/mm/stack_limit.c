@@ -1,0 +1,44 @@
+/* The user stack's size: see kernel/mm/stack_limit.h and
+ * docs/memory.md, section 5. No mapping list records the stack: the
+ * process keeps the bottom of its reserved range, and a missing page in
+ * that range is the only page fault from ring 3 that maps memory.
+ * Left out: a guard gap below the stack (Linux keeps 1 MiB free there;
+ * here only MAP_FIXED can map in the range), and shrinking: pages once
+ * touched stay until munmap or exit, as on Linux. */
+#include "kernel/mm/stack_limit.h"
+
+#include "arch/x86/paging.h"
+#include "kernel/lib/errno.h"
+#include "kernel/mm/address_space.h"
+#include "kernel/mm/page_alloc.h"
+#include "kernel/process/process.h"
+
+uint64_t stack_floor_for(uint64_t limit, uint64_t image_bottom)
+{
+    uint64_t reach = USER_STACK_TOP - USER_STACK_LOWEST;
+    if (limit < reach)
+        reach = limit & ~(PAGE_SIZE - 1);
+    uint64_t floor = USER_STACK_TOP - reach;
+    return floor < image_bottom ? floor : image_bottom;
+}
+
+int stack_fault_in(struct process *process, uint64_t address, bool for_write)
+{
+    uint64_t page = address & ~(PAGE_SIZE - 1);
+    /* Linux checks each growth against the limit of the moment, so a
+     * limit lowered after execve stops the growth there too. */
+    uint64_t limit = process->rlimits[RLIMIT_STACK].current;
+
+    if (!process->stack_floor || page < process->stack_floor || page >= USER_STACK_TOP ||
+        USER_STACK_TOP - page > limit)
+        return -EFAULT;
+    if (address_space_lookup(process->memory, page, false))
+        return -EFAULT;         /* mapped: a protection fault is not ours */
+    int error = for_write || process->lock_future
+                    ? address_space_map(process->memory, page, PTE_WRITE | PTE_NX)
+                    : address_space_map_zero(process->memory, page, PTE_WRITE | PTE_NX);
+    if (error)
+        return error == -ENOMEM ? -ENOMEM : -EFAULT;
+    page_event_add(STACK_PAGES_FAULTED, 1);
+    return 0;
+}
