@@ -681,6 +681,29 @@ static long ppoll_pipe(void)
     return syscall(SYS_ppoll, p, 1, &none, 0, 8);
 }
 static long get_random(void) { return syscall(SYS_getrandom, buffer, 64, 0); }
+static long open_proc_cpuinfo(void) { return syscall(SYS_open, "/proc/cpuinfo", O_RDONLY); }
+static long open_proc_mounts(void) { return syscall(SYS_open, "/proc/mounts", O_RDONLY); }
+static long statfs_root(void) { return syscall(SYS_statfs, "/", buffer); }
+/* an alternate signal stack: a refused one leaves none */
+static char alt_stack[4 * 8192];
+static long set_alt_stack(void)
+{
+    stack_t alt = { .ss_sp = alt_stack, .ss_size = sizeof(alt_stack), .ss_flags = 0 };
+    return syscall(SYS_sigaltstack, &alt, 0);
+}
+static int alt_stack_check(long result, int fired)
+{
+    (void)fired;
+    stack_t now;
+    if (sigaltstack(0, &now) != 0)
+        return 0;
+    return result < 0 ? (now.ss_flags & SS_DISABLE) != 0 : now.ss_sp == alt_stack;
+}
+static void no_alt_stack(void)
+{
+    stack_t none = { .ss_flags = SS_DISABLE };
+    sigaltstack(&none, 0);
+}
 static long open_proc_init(void) { return syscall(SYS_open, "/proc/1/stat", O_RDONLY); }
 static void policy_setup(void) { fds[0] = open("/proc/sys/kernel/tick_policy", O_RDWR); }
 static long write_policy(void) { return syscall(SYS_write, fds[0], "task\n", 5); }
@@ -765,6 +788,10 @@ static const struct call calls[] = {
     { "proc-tick-policy", 0, 0, 0, policy_setup, write_policy, worked_or_failed, close_fd0 },
     { "proc-trace", 0, 0, 0, trace_setup, write_trace, worked_or_failed, close_fd0 },
     { "proc-fail-nth-child", 0, 0, 0, child_fail_nth_setup, write_fail_nth_of_child, worked_or_failed, end_child },
+    { "proc-cpuinfo", 0, 0, 0, open_setup, open_proc_cpuinfo, open_proc_check, close_fd0 },
+    { "proc-mounts", 0, 0, 0, open_setup, open_proc_mounts, open_proc_check, close_fd0 },
+    { "statfs", 0, 0, 0, nothing, statfs_root, worked_or_failed, nothing },
+    { "sigaltstack", 0, 0, 0, no_alt_stack, set_alt_stack, alt_stack_check, no_alt_stack },
     { "exit", 0, 0, 1, nothing, exit_in_child, worked_or_failed, nothing },
     { "execve-missing", 0, 0, 0, nothing, exec_missing, worked_or_failed, nothing },
     { "rcustress", 1, 0, 0, rcustress_setup, write_rcustress, rcustress_check, close_fd0 },
