@@ -61,7 +61,13 @@ void rcu_bench_callback_flood(void)
     }
     flood_invoked = 0;
     uint64_t start = clock_now(), gps_before = rcu_gps_completed();
-    kthread_join(kthread_create("rcu_flood", flood, heads, &last));
+    struct task *flooder = kthread_create("rcu_flood", flood, heads, &last);
+    if (!flooder) {
+        printk("bench: call_rcu_flood skipped (no memory for its kthread)\n");
+        kfree(heads);
+        return;
+    }
+    kthread_join(flooder);
     rcu_barrier();
     uint64_t ns = clock_now() - start;
     printk("bench: call_rcu_flood callbacks=%lu ns=%lu per_second=%lu gps=%lu cpu=%u\n", flood_invoked, ns,

@@ -245,6 +245,13 @@ static void collect(struct rcu_torture_result *result)
     result->cpus = cpu_count;
 }
 
+/* A kthread_create that found no memory gave NULL: nothing to join. */
+static void join_if_started(struct task *task)
+{
+    if (task)
+        kthread_join(task);
+}
+
 int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
 {
     bool expected = false;
@@ -262,19 +269,23 @@ int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
     struct cpumask where;
     cpumask_andnot(&where, &cpu_online_mask, &cpu_has_nohz_task);
     cpumask_andnot(&where, &where, &nohz_full_mask);
+    bool all_started = true;
     for_each_cpu_in(cpu, &where) {
         struct cpumask only_here = cpumask_of(cpu);
         torture.readers[cpu].cpu = cpu;
         torture.readers[cpu].task = kthread_create("rcu_reader", reader_main, &torture.readers[cpu], &only_here);
+        all_started &= torture.readers[cpu].task != 0;
     }
     struct task *writer = kthread_create("rcu_writer", writer_main, 0, &where);
     struct task *syncer = kthread_create("rcu_syncer", syncer_main, 0, &where);
-    sleep_ns(duration_ns);
+    all_started &= writer && syncer;
+    if (all_started)
+        sleep_ns(duration_ns);
     __atomic_store_n(&torture.stop, true, __ATOMIC_RELEASE);
-    kthread_join(writer);
-    kthread_join(syncer);
+    join_if_started(writer);
+    join_if_started(syncer);
     for_each_cpu_in(cpu, &where)
-        kthread_join(torture.readers[cpu].task);
+        join_if_started(torture.readers[cpu].task);
 
     /* Retire the last object and wait for every callback: the pool must be whole. */
     struct torture_object *last = torture.current;
@@ -292,7 +303,7 @@ int rcu_torture_run(uint64_t duration_ns, struct rcu_torture_result *result)
     result->gps = rcu_gps_completed() - gps_before;
     result->stalls = rcu_stall_count() - stalls_before;
     __atomic_store_n(&torture_busy, false, __ATOMIC_RELEASE);
-    return 0;
+    return all_started ? 0 : -ENOMEM;   /* the ones made ran their checks all the same */
 }
 
 void rcu_torture_format(const struct rcu_torture_result *result, struct proc_text *text)

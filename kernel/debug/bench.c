@@ -12,6 +12,7 @@
 
 #include "arch/x86/cpu.h"
 #include "kernel/cpu/percpu.h"
+#include "kernel/debug/panic.h"
 #include "kernel/console/printk.h"
 #include "kernel/lib/median.h"
 #include "kernel/lib/string.h"
@@ -48,14 +49,23 @@ static void yield_and_time(void *arg)
     pair->stop = true;
 }
 
+/* A boot-time benchmark cannot go on without its kthreads. */
+static struct task *bench_kthread(const char *name, void (*entry)(void *), void *arg, const struct cpumask *where)
+{
+    struct task *task = kthread_create(name, entry, arg, where);
+    if (!task)
+        panic("bench: cannot create %s", name);
+    return task;
+}
+
 static void bench_context_switch(void)
 {
     static struct yield_pair pair;
     struct cpumask cpu = cpumask_of(cpu_count - 1);
 
     memset(&pair, 0, sizeof(pair));
-    struct task *partner = kthread_create("bench-yield", yield_forever, &pair, &cpu);
-    struct task *timer = kthread_create("bench-time", yield_and_time, &pair, &cpu);
+    struct task *partner = bench_kthread("bench-yield", yield_forever, &pair, &cpu);
+    struct task *timer = bench_kthread("bench-time", yield_and_time, &pair, &cpu);
     kthread_join(timer);
     kthread_join(partner);
     printk("bench: context_switch cpu=%u cycles_median=%lu batches=%u per_batch=%d\n", cpu_count - 1,
@@ -110,8 +120,8 @@ static void bench_wakeup_cross_cpu(void)
     wait_queue_init(&handoff.to_sender);
     unsigned sender_cpu = cpu_count > 2 ? 1 : 0, receiver_cpu = cpu_count - 1;
     struct cpumask on_sender = cpumask_of(sender_cpu), on_receiver = cpumask_of(receiver_cpu);
-    struct task *receiver = kthread_create("bench-recv", receive_forever, &handoff, &on_receiver);
-    struct task *sender = kthread_create("bench-send", send_and_time, &handoff, &on_sender);
+    struct task *receiver = bench_kthread("bench-recv", receive_forever, &handoff, &on_receiver);
+    struct task *sender = bench_kthread("bench-send", send_and_time, &handoff, &on_sender);
     kthread_join(sender);
     kthread_join(receiver);
     printk("bench: wakeup_cross_cpu from=%u to=%u cycles_median=%lu batches=%d per_batch=%d\n", sender_cpu,

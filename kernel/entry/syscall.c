@@ -2,7 +2,8 @@
  *
  * syscall_entry (arch/x86/syscall_entry.asm) saves the user registers as a
  * struct trap_frame and calls syscall_dispatch(), which leaves user context
- * (enter_from_user_mode), enables interrupts, runs the handler with Linux's
+ * (enter_from_user_mode), enables interrupts, arms fault injection if the
+ * process asked (kernel/mm/fault_inject.h), runs the handler with Linux's
  * argument registers (rdi, rsi, rdx, r10, r8, r9), stores the result in rax,
  * and goes back through exit_to_user_mode() (kernel/entry/entry.c). A
  * number nohzk does not implement returns -ENOSYS; with strace=1 on the
@@ -217,9 +218,14 @@ static void check_balanced(uint64_t number)
 void syscall_dispatch(struct trap_frame *frame)
 {
     enter_from_user_mode();
-    current_task()->syscall_frame = frame;
+    struct task *task = current_task();
+    task->syscall_frame = frame;
     irq_enable();
+    struct process *process = task->process;
+    bool injecting = process && fault_inject_wanted(&process->fault) && fault_inject_syscall_begin(process);
     long result = call(frame);
+    if (injecting)
+        fault_inject_syscall_end(process);
     check_balanced(frame->rax);
     if (syscall_trace) {
         const char *name = syscall_name(frame->rax);

@@ -109,6 +109,16 @@ int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool 
     return fd < FD_MAX ? fd : -EMFILE;
 }
 
+int fd_lowest_free(struct fd_table *table)
+{
+    spin_lock(&table->lock);
+    int fd = 0;
+    while (fd < FD_MAX && table->files[fd])
+        fd++;
+    spin_unlock(&table->lock);
+    return fd;
+}
+
 int fd_install(struct fd_table *table, struct file *file, bool close_on_exec)
 {
     return fd_install_from(table, 0, file, close_on_exec);

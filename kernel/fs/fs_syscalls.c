@@ -21,6 +21,7 @@
 
 #include "kernel/fs/fs_syscalls.h"
 #include "kernel/lib/errno.h"
+#include "kernel/mm/fault_inject.h"
 #include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
 #include "kernel/process/signal.h"
@@ -67,6 +68,8 @@ static int descriptor_limit(void)
  * keeps its reference to file then). */
 static int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec)
 {
+    if (fault_inject_should_fail())
+        return -EMFILE;         /* a slot of a fixed table: as if it were full */
     int fd = fd_install_from(table, lowest, file, close_on_exec);
     if (fd >= descriptor_limit()) {
         fd_detach(table, fd);
@@ -446,6 +449,10 @@ long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
     struct fd_table *table = current_files();
     if (!table)
         return -EBADF;
+    /* The descriptor first, as Linux: a full table must not leave a new
+     * file behind. One task per table, so the slot stays free. */
+    if (fault_inject_should_fail() || fd_lowest_free(table) >= descriptor_limit())
+        return -EMFILE;
     struct at_path at;
     long error = at_path_get(dirfd, user_path, &at);
     if (error)
@@ -454,7 +461,7 @@ long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
     at_path_put(&at);
     if (!file)
         return error;
-    int fd = install_below_limit(table, 0, file, flags & O_CLOEXEC);
+    int fd = fd_install_from(table, 0, file, flags & O_CLOEXEC);
     if (fd < 0)
         vfs_close(file);
     return fd;

@@ -14,7 +14,8 @@
  * nothing to free, nothing that can outlive the process. The process is
  * looked up by pid at open: if it is gone, the open fails with ESRCH.
  * /proc/self is a generated symlink whose target is the caller's pid
- * (file_ops.link_target).
+ * (file_ops.link_target); so is /proc/thread-self, Linux's PID/task/TID,
+ * with one task per process (fault injection's fail-nth is there).
  *
  * A write is handed to the file whole (file_ops.whole_write_max: at most
  * PROC_WRITE_MAX bytes, all readable, else nothing reaches it).
@@ -254,6 +255,9 @@ void procfs_init(void)
     int error = vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0);
     if (error)
         printk("procfs: cannot create /proc/self: %d\n", error);
+    error = vfs_create_device("/proc/thread-self", S_IFLNK | 0777, &procfs_self_ops, 0);
+    if (error)
+        printk("procfs: cannot create /proc/thread-self: %d\n", error);
     vfs_seal("/proc");      /* its names are ours: no user program adds or removes one */
     process_table_add_hook(&pid_directories);
 }

@@ -149,6 +149,7 @@ struct file *fd_get(struct fd_table *table, int fd);
 int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
 struct file *fd_install_at(struct fd_table *table, int fd, struct file *file, bool close_on_exec);
 struct file *fd_detach(struct fd_table *table, int fd);
+int fd_lowest_free(struct fd_table *table);     /* FD_MAX if full */
 bool fd_close_on_exec(struct fd_table *table, int fd);
 int fd_set_close_on_exec(struct fd_table *table, int fd, bool close_on_exec); /* 0 or -EBADF */
 

@@ -7,6 +7,7 @@
 #include "kernel/console/printk.h"
 #include "kernel/entry/syscall.h"
 #include "kernel/fs/procfs.h"
+#include "kernel/mm/fault_inject.h"
 #include "kernel/time/tick.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
@@ -36,6 +37,7 @@ static struct kernel_param params[] = {
     PARAM_STRING("trace", trace_param, sizeof(trace_param)),
     PARAM_UINT_RANGE("trace_size", &trace_size_param, 16, 1u << 20),
     PARAM_CPULIST("rcu_nocbs", &rcu_nocbs_param),
+    PARAM_UINT_RANGE("fail_alloc", &fail_alloc_percent, 0, 100),
 };
 
 static void report(void *ctx, const char *message)

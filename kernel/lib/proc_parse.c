@@ -55,19 +55,24 @@ long proc_parse_word(const char *data, size_t count, char *word, size_t size)
 /* Over the whole write, not a prefix of it: "1\nanything" and
  * "000000000000001garbage" are errors, not 1 (their inputs are in
  * tests/fuzz/proc_write/crash-rcustress-*). */
-long proc_parse_seconds(const char *data, size_t count, unsigned long max)
+long proc_parse_number(const char *data, size_t count, unsigned long min, unsigned long max)
 {
-    unsigned long seconds = 0;
+    unsigned long value = 0;
     size_t i = 0;
 
     for (; i < count && data[i] >= '0' && data[i] <= '9'; i++) {
-        if (seconds <= max)     /* past max it need only stay past it, without overflowing */
-            seconds = seconds * 10 + (unsigned long)(data[i] - '0');
+        if (value <= max)     /* past max it need only stay past it, without overflowing */
+            value = value * 10 + (unsigned long)(data[i] - '0');
     }
     bool only_a_final_newline_left = i == count || (i + 1 == count && data[i] == '\n');
-    if (i == 0 || !only_a_final_newline_left || seconds == 0 || seconds > max)
+    if (i == 0 || !only_a_final_newline_left || value < min || value > max)
         return -EINVAL;
-    return (long)seconds;
+    return (long)value;
+}
+
+long proc_parse_seconds(const char *data, size_t count, unsigned long max)
+{
+    return proc_parse_number(data, count, 1, max);
 }
 
 int proc_parse_trace(const char *data, size_t count, unsigned *mask)

@@ -21,6 +21,9 @@ long proc_parse_word(const char *data, size_t count, char *word, size_t size);
  * most a final LF. The number, or -EINVAL. */
 long proc_parse_seconds(const char *data, size_t count, unsigned long max);
 
+/* The same from min to max (/proc/PID/fail-nth: 0 to INT_MAX). */
+long proc_parse_number(const char *data, size_t count, unsigned long min, unsigned long max);
+
 /* /proc/trace: "clear", or "classes LIST" (kernel/trace/trace_classes.c), with
  * or without a final LF. PROC_TRACE_CLEAR, PROC_TRACE_CLASSES with *mask
  * set, or -EINVAL. */

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "arch/x86/paging.h"
+#include "kernel/mm/fault_inject.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/debug/panic.h"
 #include "kernel/locking/spinlock.h"
@@ -222,7 +223,7 @@ static void *large_alloc(size_t size)
 
 void *kmalloc(size_t size)
 {
-    if (size == 0 || size > (1ul << 30))
+    if (size == 0 || size > (1ul << 30) || fault_inject_should_fail())
         return 0;
     if (size <= (1u << MAX_CLASS_SHIFT))
         return slab_alloc(size);

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 
 #include "arch/x86/paging.h"
+#include "kernel/mm/fault_inject.h"
 #include "kernel/mm/memmap.h"
 #include "kernel/debug/panic.h"
 #include "kernel/console/printk.h"
@@ -118,6 +119,8 @@ static size_t find_free_run(size_t count)
 
 static uint64_t take_pages(size_t count)
 {
+    if (fault_inject_should_fail())
+        return 0;
     spin_lock(&page_lock);
     size_t first = count ? find_free_run(count) : 0;
     if (first) {

@@ -46,6 +46,7 @@ enum page_event {
     EXEC_PAGES_MAPPED,          /* file pages exec mapped, shared with the file */
     FILE_PAGES_COPIED,          /* file pages a write copied, a program holding them */
     STACK_PAGES_FAULTED,        /* stack pages mapped at their first touch */
+    FAULTS_INJECTED,            /* allocations failed on purpose (kernel/mm/fault_inject.c) */
     PAGE_EVENT_COUNT
 };
 void page_event_add(enum page_event event, unsigned long count);

@@ -20,6 +20,7 @@ static const char *const event_names[PAGE_EVENT_COUNT] = {
     [EXEC_PAGES_MAPPED] = "exec_pages_mapped",
     [FILE_PAGES_COPIED] = "file_pages_copied",
     [STACK_PAGES_FAULTED] = "stack_pages_faulted",
+    [FAULTS_INJECTED] = "faults_injected",
 };
 
 void page_event_add(enum page_event event, unsigned long count)

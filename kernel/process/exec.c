@@ -358,6 +358,10 @@ long process_execve(const char *path, const char *const *argv, const char *const
     if (!error)
         error = build_stack(space, &elf, argv, envp, &start->stack_pointer, &stack_floor);
     close_executable(&exe);
+    size_t cmdline_length = 0;
+    char *cmdline = error ? 0 : process_cmdline_make(argv, &cmdline_length);    /* before the point of no return */
+    if (!error && !cmdline)
+        error = -ENOMEM;
     if (error) {
         if (space)
             address_space_destroy(space);
@@ -387,7 +391,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     fpu_reset();        /* nothing of the old program's x87/SSE registers */
     snprintf(process->name, sizeof(process->name), "%s", base_name(path));
     trace_sched_exec(current_task());
-    process_set_cmdline(process, argv);
+    process_cmdline_install(process, cmdline, cmdline_length);
     free_interpretations(levels);
     start->entry = elf.entry;
     return 0;

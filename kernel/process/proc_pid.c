@@ -1,14 +1,17 @@
 /* The files of every /proc/PID: stat, status and cmdline in Linux's
- * formats (busybox's ps and top read them), and nohz. Each is generated at
+ * formats (busybox's ps and top read them), nohz and fail-nth. Each is generated at
  * open from the process, under process_tree_lock (kernel/fs/procfs.c
  * looks it up by pid). VmSize and VmRSS count pages (address_space.h);
  * left out: Linux's other Vm and Rss lines. */
+#include <limits.h>
 #include <stdint.h>
 
 #include "arch/x86/paging.h"
 #include "kernel/cpu/percpu.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/lib/cpumask.h"
+#include "kernel/lib/errno.h"
+#include "kernel/lib/proc_parse.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/process/process.h"
@@ -113,7 +116,29 @@ static void generate_pid_nohz(struct proc_text *text, struct process *process)
     proc_printf(text, "%d\n", process_is_nohz(process) ? 1 : 0);
 }
 
+/* Fault injection's fail-nth (kernel/mm/fault_inject.c): the count left,
+ * 0 once injected. */
+static void generate_pid_fail_nth(struct proc_text *text, struct process *process)
+{
+    proc_printf(text, "%u\n", fault_inject_left(&process->fault));
+}
+
+/* N from 0 to INT_MAX, as Linux; anything else is EINVAL. */
+static long write_pid_fail_nth(int pid, const char *data, size_t count)
+{
+    long nth = proc_parse_number(data, count, 0, INT_MAX);
+    if (nth < 0)
+        return nth;
+    spin_lock(&process_tree_lock);
+    struct process *process = process_find_locked(pid);
+    if (process)
+        fault_inject_arm(&process->fault, (uint32_t)nth);
+    spin_unlock(&process_tree_lock);
+    return process ? (long)count : -ESRCH;
+}
+
 PROC_PID_FILE("stat", generate_pid_stat, NULL);
 PROC_PID_FILE("status", generate_pid_status, NULL);
 PROC_PID_FILE("cmdline", generate_pid_cmdline, NULL);
 PROC_PID_FILE("nohz", generate_pid_nohz, nohz_task_proc_write);
+PROC_PID_FILE("fail-nth", generate_pid_fail_nth, write_pid_fail_nth);

@@ -309,12 +309,13 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
         return 0;
     *child = *parent;
     itimer_init(child);         /* not inherited */
+    child->fault = (struct fault_inject){ 0 };
     child->lock_future = false; /* nor are memory locks */
     child->first_child = child->next_sibling = 0;
     child->next_in_table = 0;
     child->children_user_ns = child->children_system_ns = 0;
     child->cmdline = 0;
-    process_copy_cmdline(child, parent);
+    bool cmdline_copied = process_copy_cmdline(child, parent);
     child->exited = false;
     wait_queue_init(&child->child_exited);
     signal_fork(&child->signals, &parent->signals);
@@ -324,7 +325,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->job = (struct job_control){ 0 };
     child->restart = (struct restart_block){ 0 };
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
-    if (!child->memory || (parent->files && !child->files)) {
+    if (!cmdline_copied || !child->memory || (parent->files && !child->files)) {
         if (child->memory && !share_memory)
             address_space_destroy(child->memory);
         if (child->files)

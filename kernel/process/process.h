@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/mm/fault_inject.h"
 #include "kernel/time/itimer.h"
 #include "kernel/process/job_control.h"
 #include "kernel/process/signal.h"
@@ -68,6 +69,7 @@ struct process {
     uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
     struct process_rlimit rlimits[RLIMIT_COUNT];    /* NOFILE and STACK enforced, the rest recorded; fork copies */
     struct process_itimers itimers;                 /* setitimer, alarm (kernel/time/itimer.c) */
+    struct fault_inject fault;                      /* fail-nth (kernel/mm/fault_inject.c); not inherited */
 };
 
 extern struct spinlock process_tree_lock;
@@ -138,7 +140,9 @@ struct process_table_hook {
 };
 void process_table_add_hook(struct process_table_hook *hook);
 void process_set_cmdline(struct process *process, const char *const *argv);
-void process_copy_cmdline(struct process *child, const struct process *parent);   /* fork */
+char *process_cmdline_make(const char *const *argv, size_t *length);     /* NULL: out of memory */
+void process_cmdline_install(struct process *process, char *copy, size_t length);
+bool process_copy_cmdline(struct process *child, const struct process *parent);   /* fork; false: out of memory */
 /* Whether its task has the nohz attribute (kernel/time/nohz_task.c). */
 bool process_is_nohz(struct process *process);
 

@@ -113,8 +113,9 @@ struct process *process_init(void)
 
 #define CMDLINE_MAX 4096    /* Linux shows the first page of a long one too */
 
-/* Keep argv for /proc/PID/cmdline; on failure the old one stays. */
-void process_set_cmdline(struct process *process, const char *const *argv)
+/* argv, NUL-separated, for /proc/PID/cmdline: a kmalloc'd copy, or
+ * NULL if out of memory. */
+char *process_cmdline_make(const char *const *argv, size_t *length_out)
 {
     size_t length = 0;
     for (int i = 0; argv && argv[i] && length < CMDLINE_MAX; i++)
@@ -123,7 +124,7 @@ void process_set_cmdline(struct process *process, const char *const *argv)
         length = CMDLINE_MAX;
     char *copy = kmalloc(length ? length : 1);
     if (!copy)
-        return;
+        return 0;
     size_t used = 0;
     for (int i = 0; argv && argv[i] && used < length; i++) {
         size_t size = strlen(argv[i]) + 1;
@@ -132,23 +133,41 @@ void process_set_cmdline(struct process *process, const char *const *argv)
         memcpy(copy + used, argv[i], size);
         used += size;
     }
+    *length_out = used;
+    return copy;
+}
+
+/* The process shows copy (process_cmdline_make's) from now on. */
+void process_cmdline_install(struct process *process, char *copy, size_t length)
+{
     spin_lock(&process_tree_lock);
     char *old = process->cmdline;
     process->cmdline = copy;
-    process->cmdline_length = used;
+    process->cmdline_length = length;
     spin_unlock(&process_tree_lock);
     kfree(old);
 }
 
+/* The first process's; on failure it shows none. */
+void process_set_cmdline(struct process *process, const char *const *argv)
+{
+    size_t length = 0;
+    char *copy = process_cmdline_make(argv, &length);
+    if (copy)
+        process_cmdline_install(process, copy, length);
+}
+
 /* fork: the child shows its parent's command line until it runs execve.
  * Only the parent itself changes its own (execve), so no lock is needed to
- * read it here. */
-void process_copy_cmdline(struct process *child, const struct process *parent)
+ * read it here. False if out of memory: the fork fails (a child without
+ * it would show an empty /proc/PID/cmdline). */
+bool process_copy_cmdline(struct process *child, const struct process *parent)
 {
     child->cmdline = kmalloc(parent->cmdline_length ? parent->cmdline_length : 1);
     child->cmdline_length = child->cmdline ? parent->cmdline_length : 0;
     if (child->cmdline && parent->cmdline_length)
         memcpy(child->cmdline, parent->cmdline, parent->cmdline_length);
+    return child->cmdline != 0;
 }
 
 /* /proc/PID/status prints it as the "Nohz:" line. */

@@ -1,9 +1,9 @@
 /* The kernel services that kernel code under test calls, linked into every
  * host test (tests/host/Makefile): panic() fails the test, a spinlock
  * checks that it is taken and released in turn (held twice, or released
- * unheld, is a bug the kernel would panic on), and the heap is the C
- * library's. A test with services of its own (test_vfs: the current
- * process, user memory) defines those itself. */
+ * unheld, is a bug the kernel would panic on), the heap is the C
+ * library's, and no fault is injected. A test with services of its own
+ * (test_vfs: the current process, user memory) defines those itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 
 #include "kernel/debug/panic.h"
 #include "kernel/locking/spinlock.h"
+#include "kernel/mm/fault_inject.h"
 #include "kernel/mm/heap.h"
 
 void panic(const char *format, ...)
@@ -57,4 +58,9 @@ void *kzalloc(size_t size)
 void kfree(void *object)
 {
     free(object);
+}
+
+bool fault_inject_should_fail(void)
+{
+    return false;
 }

@@ -313,6 +313,34 @@ SCENARIOS = [
     {"name": "oom", "smp": 2, "timeout": 120, "mem": "64M",
      "add": ["build/tests-user/oom.musl:/bin/oom-test"], "command": "oom-test; echo after=$?",
      "must_contain": [r"^# free at the low point: -?\d+ KiB; forks: [1-9]\d* refused", r"^after=0$"]},
+    # Fault injection (docs/reliability.md, "Fault injection"): fail-nth
+    # walks every system call class with N = 1, 2, ... until no failure
+    # fires; each (call, N) fails cleanly or works, leaves the state its
+    # result says and leaks nothing (the whole walk, rcustress included,
+    # is in make soak).
+    {"name": "fail-nth", "smp": 2, "timeout": 300,
+     "add": ["build/tests-user/fail_nth.musl:/bin/fail-nth-test"], "command": "fail-nth-test",
+     "must_contain": [r"^fail-nth: [1-9]\d* \(call, N\) pairs tried, [1-9]\d* injected, 0 leaks, 0 calls bad$"]},
+    {"name": "fail-nth-glibc", "smp": 2, "timeout": 300,
+     "add": ["build/tests-user/fail_nth.glibc:/bin/fail-nth-test"], "command": "fail-nth-test",
+     "must_contain": [r"^fail-nth: [1-9]\d* \(call, N\) pairs tried, [1-9]\d* injected, 0 leaks, 0 calls bad$"]},
+    # fail_alloc=5: forks and execs fail at random in every process but
+    # init, which runs the loop; nothing panics or leaks.
+    {"name": "fail-alloc", "smp": 2, "ktap": False, "timeout": 120, "append": "fail_alloc=5",
+     "add": ["tests/qemu/data/fail_alloc.sh:/bin/fail_alloc.sh"], "command": "sh /bin/fail_alloc.sh 60",
+     "must_contain": [r"^fail_alloc: pid 1: ls worked \d+, failed [1-9]\d*; faults injected [1-9]\d*$",
+                      r"^fail_alloc: PASS$"]},
+    # fail_alloc=100: the boot, which makes no system call, and init are
+    # spared; every other process's allocations fail.
+    {"name": "fail-alloc-always", "smp": 2, "ktap": False, "timeout": 60, "append": "fail_alloc=100",
+     "add": ["tests/qemu/data/fail_alloc.sh:/bin/fail_alloc.sh"], "command": "sh /bin/fail_alloc.sh 5",
+     "must_contain": [r"^fail_alloc: pid 1: ls worked 0, failed 5; faults injected [1-9]\d*$", r"^fail_alloc: PASS$"]},
+    # A bad value is reported and injects nothing.
+    {"name": "fail-alloc-bad-params", "smp": 2, "ktap": False, "append": "fail_alloc=101 fail_alloc=x",
+     "add": ["tests/qemu/data/fail_alloc.sh:/bin/fail_alloc.sh"], "command": "sh /bin/fail_alloc.sh 5",
+     "must_contain": [r"cmdline: fail_alloc=101: must be a number from 0 to 100",
+                      r"cmdline: fail_alloc=x: ", r"^fail_alloc: pid 1: ls worked 5, failed 0; faults injected 0$",
+                      r"^fail_alloc: PASS$"]},
     # Interval timers (setitimer, getitimer, alarm): the same program passes
     # on the Linux host ("host-itimer" in tests/run); on nohzk it also shows
     # that an ITIMER_VIRTUAL holds a nohz CPU's tick (the task's cputimer

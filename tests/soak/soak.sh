@@ -11,6 +11,10 @@
 #   tick policies a hook: switched every few seconds once
 #                 /proc/sys/kernel/tick_policy exists
 #
+# Then, with the load stopped, fail-nth's whole walk if tools/soak added
+# it (/bin/fail-nth-test --all, tests/user/fail_nth.c): every fallible
+# point of every system call class failed in turn, no leak.
+#
 # Every job notes its failures in /tmp/soak/failed. At the end, with
 # everything stopped, free pages and heap objects (/proc/meminfo) must be
 # back within the slack, and the root directory unchanged. Prints "soak: PASS" and exits 0, or "soak: FAIL".
@@ -69,6 +73,10 @@ taskset -c 2 spin "$S" --syscall-every 1000 > /tmp/soak/spin2 || fail "spin on c
   fi ) &
 wait
 cat /tmp/soak/spin2 /tmp/soak/spin3
+if [ -x /bin/fail-nth-test ]; then
+    fail-nth-test --all > /tmp/soak/failnth || { fail "fail-nth --all failed:"; grep '^#' /tmp/soak/failnth | tail -20; }
+    grep '^fail-nth:' /tmp/soak/failnth
+fi
 
 sleep 2             # the last frees may wait for a grace period
 read free1 heap1 tables1 <<END

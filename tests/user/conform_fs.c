@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -45,6 +46,29 @@ static const char *too_long(void)
     memset(long_path, 'p', sizeof(long_path) - 1);
     long_path[0] = '/';
     return long_path;
+}
+
+/* ---- open at the descriptor limit ---- */
+
+/* open(O_CREAT) with no descriptor free below RLIMIT_NOFILE: EMFILE, and
+ * no file is created (Linux takes the descriptor before the name). */
+static int open_create_with_no_free_descriptor(void)
+{
+    struct rlimit saved, few;
+    getrlimit(RLIMIT_NOFILE, &saved);
+    int fd = open("/dev/null", O_RDONLY);
+    EXPECT(fd >= 0);
+    few.rlim_cur = (rlim_t)fd + 1;
+    few.rlim_max = saved.rlim_max;
+    EXPECT_VALUE(setrlimit(RLIMIT_NOFILE, &few), 0);      /* fd was the last one free */
+    long result = syscall(SYS_open, at("created-at-limit"), O_CREAT | O_WRONLY, 0644);
+    int saved_errno = errno;
+    setrlimit(RLIMIT_NOFILE, &saved);
+    close(fd);
+    EXPECT_SAVED_ERROR(result, saved_errno, EMFILE);
+    struct stat st;
+    EXPECT_ERROR(stat(at("created-at-limit"), &st), ENOENT);
+    return 1;
 }
 
 /* ---- stat, lstat, fstat, newfstatat ---- */
@@ -690,7 +714,7 @@ int main(void)
         KTAP_CASE(rename_dot), KTAP_CASE(chmod_high_bits), KTAP_CASE(chmod_bad_path),
         KTAP_CASE(fchmodat_fourth_argument_ignored), KTAP_CASE(fchmod_high_bits), KTAP_CASE(link_bad_paths),
         KTAP_CASE(linkat_empty_path), KTAP_CASE(renameat_relative_to_dirfds), KTAP_CASE(renameat2_exchange),
-        KTAP_CASE(symlinkat_relative_to_dirfd),
+        KTAP_CASE(symlinkat_relative_to_dirfd), KTAP_CASE(open_create_with_no_free_descriptor),
     };
     strcpy(directory, "/tmp/conform_fs.XXXXXX");
     if (!mkdtemp(directory)) {

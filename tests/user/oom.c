@@ -95,22 +95,55 @@ static void hog(int commands, int answers)
     _exit(0);
 }
 
-static int fork_fails_with_enomem_and_recovers(void)
+/* A hog started by vfork and exec of this program, and its pipes. */
+struct hog {
+    pid_t pid;
+    int commands, answers;      /* our ends */
+};
+
+/* Starts it and waits until it has taken every page it could. */
+static int hog_start(struct hog *hog)
 {
     int to_hog[2], from_hog[2];
     char c;
-    CHECK(pipe(to_hog) == 0 && pipe(from_hog) == 0);
+    if (pipe(to_hog) != 0 || pipe(from_hog) != 0)
+        return 0;
     char commands[16], answers[16];
     snprintf(commands, sizeof(commands), "%d", to_hog[0]);
     snprintf(answers, sizeof(answers), "%d", from_hog[1]);
     char *argv[] = { self_name, "hog", commands, answers, 0 };
-    pid_t hog_pid = vfork();
-    if (hog_pid == 0) {
+    hog->pid = vfork();
+    if (hog->pid == 0) {
         execvp(self_name, argv);
         _exit(127);
     }
-    CHECK(hog_pid >= 0);
-    CHECK(read(from_hog[0], &c, 1) == 1);
+    hog->commands = to_hog[1];
+    hog->answers = from_hog[0];
+    return hog->pid > 0 && read(hog->answers, &c, 1) == 1;
+}
+
+/* The hog gives one page back. */
+static int hog_free_page(struct hog *hog)
+{
+    char c = 'r';
+    return write(hog->commands, &c, 1) == 1 && read(hog->answers, &c, 1) == 1;
+}
+
+static int hog_stop(struct hog *hog)
+{
+    char c = 'q';
+    if (write(hog->commands, &c, 1) != 1)
+        return 0;
+    close(hog->commands);
+    close(hog->answers);
+    return exit_status_of(hog->pid) == 0;
+}
+
+static int fork_fails_with_enomem_and_recovers(void)
+{
+    struct hog hog;
+    int status;
+    CHECK(hog_start(&hog));
     long low = mem_free_kib();      /* -1 if even /proc/meminfo cannot be opened */
     int enomem = 0, other = 0, worked = 0, steps;
     for (steps = 0; steps < MAX_STEPS && worked < 3; steps++) {
@@ -125,14 +158,10 @@ static int fork_fails_with_enomem_and_recovers(void)
         } else {
             other++;
         }
-        c = 'r';
-        if (write(to_hog[1], &c, 1) != 1 || read(from_hog[0], &c, 1) != 1)
+        if (!hog_free_page(&hog))
             break;
     }
-    c = 'q';
-    CHECK(write(to_hog[1], &c, 1) == 1);
-    int status;
-    CHECK(exit_status_of(hog_pid) == 0);
+    CHECK(hog_stop(&hog));
     printf("# free at the low point: %ld KiB; forks: %d refused (ENOMEM), %d worked, %d other, in %d steps\n", low,
            enomem, worked, other, steps);
     CHECK(enomem >= 1);         /* memory did run out */
@@ -142,6 +171,37 @@ static int fork_fails_with_enomem_and_recovers(void)
     if (pid == 0)
         _exit(0);
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    return 1;
+}
+
+/* The torture test creates a kthread per CPU and two more: when memory
+ * runs out among them it must say ENOMEM and end the ones it made (it
+ * once joined the NULL it got back, and panicked). Written at each step
+ * as the hog gives pages back, until a run works. */
+static int rcustress_without_memory_says_enomem(void)
+{
+    struct hog hog;
+    int stress = open("/proc/rcustress", O_WRONLY);
+    CHECK(stress >= 0);
+    CHECK(hog_start(&hog));
+    int enomem = 0, other = 0, worked = 0, steps;
+    for (steps = 0; steps < MAX_STEPS && !worked; steps++) {
+        long written = write(stress, "1", 1);
+        if (written == 1)
+            worked++;
+        else if (errno == ENOMEM)
+            enomem++;
+        else
+            other++;
+        if (!hog_free_page(&hog))
+            break;
+    }
+    CHECK(hog_stop(&hog));
+    close(stress);
+    printf("# rcustress: %d refused (ENOMEM), %d worked, %d other, in %d steps\n", enomem, worked, other, steps);
+    CHECK(enomem >= 1);
+    CHECK(other == 0);
+    CHECK(worked == 1);
     return 1;
 }
 
@@ -213,6 +273,7 @@ int main(int argc, char **argv)
         KTAP_CASE(a_mapping_larger_than_free_memory_fails_at_once),
         KTAP_CASE(fork_fails_with_enomem_and_recovers),
         KTAP_CASE(copy_on_write_beyond_free_memory),
+        KTAP_CASE(rcustress_without_memory_says_enomem),
     };
     return ktap_main(cases, KTAP_COUNT(cases));
 }
