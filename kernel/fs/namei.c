@@ -42,10 +42,8 @@ struct lookup {
  * the text its ops write for the calling process into scratch. */
 static const char *link_target(const struct inode *inode, char *scratch, size_t *length)
 {
-    if (inode->ops && inode->ops->link_target) {
-        *length = inode->ops->link_target(scratch, GENERATED_LINK_MAX);
-        return scratch;
-    }
+    if (inode->ops && inode->ops->link_target)
+        return inode->ops->link_target(inode->private, scratch, GENERATED_LINK_MAX, length);
     *length = inode->size;
     return inode->target;
 }
@@ -196,6 +194,8 @@ int follow_last_link(const struct last_name *last, struct inode *link, struct in
     char scratch[GENERATED_LINK_MAX];
     size_t target_length;
     const char *target = link_target(link, scratch, &target_length);
+    if (target_length == 0)
+        return -ENOENT;     /* a generated link with no target for this caller */
     return walk(&lookup, last->directory, target, target_length, true, out);
 }
 
@@ -286,8 +286,9 @@ long vfs_readlink_at(struct inode *start, const char *path, char *buffer, size_t
         char scratch[GENERATED_LINK_MAX];
         size_t target_length;
         const char *target = link_target(inode, scratch, &target_length);
-        result = (long)(target_length < size ? target_length : size);
-        memcpy(buffer, target, (size_t)result); /* no NUL, as Linux */
+        result = target_length == 0 ? -ENOENT : (long)(target_length < size ? target_length : size);
+        if (result > 0)
+            memcpy(buffer, target, (size_t)result); /* no NUL, as Linux */
     }
     spin_unlock(&vfs_lock);
     return result;
@@ -322,8 +323,13 @@ int vfs_lookup_directory(struct inode *start, const char *path, struct inode **o
 
 long vfs_getcwd(struct inode *cwd, char *buffer, size_t size)
 {
+    return vfs_inode_path(cwd, buffer, size);
+}
+
+long vfs_inode_path(struct inode *target, char *buffer, size_t size)
+{
     spin_lock(&vfs_lock);
-    struct inode *directory = cwd ? cwd : root;
+    struct inode *directory = target ? target : root;
     long result = 0;
     size_t length = directory == root ? 1 : 0;
     if (!directory->linked)

@@ -15,7 +15,9 @@
  * looked up by pid at open: if it is gone, the open fails with ESRCH.
  * /proc/self is a generated symlink whose target is the caller's pid
  * (file_ops.link_target); so is /proc/thread-self, Linux's PID/task/TID,
- * with one task per process (fault injection's fail-nth is there).
+ * with one task per process (fault injection's fail-nth is there), and
+ * /proc/PID/exe, the program execve loaded, for its own process only
+ * (busybox's sh runs a script without #! through /proc/self/exe).
  *
  * A write is handed to the file whole (file_ops.whole_write_max: at most
  * PROC_WRITE_MAX bytes, all readable, else nothing reaches it).
@@ -188,11 +190,27 @@ static void procfs_release(struct file *file)
     kfree(file->private);
 }
 
-static size_t self_link_target(char *buffer, size_t size)
+static const char *self_link_target(void *private, char *scratch, size_t size, size_t *length)
 {
+    (void)private;
     struct process *process = current_process();
-    int length = snprintf(buffer, size, "%d", process ? process->pid : 0);
-    return length > 0 ? (size_t)length : 0;
+    int written = snprintf(scratch, size, "%d", process ? process->pid : 0);
+    *length = written > 0 ? (size_t)written : 0;
+    return scratch;
+}
+
+/* /proc/PID/exe, private = PID: the program the caller runs, when PID is
+ * the caller's own. Only the process itself replaces its exe_path
+ * (execve), so the string stays put while it looks. Another process's
+ * link is left out: reading its path would need process_tree_lock under
+ * the VFS lock, an order nothing else takes. */
+static const char *exe_link_target(void *private, char *scratch, size_t size, size_t *length)
+{
+    (void)scratch, (void)size;
+    struct process *process = current_process();
+    bool own = process && process->pid == (int)(uintptr_t)private && process->exe_path;
+    *length = own ? strlen(process->exe_path) : 0;
+    return own ? process->exe_path : "";
 }
 
 static const struct file_ops procfs_ops = {
@@ -215,6 +233,10 @@ static const struct file_ops procfs_self_ops = {
     .link_target = self_link_target,
 };
 
+static const struct file_ops procfs_exe_ops = {
+    .link_target = exe_link_target,
+};
+
 /* ---- Creating the files ---- */
 
 /* The process table's hooks: a process entered the table, or left it. A
@@ -232,6 +254,11 @@ static void pid_directory_create(int pid)
         if (error)
             printk("procfs: cannot create %s: %d\n", path, error);
     }
+    char path[48];
+    snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+    int error = vfs_create_device(path, S_IFLNK | 0777, &procfs_exe_ops, (void *)(uintptr_t)pid);
+    if (error)
+        printk("procfs: cannot create %s: %d\n", path, error);
 }
 
 static void pid_directory_remove(int pid)

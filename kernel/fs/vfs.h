@@ -37,10 +37,12 @@ struct file_ops {
     /* Optional: POLLIN, POLLOUT, POLLHUP, POLLERR now (kernel/fs/poll.h);
      * without it, always ready for both. Must not sleep. */
     unsigned (*poll)(struct file *file);
-    /* Only for a generated symlink (/proc/self): write the target for the
-     * calling process into buffer (size bytes, no NUL needed) and return
-     * its length. Called with the VFS lock held: must not sleep. */
-    size_t (*link_target)(char *buffer, size_t size);
+    /* Only for a generated symlink (/proc/self, /proc/PID/exe): the target
+     * for the calling process, given the inode's private word: written
+     * into scratch (size bytes, no NUL needed), or a string that stays put
+     * for the rest of the system call; its length in *length, 0 for none
+     * (ENOENT). Called with the VFS lock held: must not sleep. */
+    const char *(*link_target)(void *private, char *scratch, size_t size, size_t *length);
     /* Nonzero for a file that acts on a whole value (/proc): write(2)
      * hands .write all its bytes in one call, or refuses them all: EINVAL
      * for none or more than this many, EFAULT if any cannot be read;
@@ -133,6 +135,8 @@ void vfs_chmod_file(struct file *file, uint32_t mode);
 int vfs_remove_tree(const char *path);
 int vfs_lookup_directory(struct inode *start, const char *path, struct inode **out); /* referenced */
 long vfs_getcwd(struct inode *cwd, char *buffer, size_t size); /* length with the NUL, or -ERANGE */
+/* The absolute path of any inode, as vfs_getcwd: -ENOENT once unlinked. */
+long vfs_inode_path(struct inode *inode, char *buffer, size_t size);
 
 /* File descriptor tables. */
 struct fd_table *fd_table_create(void);

@@ -330,6 +330,21 @@ static long open_program(const char *path, const char *const **argv, struct exec
     }
 }
 
+/* The absolute path of the file exec loads, for /proc/self/exe: NULL in
+ * *path for a file unlinked meanwhile; -ENOMEM without memory. */
+static long executable_path(struct file *file, char **path)
+{
+    char *scratch = kmalloc(PATH_MAX);
+    if (!scratch)
+        return -ENOMEM;
+    long length = vfs_inode_path(file->inode, scratch, PATH_MAX);
+    *path = length > 0 ? kmalloc((size_t)length) : 0;
+    if (*path)
+        memcpy(*path, scratch, (size_t)length);
+    kfree(scratch);
+    return length > 0 && !*path ? -ENOMEM : 0;
+}
+
 static void free_interpretations(struct interpretation *levels[SCRIPT_DEPTH_MAX])
 {
     for (int i = 0; i < SCRIPT_DEPTH_MAX; i++)
@@ -357,6 +372,9 @@ long process_execve(const char *path, const char *const *argv, const char *const
         error = map_segments(space, &elf, exe.file, &highest);
     if (!error)
         error = build_stack(space, &elf, argv, envp, &start->stack_pointer, &stack_floor);
+    char *exe_path = 0;         /* before the point of no return, as the command line */
+    if (!error)
+        error = executable_path(exe.file, &exe_path);
     close_executable(&exe);
     size_t cmdline_length = 0;
     char *cmdline = error ? 0 : process_cmdline_make(argv, &cmdline_length);    /* before the point of no return */
@@ -365,6 +383,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     if (error) {
         if (space)
             address_space_destroy(space);
+        kfree(exe_path);
         free_interpretations(levels);
         return error;
     }
@@ -392,6 +411,8 @@ long process_execve(const char *path, const char *const *argv, const char *const
     snprintf(process->name, sizeof(process->name), "%s", base_name(path));
     trace_sched_exec(current_task());
     process_cmdline_install(process, cmdline, cmdline_length);
+    kfree(process->exe_path);   /* only this process reads it (/proc/self/exe) */
+    process->exe_path = exe_path;
     free_interpretations(levels);
     start->entry = elf.entry;
     return 0;

@@ -314,8 +314,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->first_child = child->next_sibling = 0;
     child->next_in_table = 0;
     child->children_user_ns = child->children_system_ns = 0;
-    child->cmdline = 0;
-    bool cmdline_copied = process_copy_cmdline(child, parent);
+    bool names_copied = process_copy_program_names(child, parent);
     child->exited = false;
     wait_queue_init(&child->child_exited);
     signal_fork(&child->signals, &parent->signals);
@@ -325,12 +324,12 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     child->job = (struct job_control){ 0 };
     child->restart = (struct restart_block){ 0 };
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
-    if (!cmdline_copied || !child->memory || (parent->files && !child->files)) {
+    if (!names_copied || !child->memory || (parent->files && !child->files)) {
         if (child->memory && !share_memory)
             address_space_destroy(child->memory);
         if (child->files)
             fd_table_destroy(child->files);
-        kfree(child->cmdline);
+        process_program_names_free(child);
         kfree(child);
         return 0;
     }
@@ -345,7 +344,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
             fd_table_destroy(child->files);
         if (child->cwd)
             inode_put(child->cwd);
-        kfree(child->cmdline);
+        process_program_names_free(child);
         kfree(child);
         return 0;
     }

@@ -66,6 +66,7 @@ struct process {
     uint64_t start_ns;                              /* clock_now() at creation */
     char *cmdline;                                  /* argv, NUL-separated (execve); kmalloc'd */
     size_t cmdline_length;
+    char *exe_path;     /* the program execve loaded, absolute (/proc/self/exe); kmalloc'd, or NULL */
     uint64_t children_user_ns, children_system_ns;  /* of reaped children, theirs included */
     struct process_rlimit rlimits[RLIMIT_COUNT];    /* NOFILE and STACK enforced, the rest recorded; fork copies */
     struct process_itimers itimers;                 /* setitimer, alarm (kernel/time/itimer.c) */
@@ -142,7 +143,8 @@ void process_table_add_hook(struct process_table_hook *hook);
 void process_set_cmdline(struct process *process, const char *const *argv);
 char *process_cmdline_make(const char *const *argv, size_t *length);     /* NULL: out of memory */
 void process_cmdline_install(struct process *process, char *copy, size_t length);
-bool process_copy_cmdline(struct process *child, const struct process *parent);   /* fork; false: out of memory */
+bool process_copy_program_names(struct process *child, const struct process *parent); /* fork: cmdline and exe_path; false: out of memory */
+void process_program_names_free(struct process *process);
 /* Whether its task has the nohz attribute (kernel/time/nohz_task.c). */
 bool process_is_nohz(struct process *process);
 

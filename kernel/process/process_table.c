@@ -79,7 +79,7 @@ void process_get_locked(struct process *process)
 static void process_free(struct process *process)
 {
     kthread_join(process->task);
-    kfree(process->cmdline);
+    process_program_names_free(process);
     kfree(process);
 }
 
@@ -157,17 +157,33 @@ void process_set_cmdline(struct process *process, const char *const *argv)
         process_cmdline_install(process, copy, length);
 }
 
-/* fork: the child shows its parent's command line until it runs execve.
- * Only the parent itself changes its own (execve), so no lock is needed to
- * read it here. False if out of memory: the fork fails (a child without
- * it would show an empty /proc/PID/cmdline). */
-bool process_copy_cmdline(struct process *child, const struct process *parent)
+/* fork: the child shows its parent's command line and program until it
+ * runs execve. Only the parent itself changes its own (execve), so no lock
+ * is needed to read them here. False if out of memory, the child's copies
+ * freed: the fork fails (a child without them would show an empty
+ * /proc/PID/cmdline). */
+bool process_copy_program_names(struct process *child, const struct process *parent)
 {
     child->cmdline = kmalloc(parent->cmdline_length ? parent->cmdline_length : 1);
     child->cmdline_length = child->cmdline ? parent->cmdline_length : 0;
     if (child->cmdline && parent->cmdline_length)
         memcpy(child->cmdline, parent->cmdline, parent->cmdline_length);
-    return child->cmdline != 0;
+    child->exe_path = parent->exe_path ? kmalloc(strlen(parent->exe_path) + 1) : 0;
+    if (child->exe_path)
+        memcpy(child->exe_path, parent->exe_path, strlen(parent->exe_path) + 1);
+    if (!child->cmdline || (parent->exe_path && !child->exe_path)) {
+        process_program_names_free(child);
+        return false;
+    }
+    return true;
+}
+
+void process_program_names_free(struct process *process)
+{
+    kfree(process->cmdline);
+    kfree(process->exe_path);
+    process->cmdline = process->exe_path = 0;
+    process->cmdline_length = 0;
 }
 
 /* /proc/PID/status prints it as the "Nohz:" line. */

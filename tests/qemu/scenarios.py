@@ -102,6 +102,16 @@ _CPUINFO_FIELDS = ("grep -xE 'processor|vendor_id|cpu family|model|model name|st
                    "wp|flags|bogomips|clflush size|cache_alignment|address sizes'")
 
 
+def _shell_quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+_SCRIPT_FALLBACK = ("cd /tmp && printf 'echo a plain script: $0 $1\\n' > plain && chmod +x plain && "
+                    "PATH=/tmp:$PATH plain one; echo status $?; "
+                    "printf 'junk\\000' > junk && chmod +x junk && PATH=/tmp:$PATH junk 2>/dev/null; "
+                    "echo status $?")
+
+
 def _program(name, program, libc="musl"):
     """A test program of tests/user/ (KTAP, also run on the Linux host by
     tests/run), built with libc, booted at -smp 2 as /bin/PROGRAM-test."""
@@ -164,6 +174,16 @@ SCENARIOS = [
                       r"/bin/sh -> busybox$", r"^pinned$", r"^Linux x86_64$", r"^/tmp/d$"]},
     {"name": "busybox-failure", "smp": 2, "ktap": False, "expect_status": 127,
      "command": "/no/such/program", "must_contain": [r"/no/such/program: not found"]},
+    # A file with no #! that execve refuses (ENOEXEC): busybox's sh runs it
+    # as a script in a child that re-executes busybox through
+    # /proc/self/exe. The same lines through Debian's busybox on the host.
+    # Only a process's own exe link resolves (kernel/process/proc_pid.c).
+    {"name": "busybox-script-fallback", "smp": 2, "ktap": False,
+     "command": _SCRIPT_FALLBACK + "; readlink /proc/self/exe; readlink /proc/$$/exe || echo another process: no link; "
+                "cmp /proc/self/exe /bin/busybox && echo the link opens the program",
+     "same_as_host": ["build/busybox-static/bin/busybox sh -c " + _shell_quote(_SCRIPT_FALLBACK)],
+     "must_contain": [r"^/bin/busybox\nanother process: no link\nthe link opens the program$"],
+     "must_not_contain": [r"Segmentation fault", r"killed by signal"]},
     {"name": "console", "smp": 2, "append": "ktest=console"},
     {"name": "pipe", "smp": 4, "append": "ktest=pipe"},
     {"name": "busybox-pipes-proc", "smp": 4, "ktap": False,
