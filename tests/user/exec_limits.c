@@ -633,28 +633,6 @@ static int execve_scripts_nest_five_deep(void)
 
 /* ---- set-up ---- */
 
-static int find_self(const char *argv0)
-{
-    if (argv0[0] == '/')
-        snprintf(self, sizeof(self), "%s", argv0);
-    else if (strchr(argv0, '/')) {
-        if (!getcwd(self, sizeof(self) - strlen(argv0) - 2))
-            return 0;
-        strcat(strcat(self, "/"), argv0);
-    } else {
-        const char *path = getenv("PATH");
-        char directories[1024];
-        snprintf(directories, sizeof(directories), "%s", path && *path ? path : "/bin:/usr/bin");
-        for (char *dir = strtok(directories, ":"); dir; dir = strtok(NULL, ":")) {
-            snprintf(self, sizeof(self), "%s/%s", dir, argv0);
-            if (access(self, X_OK) == 0)
-                return 1;
-        }
-        return 0;
-    }
-    return access(self, X_OK) == 0;
-}
-
 static void remove_all(void)
 {
     static const char *const names[] = { "data", "garbage", "aarch64", "short", "dynamic", "interpreted", "exit7", "argument", "end",
@@ -684,7 +662,7 @@ int main(int argc, char **argv)
         KTAP_CASE(execve_script_errors), KTAP_CASE(execve_scripts_nest_five_deep),
     };
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc < 1 || !find_self(argv[0])) {
+    if (argc < 1 || !find_self(argv[0], self, sizeof(self))) {
         printf("# exec_limits: cannot find this program (argv[0] %s)\n", argc ? argv[0] : "none");
         return 1;
     }

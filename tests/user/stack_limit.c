@@ -292,26 +292,6 @@ static int a_system_call_writes_to_untouched_stack_pages(void)
     return 1;
 }
 
-static int find_self(const char *argv0)
-{
-    if (strchr(argv0, '/')) {
-        if (argv0[0] == '/')
-            snprintf(self, sizeof(self), "%s", argv0);
-        else if (getcwd(self, sizeof(self) - strlen(argv0) - 2))
-            strcat(strcat(self, "/"), argv0);
-        return access(self, X_OK) == 0;
-    }
-    const char *path = getenv("PATH");
-    char directories[1024];
-    snprintf(directories, sizeof(directories), "%s", path && *path ? path : "/bin:/usr/bin");
-    for (char *dir = strtok(directories, ":"); dir; dir = strtok(NULL, ":")) {
-        snprintf(self, sizeof(self), "%s/%s", dir, argv0);
-        if (access(self, X_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv, char **envp)
 {
     initial_argv = argv, initial_envp = envp;
@@ -330,7 +310,7 @@ int main(int argc, char **argv, char **envp)
         KTAP_CASE(a_system_call_writes_to_untouched_stack_pages),
     };
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc < 1 || !find_self(argv[0])) {
+    if (argc < 1 || !find_self(argv[0], self, sizeof(self))) {
         printf("# stack_limit: cannot find this program (argv[0] %s)\n", argc ? argv[0] : "none");
         return 1;
     }

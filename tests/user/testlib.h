@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -56,6 +57,28 @@ static inline int status_of_child(void (*body)(void))
 
 /* A wait status is a death by signal: 1, or 0 after printing what it is
  * instead (as a KTAP comment). */
+/* This program's own path, for a test that execs itself: argv[0] made
+ * absolute if it has a slash, else found in PATH. 0 if not found. */
+static inline int find_self(const char *argv0, char *self, size_t size)
+{
+    if (strchr(argv0, '/')) {
+        if (argv0[0] == '/')
+            snprintf(self, size, "%s", argv0);
+        else if (getcwd(self, size - strlen(argv0) - 2))
+            strcat(strcat(self, "/"), argv0);
+        return access(self, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    char directories[1024];
+    snprintf(directories, sizeof(directories), "%s", path && *path ? path : "/bin:/usr/bin");
+    for (char *dir = strtok(directories, ":"); dir; dir = strtok(NULL, ":")) {
+        snprintf(self, size, "%s/%s", dir, argv0);
+        if (access(self, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Running on nohzk (its uname release says so), not on Linux? */
 static inline int on_nohzk(void)
 {
