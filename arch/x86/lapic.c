@@ -32,7 +32,6 @@
 #define ICR_MODE_NMI           (4u << 8)
 #define ICR_MODE_INIT          (5u << 8)
 #define ICR_MODE_STARTUP       (6u << 8)
-#define ICR_ALL_BUT_SELF       (3u << 18)
 #define TIMER_DIVIDE_BY_16     0x3
 #define APIC_BASE_ENABLE       (1ul << 11)
 
@@ -110,12 +109,6 @@ void lapic_send_startup(uint32_t apic_id, uint8_t page_number)
 void lapic_send_nmi(uint32_t apic_id)
 {
     send_command(apic_id, ICR_LEVEL_ASSERT | ICR_MODE_NMI);
-}
-
-void lapic_stop_other_cpus(void)
-{
-    if (registers)
-        send_command(0, ICR_ALL_BUT_SELF | ICR_LEVEL_ASSERT | ICR_MODE_NMI);
 }
 
 /* Count down from the maximum for a while measured on the clocksource.

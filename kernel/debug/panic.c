@@ -77,6 +77,18 @@ static void print_registers(const struct trap_frame *f)
     printk_unlocked("R13: %016lx R14: %016lx R15: %016lx\n", f->r13, f->r14, f->r15);
 }
 
+/* An NMI to each other online CPU: it halts there (the NMI handler sees
+ * panic_in_progress()). Not to all but self: a CPU still starting may
+ * have no IDT yet, and an NMI there is a triple fault, which resets the
+ * machine in the middle of the report. */
+static void stop_other_cpus(unsigned me)
+{
+    unsigned cpu;
+    for_each_online_cpu(cpu)
+        if (cpu != me)
+            lapic_send_nmi(cpus[cpu]->apic_id);
+}
+
 static void __attribute__((noreturn))
 panic_common(struct trap_frame *frame, const char *format, va_list args)
 {
@@ -89,7 +101,7 @@ panic_common(struct trap_frame *frame, const char *format, va_list args)
                                      __ATOMIC_SEQ_CST))
         panic_halt_this_cpu();          /* another CPU is already reporting */
 
-    lapic_stop_other_cpus();
+    stop_other_cpus(cpu);
     vsnprintf(message, sizeof(message), format, args);
     printk_unlocked("\nPANIC: cpu %u: %s\n", cpu, message);
     if (frame) {
