@@ -16,6 +16,7 @@
 
 #define TMPFS_MAGIC      0x01021994
 #define PROC_SUPER_MAGIC 0x9fa0
+#define PIPEFS_MAGIC     0x50495045
 /* statfs f_flags (Linux's ST_*) */
 #define ST_NOSUID   0x0002
 #define ST_NODEV    0x0004
@@ -23,11 +24,23 @@
 #define ST_VALID    0x0020
 #define ST_RELATIME 0x0400
 
+/* pipe(2)'s ends: vfs_open_anonymous's inodes, which never had a name
+ * (Linux's pipefs, not the tree's file system). */
+static bool anonymous_pipe(const struct inode *inode)
+{
+    return is_type(inode, S_IFIFO) && inode->name && !inode->name[0];
+}
+
 void statfs_locked(const struct inode *inode, struct linux_statfs *out)
 {
     memset(out, 0, sizeof(*out));
     out->f_bsize = out->f_frsize = 4096;
     out->f_namelen = 255;
+    if (anonymous_pipe(inode)) {
+        out->f_type = PIPEFS_MAGIC;
+        out->f_flags = ST_VALID;
+        return;
+    }
     if (sealed(inode)) {        /* /proc or a name in it */
         out->f_type = PROC_SUPER_MAGIC;
         out->f_flags = ST_VALID | ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RELATIME;

@@ -192,6 +192,21 @@ static int fstatfs_bad_arguments(void)
     return 1;
 }
 
+/* A pipe's ends are on Linux's pipefs, not on the tree's file system. */
+static int fstatfs_pipe(void)
+{
+    int fds[2];
+    struct statfs fs;
+    EXPECT_VALUE(pipe(fds), 0);
+    EXPECT_VALUE(syscall(SYS_fstatfs, fds[0], &fs), 0);
+    EXPECT(fs.f_type == 0x50495045);
+    EXPECT_VALUE(syscall(SYS_fstatfs, fds[1], &fs), 0);
+    EXPECT(fs.f_type == 0x50495045);
+    close(fds[0]);
+    close(fds[1]);
+    return 1;
+}
+
 static int fstat_pipe(void)
 {
     int fds[2];
@@ -699,6 +714,7 @@ int main(void)
         KTAP_CASE(stat_buffer_crossing_into_unmapped), KTAP_CASE(stat_trailing_slash_on_file),
         KTAP_CASE(stat_follows_lstat_does_not), KTAP_CASE(fstat_bad_arguments), KTAP_CASE(fstat_pipe),
         KTAP_CASE(statfs_bad_arguments), KTAP_CASE(statfs_proc_is_proc), KTAP_CASE(fstatfs_bad_arguments),
+        KTAP_CASE(fstatfs_pipe),
         KTAP_CASE(newfstatat_unknown_flags), KTAP_CASE(newfstatat_no_automount), KTAP_CASE(newfstatat_empty_path),
         KTAP_CASE(newfstatat_empty_path_null), KTAP_CASE(newfstatat_bad_dirfd),
         KTAP_CASE(access_bad_mode), KTAP_CASE(access_bad_path), KTAP_CASE(access_execute_needs_a_bit),
