@@ -958,13 +958,24 @@ static int set_up(void)
     return fds[3] >= 0;
 }
 
+/* /proc/self/fail-nth open for reading and writing, or -1 with the case
+ * marked skipped where there is none (Linux without fault injection). */
+static int open_fail_nth(void)
+{
+    int fd = open("/proc/self/fail-nth", O_RDWR);
+    if (fd >= 0 && proc_counter("/proc/meminfo", "HeapObjects", ':') >= 0)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    ktap_skip_reason = "no /proc/self/fail-nth or no HeapObjects in /proc/meminfo (not nohzk)";
+    return -1;
+}
+
 static int every_call(void)
 {
-    fail_nth_fd = open("/proc/self/fail-nth", O_RDWR);
-    if (fail_nth_fd < 0 || proc_counter("/proc/meminfo", "HeapObjects", ':') < 0) {
-        ktap_skip_reason = "no /proc/self/fail-nth or no HeapObjects in /proc/meminfo (not nohzk)";
+    fail_nth_fd = open_fail_nth();
+    if (fail_nth_fd < 0)
         return 1;
-    }
     CHECK(set_up());
     int failures = 0;
     for (unsigned i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
@@ -982,11 +993,9 @@ static int every_call(void)
 /* Bad writes: EINVAL, and the count is unchanged. */
 static int bad_writes_change_nothing(void)
 {
-    int fd = open("/proc/self/fail-nth", O_RDWR);
-    if (fd < 0 || proc_counter("/proc/meminfo", "HeapObjects", ':') < 0) {
-        ktap_skip_reason = "no /proc/self/fail-nth or not nohzk";
+    int fd = open_fail_nth();
+    if (fd < 0)
         return 1;
-    }
     static const char *const bad[] = { "-1", "x", "", "4294967296", "2147483648", "1x", "1 2", " 1" };
     CHECK(write(fd, "5", 1) == 1);      /* armed for the next call */
     CHECK(syscall(SYS_getpid) > 0);     /* which has no fallible point */
@@ -1013,11 +1022,9 @@ static int bad_writes_change_nothing(void)
  * stays; a call without fallible points leaves the count as it was. */
 static int fork_does_not_inherit_it(void)
 {
-    int fd = open("/proc/self/fail-nth", O_RDWR);
-    if (fd < 0 || proc_counter("/proc/meminfo", "HeapObjects", ':') < 0) {
-        ktap_skip_reason = "no /proc/self/fail-nth or not nohzk";
+    int fd = open_fail_nth();
+    if (fd < 0)
         return 1;
-    }
     CHECK(write(fd, "7", 1) == 1);
     CHECK(syscall(SYS_getpid) > 0);     /* the armed call: nothing to fail */
     fflush(stdout);

@@ -42,11 +42,16 @@ def lab_path(repo, name):
     return os.path.join(repo, LAB_DIR, name + ".lab")
 
 
-def lab_names(repo):
-    directory = os.path.join(repo, LAB_DIR)
+def names_in(repo, folder, suffix):
+    """The names of folder's files that end in suffix, sorted, suffix cut."""
+    directory = os.path.join(repo, folder)
     if not os.path.isdir(directory):
         return []
-    return sorted(f[:-4] for f in os.listdir(directory) if f.endswith(".lab"))
+    return sorted(f[:-len(suffix)] for f in os.listdir(directory) if f.endswith(suffix))
+
+
+def lab_names(repo):
+    return names_in(repo, LAB_DIR, ".lab")
 
 
 def load_lab(repo, name):

@@ -35,10 +35,7 @@ class MutationError(labs.LabError):
 
 
 def mutation_names(repo):
-    directory = os.path.join(repo, MUTATION_DIR)
-    if not os.path.isdir(directory):
-        return []
-    return sorted(f[:-6] for f in os.listdir(directory) if f.endswith(".patch"))
+    return labs.names_in(repo, MUTATION_DIR, ".patch")
 
 
 def load_mutation(repo, name):
