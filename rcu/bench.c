@@ -9,8 +9,8 @@
  * Times under TCG depend on the host: reported, never asserted. */
 #include "arch/x86/clock.h"
 #include "kernel/mm/heap.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 #include "kernel/lib/median.h"
 #include "kernel/time/tick.h"
 #include "rcu/bench.h"

@@ -19,8 +19,8 @@
 #include "arch/x86/cpu.h"
 #include "kernel/lib/format.h"
 #include "kernel/irq/irq.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 

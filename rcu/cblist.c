@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "kernel/debug/panic.h"
+#include "kernel/base/panic.h"
 #include "rcu/gp_seq.h"
 
 void rcu_cblist_init(struct rcu_cblist *list)

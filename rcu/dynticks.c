@@ -22,8 +22,8 @@
  * All of these run on their own CPU with interrupts off. Left out: NMIs
  * (only the panic path uses them) and CPU hotplug. */
 #include "arch/x86/cpu.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 

@@ -19,10 +19,10 @@
  * next request simply arrives through call_rcu or the tick). */
 #include "arch/x86/clock.h"
 #include "kernel/time/housekeeping.h"
-#include "kernel/debug/panic.h"
+#include "kernel/base/panic.h"
 #include "kernel/time/nohz_task.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
 #include "rcu/internal.h"

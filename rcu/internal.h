@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "kernel/lib/cpumask.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "rcu/cblist.h"
 #include "rcu/gp_seq.h"
 #include "rcu/rcu.h"

@@ -29,9 +29,9 @@
  * between offloaded and not at run time (Linux's rcu_nocb_cpu_offload). */
 #include "kernel/lib/format.h"
 #include "kernel/time/housekeeping.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 

@@ -1,8 +1,8 @@
 /* /proc/rcu (the state of RCU) and /proc/rcustress (the torture test,
  * driven from user space: user/rcustress.c). Numbers are read without
  * locks: a moment old at most. */
-#include "kernel/cpu/percpu.h"
-#include "kernel/lib/proc_parse.h"
+#include "kernel/base/percpu.h"
+#include "kernel/fs/proc_parse.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/lib/errno.h"
 #include "rcu/internal.h"

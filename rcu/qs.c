@@ -14,8 +14,8 @@
  * from their dynticks counter (rcu/gp.c, rcu/dynticks.c). */
 #include "arch/x86/cpu.h"
 #include "kernel/irq/ipi.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"

@@ -3,8 +3,8 @@
  * each CPU that still holds it up and what RCU knows about that CPU.
  * Linux repeats the report at growing intervals and dumps stacks; here one
  * report per GP, and the count in /proc/rcu. */
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 #include "rcu/internal.h"
 
 #define NS_PER_SECOND 1000000000ul

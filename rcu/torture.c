@@ -29,7 +29,7 @@
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"
 #include "kernel/time/nohz_task.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
 #include "rcu/internal.h"

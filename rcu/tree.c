@@ -1,7 +1,7 @@
 /* The rcu_node tree: see rcu/tree.h. */
 #include "rcu/tree.h"
 
-#include "kernel/debug/panic.h"
+#include "kernel/base/panic.h"
 #include "kernel/lib/string.h"
 #include "rcu/gp_seq.h"
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "kernel/lib/cpumask.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 #define RCU_FANOUT_MIN 2
 #define RCU_FANOUT_MAX 64                   /* qsmask has 64 bits */

@@ -22,8 +22,8 @@
 #include "arch/x86/cpu.h"
 #include "kernel/lib/errno.h"
 #include "kernel/irq/ipi.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "sched/task.h"
 
 /* Running outside its mask as it is now, not as we set it: if another

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "arch/x86/clock.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/irq/irq.h"
 #include "kernel/lib/format.h"

@@ -12,8 +12,8 @@
 #include "kernel/lib/format.h"
 #include "kernel/mm/heap.h"
 #include "kernel/time/nohz_task.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
 #include "sched/task.h"
 

@@ -11,7 +11,7 @@
  * state, so Linux's "+ D tasks" adds nothing). docs/scheduling.md. */
 #include "sched/loadavg.h"
 
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 
 #define SAMPLE_NS   5000000000ull
 #define MAX_MISSED  1024    /* past this many windows (85 min) the averages have converged */

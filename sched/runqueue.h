@@ -1,10 +1,10 @@
-/* One runqueue per CPU (embedded in struct cpu, kernel/cpu/percpu.h). */
+/* One runqueue per CPU (embedded in struct cpu, kernel/base/percpu.h). */
 #ifndef SCHED_RUNQUEUE_H
 #define SCHED_RUNQUEUE_H
 
 #include <stdint.h>
 
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 struct task;
 

@@ -8,7 +8,7 @@
 
 #include "arch/x86/fpu.h"
 #include "kernel/lib/cpumask.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "sched/wait.h"
 
 enum task_state {

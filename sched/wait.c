@@ -1,7 +1,7 @@
 /* Wait queues: see sched/wait.h. */
 #include "sched/wait.h"
 
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "sched/task.h"
 
 void wait_queue_init(struct wait_queue *queue)

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 struct task;
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Make the kernel's symbol table (kernel/debug/ksyms.c reads it) from a linked
+# Make the kernel's symbol table (kernel/base/ksyms.c reads it) from a linked
 # kernel: text symbols sorted by address, written as GNU assembler input.
 # Usage: tools/ksyms.sh KERNEL.elf > ksyms.S
 set -eu

@@ -9,7 +9,7 @@
 
 #include "arch/x86/paging.h"
 #include "kernel/mm/memmap.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 
 #define EARLY_DIRECT_MAP_LIMIT (4ul << 30)
 #define BIOS_AREA_START 0xe0000

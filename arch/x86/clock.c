@@ -2,7 +2,7 @@
 #include "arch/x86/clock.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 
 static enum clock_source source = CLOCK_SOURCE_NONE;
 

@@ -11,7 +11,7 @@
 
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/fs/procfs.h"
 
 struct flag_leaf {

@@ -4,7 +4,7 @@
 ; (arch/x86/trap.h) and calls trap_dispatch(frame).
 ;
 ; Entries from ring 3 swap GS so that GS base points at this CPU's struct cpu
-; (kernel/cpu/percpu.h). Two instructions run in ring 0 with the user's GS:
+; (kernel/base/percpu.h). Two instructions run in ring 0 with the user's GS:
 ; syscall_entry's first (only an NMI or a machine check can come there) and
 ; iret_to_user, the iretq back to ring 3, which faults if the frame it
 ; pops is bad. An entry from the kernel at one of them swaps GS too;

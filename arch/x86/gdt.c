@@ -7,8 +7,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/trap.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
 
 #define DESCRIPTOR_KERNEL_CODE 0x00af9a000000fffful   /* present, ring 0, 64-bit code */

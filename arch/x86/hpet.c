@@ -3,7 +3,7 @@
  * 64x64->128-bit multiply and a shift (no division on the read path). */
 #include "arch/x86/clock.h"
 #include "arch/x86/paging.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 
 #define HPET_CAPABILITIES   0x000
 #define HPET_CONFIGURATION  0x010

@@ -6,8 +6,8 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/vectors.h"
 #include "kernel/lib/errno.h"
-#include "kernel/console/printk.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/spinlock.h"
 
 #define IOAPIC_SELECT      0x00
 #define IOAPIC_WINDOW      0x10

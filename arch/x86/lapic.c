@@ -8,8 +8,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/vectors.h"
-#include "kernel/debug/panic.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/printk.h"
 
 #define LAPIC_ID               0x020
 #define LAPIC_TASK_PRIORITY    0x080

@@ -14,7 +14,7 @@ uint32_t lapic_read_error(void);
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_startup(uint32_t apic_id, uint8_t page_number);
-void lapic_send_nmi(uint32_t apic_id);  /* a backtrace (kernel/locking/lockcheck.c), a stop (panic) */
+void lapic_send_nmi(uint32_t apic_id);  /* a backtrace (kernel/base/lockcheck.c), a stop (panic) */
 bool lapic_is_ready(void);
 
 /* The LAPIC timer, one-shot. */

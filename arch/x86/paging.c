@@ -14,9 +14,9 @@
 #include "arch/x86/cpu.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/page_alloc.h"
-#include "kernel/debug/panic.h"
-#include "kernel/console/printk.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/lib/string.h"
 
 #define ENTRIES_PER_TABLE 512

@@ -8,7 +8,7 @@
  * Reads are serialized by a lock: the total is shared by all CPUs. */
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 #define PIT_CHANNEL0        0x40
 #define PIT_COMMAND         0x43

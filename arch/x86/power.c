@@ -3,7 +3,7 @@
 #include "arch/x86/power.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 
 static void __attribute__((noreturn)) halt_forever(void)
 {

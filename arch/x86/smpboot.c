@@ -11,9 +11,9 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 #include "kernel/lib/string.h"
 
 #define TRAMPOLINE_PARAMS_OFFSET 0xfc0

@@ -9,8 +9,8 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/vectors.h"
-#include "kernel/console/printk.h"
-#include "kernel/debug/panic.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/panic.h"
 #include "kernel/entry/entry.h"
 #include "kernel/lib/linux_signal.h"
 

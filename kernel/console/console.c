@@ -18,7 +18,7 @@
  * writes (a background job reads and writes as if in front), flow control (IXON:
  * ^S/^Q are ordinary bytes), VLNEXT and VREPRINT, VTIME (reads behave as
  * VTIME=0), tab columns when erasing (a tab is erased as one column),
- * sessions and hangup. Output goes to console_output() (kernel/console/printk.c),
+ * sessions and hangup. Output goes to console_output() (kernel/base/printk.c),
  * which takes printk's lock a line at a time, so kernel messages and
  * program output never share a line; serial_write always sends "\n" as
  * "\r\n" (OPOST|ONLCR can't be turned off). */
@@ -28,11 +28,11 @@
 #include "arch/x86/serial.h"
 #include "kernel/lib/errno.h"
 #include "kernel/irq/irq.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/fs/poll.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 #include "kernel/process/signal.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/time/timers.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"

@@ -11,9 +11,9 @@
 #include "kernel/debug/bench.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/debug/panic.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/printk.h"
 #include "kernel/lib/median.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"

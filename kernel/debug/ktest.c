@@ -5,7 +5,7 @@
 #include <stdarg.h>
 
 #include "kernel/lib/format.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 #include "kernel/lib/string.h"
 
 extern const struct ktest_suite *const __ktest_suites_start[], *const __ktest_suites_end[];

@@ -15,7 +15,7 @@
 #include "kernel/fs/vfs.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/lib/string.h"
 
 struct fd_table {

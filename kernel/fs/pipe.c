@@ -25,7 +25,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
 #include "kernel/process/signal.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/lib/string.h"
 #include "kernel/fs/poll.h"
 #include "kernel/mm/uaccess.h"

@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/console/printk.h"
-#include "kernel/debug/panic.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/panic.h"
 #include "kernel/fs/vfs.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/format.h"

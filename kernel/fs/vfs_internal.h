@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "kernel/fs/vfs.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 struct inode {
     uint64_t number;

@@ -4,7 +4,7 @@
 #include "kernel/init/params.h"
 
 #include "kernel/init/cmdline.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 #include "kernel/entry/syscall.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/mm/fault_inject.h"

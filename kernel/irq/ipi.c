@@ -20,8 +20,8 @@
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/irq/irq.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "kernel/trace/trace.h"
 
 static const uint8_t ipi_vectors[] = {

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 enum ipi_type {
     IPI_RESCHEDULE,             /* "look at your runqueue" */

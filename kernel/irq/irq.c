@@ -9,9 +9,9 @@
 
 #include "arch/x86/lapic.h"
 #include "arch/x86/trap.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"

@@ -2,7 +2,7 @@
  * layout (device IRQs by GSI, then the local sources). */
 #include <stdint.h>
 
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/irq/irq.h"
 

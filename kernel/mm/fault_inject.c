@@ -16,7 +16,7 @@
  * trace filter. */
 #include "kernel/mm/fault_inject.h"
 
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/process/process.h"
 

@@ -23,8 +23,8 @@
 #include "arch/x86/paging.h"
 #include "kernel/mm/fault_inject.h"
 #include "kernel/mm/page_alloc.h"
-#include "kernel/debug/panic.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/lib/string.h"
 
 #define SLAB_MAGIC        0x51ab51abu

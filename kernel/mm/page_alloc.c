@@ -25,9 +25,9 @@
 #include "arch/x86/paging.h"
 #include "kernel/mm/fault_inject.h"
 #include "kernel/mm/memmap.h"
-#include "kernel/debug/panic.h"
-#include "kernel/console/printk.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/lib/string.h"
 
 static uint64_t *bitmap;

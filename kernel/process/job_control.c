@@ -24,7 +24,7 @@
 
 #include "kernel/process/process.h"
 #include "kernel/process/signal.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "sched/task.h"
 #include "sched/wait.h"
 

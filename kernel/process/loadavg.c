@@ -1,7 +1,7 @@
 /* /proc/loadavg in Linux's format: the 1, 5 and 15 minute load averages
  * (sched/loadavg.c), the running tasks over the processes, and the last
  * pid handed out ("0.52 0.58 0.59 1/123 4567"). */
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/process/process.h"
 #include "sched/loadavg.h"

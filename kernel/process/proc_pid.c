@@ -7,11 +7,11 @@
 #include <stdint.h>
 
 #include "arch/x86/paging.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/lib/cpumask.h"
 #include "kernel/lib/errno.h"
-#include "kernel/lib/proc_parse.h"
+#include "kernel/fs/proc_parse.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/process/process.h"

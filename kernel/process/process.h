@@ -12,7 +12,7 @@
 #include "kernel/time/itimer.h"
 #include "kernel/process/job_control.h"
 #include "kernel/process/signal.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "sched/wait.h"
 
 struct task;

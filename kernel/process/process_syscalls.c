@@ -16,7 +16,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/page_alloc.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/process/process.h"
 #include "kernel/lib/string.h"
 #include "kernel/mm/uaccess.h"

@@ -17,7 +17,7 @@
 #include "arch/x86/clock.h"
 #include "kernel/mm/heap.h"
 #include "kernel/time/nohz_task.h"
-#include "kernel/debug/panic.h"
+#include "kernel/base/panic.h"
 #include "kernel/lib/string.h"
 #include "sched/task.h"
 

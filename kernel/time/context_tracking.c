@@ -16,9 +16,9 @@
 #include "kernel/time/context_tracking.h"
 
 #include "arch/x86/clock.h"
-#include "kernel/console/printk.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/tsc_watchdog.h"
 #include "kernel/trace/trace.h"

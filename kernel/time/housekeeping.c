@@ -2,7 +2,7 @@
 #include "kernel/time/housekeeping.h"
 
 #include "kernel/lib/errno.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 
 struct cpumask housekeeping_mask;
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/time/timers.h"
 
 #define ITIMER_REAL    0        /* wall-clock time: SIGALRM */

@@ -15,10 +15,10 @@
 
 #include "kernel/lib/errno.h"
 #include "kernel/time/housekeeping.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
-#include "kernel/lib/proc_parse.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
+#include "kernel/fs/proc_parse.h"
 #include "kernel/lib/string.h"
 #include "kernel/process/process.h"
 #include "kernel/time/tick.h"
@@ -186,7 +186,7 @@ long nohz_task_proc_write(int pid, const char *buffer, size_t count)
 
     if (!self || self->pid != pid)
         return -EPERM;      /* only a task itself decides (docs/nohz-task.md#patch-15-procselfnohz) */
-    int value = proc_parse_nohz(buffer, count);    /* kernel/lib/proc_parse.c */
+    int value = proc_parse_nohz(buffer, count);    /* kernel/fs/proc_parse.c */
     if (value < 0)
         return value;
     if (value == 0) {

@@ -14,7 +14,7 @@
 #include "arch/x86/timer.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vectors.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/irq/irq.h"
 #include "kernel/time/itimer.h"
 #include "kernel/time/timers.h"

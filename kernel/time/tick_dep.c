@@ -18,9 +18,9 @@
  * under, so a kick is never lost and never sent to a ticking CPU. */
 #include "kernel/time/tick.h"
 
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/trace/trace.h"
 #include "sched/task.h"
 

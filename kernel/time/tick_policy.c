@@ -6,7 +6,7 @@
  * run time through /proc/sys/kernel/tick_policy. */
 #include "kernel/time/tick.h"
 
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/nohz_task.h"

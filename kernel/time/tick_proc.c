@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "arch/x86/clock.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/lib/proc_parse.h"
+#include "kernel/base/percpu.h"
+#include "kernel/fs/proc_parse.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/lib/cpumask.h"
 #include "kernel/lib/format.h"

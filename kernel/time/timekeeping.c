@@ -7,8 +7,8 @@
 
 #include "arch/x86/clock.h"
 #include "arch/x86/cpu.h"
-#include "kernel/console/printk.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/tsc_watchdog.h"
 

@@ -11,8 +11,8 @@
 #include "arch/x86/timer.h"
 #include "kernel/time/housekeeping.h"
 #include "kernel/irq/ipi.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/tick.h"
 #include "sched/task.h"
 

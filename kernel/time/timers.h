@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 struct timer;
 typedef void (*timer_fn)(struct timer *timer);

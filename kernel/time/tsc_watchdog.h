@@ -1,6 +1,6 @@
 /* The clocksource watchdog's judgement of the TSC (docs/tick.md). The
  * kernel keeps time with the HPET or the PIT (arch/x86/clock.h); the TSC
- * measures intervals: the lock check's bounds (kernel/locking/lockcheck.h),
+ * measures intervals: the lock check's bounds (kernel/base/lockcheck.h),
  * the benchmarks' cycle counts, and user and system time
  * (kernel/time/context_tracking.c, which goes back to the clocksource
  * once the TSC is marked unstable).

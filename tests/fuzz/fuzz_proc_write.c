@@ -1,4 +1,4 @@
-/* Fuzz target: kernel/lib/proc_parse.c, the parsers behind every writable
+/* Fuzz target: kernel/fs/proc_parse.c, the parsers behind every writable
  * /proc file. The first byte picks the file (its value modulo 4), the rest
  * is what write(2) handed it:
  *   0  /proc/PID/nohz                 proc_parse_nohz
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kernel/lib/errno.h"
-#include "kernel/lib/proc_parse.h"
+#include "kernel/fs/proc_parse.h"
 #include "kernel/trace/trace.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "kernel/debug/panic.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/mm/fault_inject.h"
 #include "kernel/mm/heap.h"
 

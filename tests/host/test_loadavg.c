@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "sched/loadavg.h"
 
 struct cpu *cpus[MAX_CPUS];

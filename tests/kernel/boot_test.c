@@ -5,7 +5,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 
 extern char __text_start[], __rodata_start[], __data_start[];
 

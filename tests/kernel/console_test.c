@@ -7,7 +7,7 @@
 #include "kernel/lib/cpumask.h"
 #include "kernel/lib/errno.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
 #include "kernel/fs/vfs.h"

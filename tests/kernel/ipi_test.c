@@ -4,7 +4,7 @@
 #include "arch/x86/timer.h"
 #include "kernel/irq/irq.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 
 #define PING_PONG_ROUNDS 50
 #define NAMED_IPI_COUNT 100

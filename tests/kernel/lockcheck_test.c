@@ -1,4 +1,4 @@
-/* ktest=lockcheck: the lock check (kernel/locking/lockcheck.h) turns a stuck lock
+/* ktest=lockcheck: the lock check (kernel/base/lockcheck.h) turns a stuck lock
  * into a report. One CPU holds a lock with interrupts off until the report
  * comes, while another waits for it: the waiter reports once, the holder
  * prints its backtrace at the waiter's NMI, and the holder's release
@@ -8,9 +8,9 @@
  * TSC (8 s at 2 GHz). */
 #include "arch/x86/cpu.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/locking/lockcheck.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/lockcheck.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/time/tsc_watchdog.h"
 #include "sched/task.h"
 

@@ -49,7 +49,7 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/time/nohz_task.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"

@@ -11,7 +11,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/time/nohz_task.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/timers.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"

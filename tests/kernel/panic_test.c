@@ -3,12 +3,12 @@
  * QEMU scenario checks the report names this function. */
 #include "kernel/mm/heap.h"
 #include "kernel/irq/ipi.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 #include "kernel/time/timers.h"
 #include "sched/task.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 static void __attribute__((noinline)) ktest_panic_null_dereference(struct ktest *test)
 {

@@ -8,7 +8,7 @@
 #include "kernel/lib/format.h"
 #include "kernel/mm/heap.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
 #include "kernel/fs/vfs.h"

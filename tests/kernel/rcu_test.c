@@ -13,7 +13,7 @@
 #include "kernel/irq/irq.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/fs/procfs.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"
 #include "rcu/internal.h"

@@ -6,7 +6,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/mm/page_alloc.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/timers.h"
 #include "sched/task.h"
 

@@ -6,7 +6,7 @@
 #include "arch/x86/timer.h"
 #include "kernel/irq/irq.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"
 

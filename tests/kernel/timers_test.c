@@ -5,7 +5,7 @@
 #include "arch/x86/timer.h"
 #include "kernel/time/housekeeping.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/time/timers.h"
 #include "sched/task.h"
 

@@ -10,7 +10,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/lib/format.h"
 #include "kernel/debug/ktest.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/tsc_watchdog.h"
 #include "kernel/fs/vfs.h"

@@ -4,7 +4,7 @@
 #include "kernel/time/context_tracking.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/mm/page_alloc.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/process/process.h"
 #include "kernel/time/timers.h"
 #include "sched/task.h"

@@ -2,7 +2,7 @@
  * Layout of the .ksyms section: a count, then count entries of
  * {address, offset of the name in the string area}, sorted by address,
  * then the NUL-terminated names. */
-#include "kernel/debug/ksyms.h"
+#include "kernel/base/ksyms.h"
 
 #include <stddef.h>
 

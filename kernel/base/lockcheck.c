@@ -1,18 +1,18 @@
-/* The lock check: see kernel/locking/lockcheck.h. Nothing here takes a lock, and
+/* The lock check: see kernel/base/lockcheck.h. Nothing here takes a lock, and
  * everything is printed with printk_unlocked(): the stuck lock may be the
  * console's, and the owner prints its backtrace from an NMI. Concurrent
  * reports take turns through one flag, waited for a bounded time. */
-#include "kernel/locking/lockcheck.h"
+#include "kernel/base/lockcheck.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/trap.h"
 #include "kernel/lib/format.h"
-#include "kernel/debug/ksyms.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/ksyms.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
+#include "kernel/base/spinlock.h"
 #include "kernel/time/tsc_watchdog.h"
 
 #define NMI_ANSWER_CYCLES (1ul << 31)   /* how long a reporter waits for the owner's backtrace */

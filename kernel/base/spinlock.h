@@ -3,7 +3,7 @@
  * twice on one CPU, or releasing a lock one does not hold, is caught and
  * reported as a panic instead of a silent deadlock. A wait that lasts too
  * long, and interrupts kept off too long by a lock, are reported by
- * kernel/locking/lockcheck.c (docs/reliability.md, section 4). */
+ * kernel/base/lockcheck.c (docs/reliability.md, section 4). */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 

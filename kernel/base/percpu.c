@@ -1,11 +1,11 @@
-/* Per-CPU areas: see kernel/cpu/percpu.h. The boot CPU's is static, because it
+/* Per-CPU areas: see kernel/base/percpu.h. The boot CPU's is static, because it
  * is needed (spinlocks read this_cpu()) before there is any allocator. */
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/percpu.h"
 
 #include "arch/x86/cpu.h"
 #include "kernel/mm/heap.h"
-#include "kernel/debug/panic.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/printk.h"
 #include "kernel/lib/string.h"
 
 struct cpu *cpus[MAX_CPUS];

@@ -1,11 +1,11 @@
 /* printk: format into a buffer, then write it to the console under a lock.
  * User programs' output (console_output) takes the same lock, a line at a
  * time, so a kernel message never lands inside a program's line. */
-#include "kernel/console/printk.h"
+#include "kernel/base/printk.h"
 
 #include "arch/x86/serial.h"
 #include "kernel/lib/format.h"
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 #define PRINTK_BUFFER_SIZE 512
 #define OUTPUT_PIECE_MAX 256     /* bytes written under the lock at most: it holds interrupts off */

@@ -1,6 +1,6 @@
-/* Parsers of /proc writes: see kernel/lib/proc_parse.h. Pure logic, compiled
+/* Parsers of /proc writes: see kernel/fs/proc_parse.h. Pure logic, compiled
  * into the kernel and into the host fuzz targets (tests/fuzz/). */
-#include "kernel/lib/proc_parse.h"
+#include "kernel/fs/proc_parse.h"
 
 #include <stdbool.h>
 

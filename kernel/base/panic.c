@@ -1,7 +1,7 @@
-/* panic(): see kernel/debug/panic.h. Only the first CPU to panic prints; the
+/* panic(): see kernel/base/panic.h. Only the first CPU to panic prints; the
  * others stop. Nothing here takes a lock: the console lock may be held by
  * the CPU that broke. */
-#include "kernel/debug/panic.h"
+#include "kernel/base/panic.h"
 
 #include <stdarg.h>
 
@@ -11,9 +11,9 @@
 #include "arch/x86/power.h"
 #include "arch/x86/trap.h"
 #include "kernel/lib/format.h"
-#include "kernel/debug/ksyms.h"
-#include "kernel/cpu/percpu.h"
-#include "kernel/console/printk.h"
+#include "kernel/base/ksyms.h"
+#include "kernel/base/percpu.h"
+#include "kernel/base/printk.h"
 
 #define BACKTRACE_MAX_FRAMES 32
 

@@ -1,15 +1,15 @@
-/* Spinlocks: see kernel/locking/spinlock.h. A test-and-test-and-set lock; the waiter
+/* Spinlocks: see kernel/base/spinlock.h. A test-and-test-and-set lock; the waiter
  * spins on a plain read with `pause` so that a vCPU sharing a host core with
  * the holder gives way (QEMU TCG runs several vCPUs per host core). A lock
  * records where its owner took it, for the lock check's reports
- * (kernel/locking/lockcheck.h), which also hears of every wait and of every lock
+ * (kernel/base/lockcheck.h), which also hears of every wait and of every lock
  * that turns interrupts off and on again. */
-#include "kernel/locking/spinlock.h"
+#include "kernel/base/spinlock.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/locking/lockcheck.h"
-#include "kernel/debug/panic.h"
-#include "kernel/cpu/percpu.h"
+#include "kernel/base/lockcheck.h"
+#include "kernel/base/panic.h"
+#include "kernel/base/percpu.h"
 
 void spin_lock_init(struct spinlock *lock, const char *name)
 {
