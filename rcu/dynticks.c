@@ -30,7 +30,7 @@
 static struct rcu_data *this_rcu_data(void)
 {
     ASSERT(!irqs_enabled());
-    return rcu_data_of(this_cpu_id());
+    return this_cpu_ptr(rcu_data);
 }
 
 static unsigned long dynticks_increment(struct rcu_data *rdp)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "kernel/lib/cpumask.h"
+#include "kernel/base/percpu.h"
 #include "kernel/base/spinlock.h"
 #include "rcu/cblist.h"
 #include "rcu/gp_seq.h"
@@ -87,11 +88,11 @@ static inline unsigned long rcu_gp_number(unsigned long seq)
 }
 
 extern struct rcu_state rcu_state;
-extern struct rcu_data rcu_data[MAX_CPUS];
+DECLARE_PER_CPU(struct rcu_data, rcu_data);
 
 static inline struct rcu_data *rcu_data_of(unsigned cpu)
 {
-    return &rcu_data[cpu];
+    return per_cpu_ptr(rcu_data, cpu);
 }
 
 /* rcu/dynticks.c */

@@ -49,7 +49,7 @@ void rcu_nocbs_add(const struct cpumask *mask)
 
 bool rcu_cpu_offloaded(unsigned cpu)
 {
-    return cpu < MAX_CPUS && rcu_data_of(cpu)->offloaded;
+    return cpu < MAX_CPUS && cpus[cpu] && rcu_data_of(cpu)->offloaded;
 }
 
 static void report_ignored(const char *source, const struct cpumask *mask, const char *why)

@@ -22,11 +22,11 @@
 
 /* Every CPU starts outside an extended QS (odd counter), as the boot code
  * runs; idle_loop enters one at its first halt. */
-struct rcu_data rcu_data[MAX_CPUS] = { [0 ... MAX_CPUS - 1] = { .dynticks = 1, .eqs_nesting = 1 } };
+DEFINE_PER_CPU(struct rcu_data, rcu_data) = { .dynticks = 1, .eqs_nesting = 1 };
 
 static struct rcu_data *this_rcu_data(void)
 {
-    return rcu_data_of(this_cpu_id());
+    return this_cpu_ptr(rcu_data);
 }
 
 /* ---- Readers ---- */

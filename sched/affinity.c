@@ -24,6 +24,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "sched/task.h"
 
 /* Running outside its mask as it is now, not as we set it: if another
@@ -62,12 +63,12 @@ int set_affinity(struct task *task, const struct cpumask *mask)
         return -EBUSY;          /* a nohz task stays on its CPU */
     }
     unsigned cpu = task->cpu;
-    struct runqueue *rq = &cpus[cpu]->rq;
+    struct runqueue *rq = cpu_rq(cpu);
     bool send_ipi = false;
     spin_lock(&rq->lock);
     cpumask_copy(&task->affinity, &allowed);
     if (task->on_runqueue && !cpumask_test(&allowed, cpu)) {
-        if (rq->current == task) {
+        if (cpus[cpu]->current == task) {
             cpus[cpu]->need_resched = true;
             send_ipi = cpu != this_cpu_id();
         } else if (queue_remove_task(rq, task)) {

@@ -9,6 +9,7 @@
 
 #include "arch/x86/clock.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/irq/irq.h"
 #include "kernel/lib/format.h"
@@ -17,7 +18,7 @@
 
 static uint64_t idle_ns(unsigned cpu)
 {
-    struct task *idle = cpus[cpu]->rq.idle;
+    struct task *idle = cpu_rq(cpu)->idle;
     return idle ? task_runtime_ns(idle) : 0;
 }
 
@@ -63,8 +64,8 @@ static void generate_stat(struct proc_text *text)
         total.user += times.user;
         total.system += times.system;
         total.idle += times.idle;
-        switches += cpus[cpu]->rq.context_switches;
-        running += cpus[cpu]->rq.nr_running;
+        switches += cpu_rq(cpu)->context_switches;
+        running += cpu_rq(cpu)->nr_running;
         for (unsigned source = 0; source < IRQ_SOURCE_COUNT; source++)
             interrupts += irq_count(cpu, source);
     }

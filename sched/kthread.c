@@ -14,6 +14,7 @@
 #include "kernel/time/nohz_task.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/lib/string.h"
 #include "sched/task.h"
 
@@ -130,7 +131,7 @@ void sched_init_this_cpu(void)
     idle->on_cpu = true;
     idle->stack_top = cpu->kernel_stack_top;
     idle->switched_in_at = clock_now();
-    spin_lock_init(&cpu->rq.lock, "runqueue");
-    cpu->rq.idle = idle;
-    cpu->rq.current = idle;
+    spin_lock_init(&cpu_rq(cpu->id)->lock, "runqueue");
+    cpu_rq(cpu->id)->idle = idle;
+    cpu->current = idle;
 }

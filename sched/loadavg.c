@@ -12,6 +12,7 @@
 #include "sched/loadavg.h"
 
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 
 #define SAMPLE_NS   5000000000ull
 #define MAX_MISSED  1024    /* past this many windows (85 min) the averages have converged */
@@ -70,8 +71,8 @@ void loadavg_tick(uint64_t now)
     unsigned long all = 0;
     unsigned cpu;
     for_each_online_cpu(cpu)
-        all += __atomic_load_n(&cpus[cpu]->rq.nr_running, __ATOMIC_RELAXED);
-    loadavg_update(now, this_cpu()->rq.nr_running, all);
+        all += __atomic_load_n(&cpu_rq(cpu)->nr_running, __ATOMIC_RELAXED);
+    loadavg_update(now, this_rq()->nr_running, all);
 }
 
 void loadavg_get(unsigned long out[3])

@@ -24,6 +24,7 @@
 #include "kernel/time/nohz_task.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/process/process.h"
 #include "kernel/time/context_tracking.h"
 #include "kernel/trace/trace.h"
@@ -32,7 +33,9 @@
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
-/* One %gs-relative load: reading this_cpu() and then ->rq.current would be
+DEFINE_PER_CPU(struct runqueue, runqueues) = { .lock = SPINLOCK_INIT("runqueue") };
+
+/* One %gs-relative load: reading this_cpu() and then ->current would be
  * two, and a task moved to another CPU in between would get that CPU's
  * old current task instead of itself. */
 struct task *current_task(void)
@@ -40,7 +43,7 @@ struct task *current_task(void)
     struct task *task;
     __asm__ volatile("movq %%gs:%c1, %0"
                      : "=r"(task)
-                     : "i"(offsetof(struct cpu, rq) + offsetof(struct runqueue, current)));
+                     : "i"(offsetof(struct cpu, current)));
     return task;
 }
 
@@ -97,7 +100,7 @@ enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };
 
 static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
 {
-    struct runqueue *rq = &cpus[cpu]->rq;
+    struct runqueue *rq = cpu_rq(cpu);
 
     ASSERT(cpumask_test(&task->affinity, cpu));
     if (task->cpu != cpu) {
@@ -109,7 +112,7 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     rq->nr_running++;
     queue_append(rq, task);
     bool kick = rq->nr_running > 1 && tick_dep_set_cpu_locked(cpu, TICK_KEEP_TASKS);
-    if (rq->current->is_idle) {
+    if (cpus[cpu]->current->is_idle) {
         cpus[cpu]->need_resched = true;
         return cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
     }
@@ -139,13 +142,13 @@ static unsigned select_cpu(const struct task *task)
     cpumask_andnot(&elsewhere, &allowed, &cpu_has_nohz_task);
     if (!task->nohz && !cpumask_empty(&elsewhere))
         allowed = elsewhere;
-    if (cpumask_test(&allowed, task->cpu) && cpus[task->cpu]->rq.nr_running == 0)
+    if (cpumask_test(&allowed, task->cpu) && cpu_rq(task->cpu)->nr_running == 0)
         return task->cpu;
     for_each_cpu_in(cpu, &allowed) {
-        if (best == MAX_CPUS || cpus[cpu]->rq.nr_running < cpus[best]->rq.nr_running)
+        if (best == MAX_CPUS || cpu_rq(cpu)->nr_running < cpu_rq(best)->nr_running)
             best = cpu;
     }
-    if (cpumask_test(&allowed, task->cpu) && cpus[task->cpu]->rq.nr_running <= cpus[best]->rq.nr_running)
+    if (cpumask_test(&allowed, task->cpu) && cpu_rq(task->cpu)->nr_running <= cpu_rq(best)->nr_running)
         return task->cpu;
     return best;
 }
@@ -154,7 +157,7 @@ static unsigned select_cpu(const struct task *task)
 static void place_task(struct task *task, bool is_wakeup)
 {
     unsigned cpu = select_cpu(task);
-    struct runqueue *rq = &cpus[cpu]->rq;
+    struct runqueue *rq = cpu_rq(cpu);
 
     spin_lock(&rq->lock);
     enum wakeup_ipi ipi = enqueue_locked(cpu, task);
@@ -188,7 +191,7 @@ static void account_switch(struct task *prev, struct task *next, uint64_t now)
  * the runqueue lock that the task before it took in schedule(). */
 static void finish_switch(void)
 {
-    struct runqueue *rq = &this_cpu()->rq;
+    struct runqueue *rq = this_rq();
     struct task *prev = rq->switched_from;
     struct task *migrating = rq->migrate_after_switch;
 
@@ -228,14 +231,14 @@ static void schedule_common(bool preempted)
 {
     uint64_t flags = irq_save();
     struct cpu *cpu = this_cpu();
-    struct runqueue *rq = &cpu->rq;
+    struct runqueue *rq = cpu_rq(cpu->id);
 
     if (cpu->locks_held)
         panic("schedule: called with %u spinlocks held", cpu->locks_held);
     rcu_note_context_switch();
     spin_lock(&rq->lock);
     cpu->need_resched = false;
-    struct task *prev = rq->current;
+    struct task *prev = cpu->current;
     put_prev(rq, prev, cpu->id, preempted);
     struct task *next = queue_pop(rq);
     if (!next)
@@ -254,7 +257,7 @@ static void schedule_common(bool preempted)
     trace_sched_switch(prev, next);
     account_switch(prev, next, clock_now());
     next->on_cpu = true;
-    rq->current = next;
+    cpu->current = next;
     rq->switched_from = prev;
     tick_policy_notify(cpu, next->switched_in_at, TICK_EVENT_TASK_SWITCHED_IN);
     rq->context_switches++;
@@ -305,7 +308,7 @@ bool wake_up_task(struct task *task)
         spin_unlock(&task->lock);
         return false;
     }
-    struct runqueue *rq = &cpus[task->cpu]->rq;
+    struct runqueue *rq = cpu_rq(task->cpu);
     spin_lock(&rq->lock);
     task->state = TASK_RUNNABLE;
     if (task->on_runqueue) {
@@ -326,10 +329,10 @@ bool wake_up_task(struct task *task)
  * CPU: a tick-less task must not look idle to whoever reads this). */
 uint64_t task_runtime_ns(struct task *task)
 {
-    struct runqueue *rq = &cpus[task->cpu]->rq;
+    struct runqueue *rq = cpu_rq(task->cpu);
     spin_lock(&rq->lock);
     uint64_t runtime = task->runtime_ns;
-    if (rq->current == task)
+    if (cpus[task->cpu]->current == task)
         runtime += clock_now() - task->switched_in_at;
     spin_unlock(&rq->lock);
     return runtime;
@@ -340,12 +343,12 @@ uint64_t task_runtime_ns(struct task *task)
  * them a moment old: fine for /proc and getrusage. */
 void task_times_ns(struct task *task, uint64_t *user, uint64_t *system)
 {
-    struct runqueue *rq = &cpus[task->cpu]->rq;
+    struct runqueue *rq = cpu_rq(task->cpu);
     spin_lock(&rq->lock);
     *user = task->user_ns;
     *system = task->system_ns;
     uint64_t now = context_clock_ns(), since = __atomic_load_n(&task->mode_since, __ATOMIC_RELAXED);
-    if (rq->current == task)
+    if (cpus[task->cpu]->current == task)
         *(task->in_user ? user : system) += context_clock_since(now, since);
     spin_unlock(&rq->lock);
 }
@@ -353,9 +356,9 @@ void task_times_ns(struct task *task, uint64_t *user, uint64_t *system)
 void sched_tick(uint64_t now)
 {
     struct cpu *cpu = this_cpu();
-    struct task *current = cpu->rq.current;
+    struct task *current = cpu->current;
 
-    if (cpu->rq.head && (current->is_idle || now - current->switched_in_at >= SCHED_SLICE_NS))
+    if (cpu_rq(cpu->id)->head && (current->is_idle || now - current->switched_in_at >= SCHED_SLICE_NS))
         cpu->need_resched = true;
     loadavg_tick(now);
 }
@@ -377,7 +380,7 @@ void sched_preempt_on_irq_exit(bool interrupted_with_irqs_on)
     struct cpu *cpu = this_cpu();
 
     if (cpu->need_resched && interrupted_with_irqs_on && cpu->irq_nesting == 0 && cpu->locks_held == 0 &&
-        cpu->preempt_disabled == 0 && cpu->rq.idle)
+        cpu->preempt_disabled == 0 && cpu_rq(cpu->id)->idle)
         schedule_common(true);
 }
 

@@ -14,6 +14,7 @@
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
 #include "kernel/base/printk.h"
+#include "kernel/mm/heap.h"
 #include "kernel/lib/string.h"
 
 #define TRAMPOLINE_PARAMS_OFFSET 0xfc0
@@ -82,7 +83,10 @@ unsigned smp_boot_secondary_cpus(const uint32_t *apic_ids, unsigned count, uint6
     for (unsigned i = 0; i < count && cpu_count < MAX_CPUS; i++) {
         if (apic_ids[i] == my_apic_id)
             continue;
-        struct cpu *cpu = percpu_allocate(cpu_count, apic_ids[i]);
+        void *area = kzalloc(percpu_area_size());
+        if (!area)
+            panic("smp: no memory for cpu %u", cpu_count);
+        struct cpu *cpu = percpu_setup(area, cpu_count, apic_ids[i]);
         cpu->kernel_stack_top = (uint64_t)kernel_stack_allocate(AP_STACK_PAGES);
         if (!cpu->kernel_stack_top)
             panic("smp: no memory for the stack of cpu %u", cpu->id);

@@ -5,15 +5,14 @@
 #include "kernel/base/lockcheck.h"
 
 #include "arch/x86/cpu.h"
-#include "arch/x86/lapic.h"
 #include "arch/x86/trap.h"
 #include "kernel/lib/format.h"
 #include "kernel/base/ksyms.h"
+#include "kernel/base/machine.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
 #include "kernel/base/printk.h"
 #include "kernel/base/spinlock.h"
-#include "kernel/time/tsc_watchdog.h"
 
 #define NMI_ANSWER_CYCLES (1ul << 31)   /* how long a reporter waits for the owner's backtrace */
 #define REPORT_TURN_CYCLES (1ul << 32)  /* how long a report waits for another to end */
@@ -30,6 +29,18 @@ struct lockcheck_cpu {
 static struct lockcheck_cpu lockcheck_cpus[MAX_CPUS];
 static struct lockcheck_counts counts;
 static volatile int reporting_cpu = -1;
+
+static bool tsc_always_trusted(void)
+{
+    return true;
+}
+
+static bool (*tsc_trusted)(void) = tsc_always_trusted;
+
+void lockcheck_set_tsc_trusted(bool (*trusted)(void))
+{
+    tsc_trusted = trusted;
+}
 
 static void count(uint64_t *counter)
 {
@@ -87,7 +98,7 @@ static void ask_for_backtrace(unsigned cpu)
     struct lockcheck_cpu *target = &lockcheck_cpus[cpu];
 
     __atomic_store_n(&target->backtrace_wanted, true, __ATOMIC_SEQ_CST);
-    lapic_send_nmi(cpus[cpu]->apic_id);
+    machine->send_nmi(cpus[cpu]->apic_id);
     uint64_t start = rdtsc();
     while (__atomic_load_n(&target->backtrace_wanted, __ATOMIC_ACQUIRE)) {
         if (cycles_since(start) > NMI_ANSWER_CYCLES) {
@@ -127,7 +138,7 @@ void lockcheck_wait_begin(struct lock_wait *wait)
 /* Cycles waited: the TSC's, or the spins' estimate once it is unstable. */
 static uint64_t cycles_waited(const struct lock_wait *wait)
 {
-    if (tsc_is_stable())
+    if (tsc_trusted())
         return cycles_since(wait->start);
     return wait->spins * LOCKCHECK_CYCLES_PER_SPIN;
 }
@@ -179,7 +190,7 @@ void lockcheck_irqs_on(const struct spinlock *lock)
         return;
     uint64_t cycles = cycles_since(cpu->irqs_off_since);
     cpu->irqs_off_since = 0;
-    if (cycles >= LOCKCHECK_REPORT_CYCLES && !cpu->irqs_off_reported && tsc_is_stable()) {
+    if (cycles >= LOCKCHECK_REPORT_CYCLES && !cpu->irqs_off_reported && tsc_trusted()) {
         cpu->irqs_off_reported = true;
         report_irqs_off(cpu, cycles);
     }
@@ -189,7 +200,7 @@ void lockcheck_irqs_on(const struct spinlock *lock)
  * and swapgs): this CPU is found by its APIC ID instead. */
 static int cpu_of_this_nmi(void)
 {
-    uint32_t apic_id = lapic_id();
+    uint32_t apic_id = machine->apic_id();
     for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
         if (cpus[cpu] && cpus[cpu]->apic_id == apic_id)
             return (int)cpu;

@@ -13,7 +13,8 @@
  * Bounds are in cycles of the local TSC: they measure a wait on one CPU,
  * and count the time a vCPU's thread is not run by the host, so they are
  * far above anything a loaded host causes. Once the clocksource watchdog
- * has marked the TSC unstable (kernel/time/tsc_watchdog.h), a wait counts
+ * has marked the TSC unstable (kernel/time/tsc_watchdog.h, which sits above:
+ * kernel/init registers the question with lockcheck_set_tsc_trusted()), a wait counts
  * LOCKCHECK_CYCLES_PER_SPIN per spin instead, and interrupts-off sections
  * are not measured. Reports are written with printk_unlocked(): the lock
  * that is stuck may be the console's. */
@@ -63,5 +64,8 @@ void lockcheck_irqs_on(const struct spinlock *lock);
 bool lockcheck_answer_nmi(const struct trap_frame *frame);
 
 void lockcheck_read_counts(struct lockcheck_counts *out);
+
+/* Whether TSC cycles still measure time; until set, they do. */
+void lockcheck_set_tsc_trusted(bool (*trusted)(void));
 
 #endif

@@ -6,18 +6,47 @@
 #include <stdarg.h>
 
 #include "arch/x86/cpu.h"
-#include "arch/x86/lapic.h"
-#include "arch/x86/paging.h"
-#include "arch/x86/power.h"
 #include "arch/x86/trap.h"
 #include "kernel/lib/format.h"
 #include "kernel/base/ksyms.h"
+#include "kernel/base/machine.h"
 #include "kernel/base/percpu.h"
 #include "kernel/base/printk.h"
 
 #define BACKTRACE_MAX_FRAMES 32
 
 static volatile int panicking_cpu = -1;
+
+static void __attribute__((noreturn)) halt_forever(void)
+{
+    irq_disable();
+    for (;;)
+        halt();
+}
+
+static void no_nmi(uint32_t apic_id)
+{
+    (void)apic_id;
+}
+
+static uint32_t no_apic_id(void)
+{
+    return ~0u;
+}
+
+static bool nothing_known_mapped(uint64_t address)
+{
+    (void)address;
+    return false;
+}
+
+static const struct machine_hooks before_arch = { no_nmi, no_apic_id, nothing_known_mapped, halt_forever };
+const struct machine_hooks *machine = &before_arch;
+
+void machine_hooks_register(const struct machine_hooks *hooks)
+{
+    machine = hooks;
+}
 
 bool panic_in_progress(void)
 {
@@ -26,9 +55,7 @@ bool panic_in_progress(void)
 
 void panic_halt_this_cpu(void)
 {
-    irq_disable();
-    for (;;)
-        halt();
+    halt_forever();
 }
 
 static void print_address(uint64_t address)
@@ -49,7 +76,7 @@ void print_backtrace(uint64_t rip, uint64_t rbp)
     printk_unlocked("Backtrace:\n");
     print_address(rip);
     for (int depth = 0; depth < BACKTRACE_MAX_FRAMES && rbp; depth++) {
-        if ((rbp & 7) || !paging_is_kernel_mapped(rbp) || !paging_is_kernel_mapped(rbp + 8))
+        if ((rbp & 7) || !machine->kernel_mapped(rbp) || !machine->kernel_mapped(rbp + 8))
             break;
         uint64_t *frame = (uint64_t *)rbp;
         if (!frame[1])
@@ -86,7 +113,7 @@ static void stop_other_cpus(unsigned me)
     unsigned cpu;
     for_each_online_cpu(cpu)
         if (cpu != me)
-            lapic_send_nmi(cpus[cpu]->apic_id);
+            machine->send_nmi(cpus[cpu]->apic_id);
 }
 
 static void __attribute__((noreturn))
@@ -112,7 +139,7 @@ panic_common(struct trap_frame *frame, const char *format, va_list args)
         print_backtrace((uint64_t)__builtin_return_address(0) - 1, *(uint64_t *)read_rbp());
     }
     printk_unlocked("PANIC: end of report, stopping\n");
-    machine_panic_exit();
+    machine->panic_exit();
 }
 
 void panic(const char *format, ...)

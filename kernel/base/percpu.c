@@ -5,7 +5,6 @@
 #include "kernel/base/percpu.h"
 
 #include "arch/x86/cpu.h"
-#include "kernel/mm/heap.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/printk.h"
 #include "kernel/lib/string.h"
@@ -36,7 +35,6 @@ static void percpu_fill(struct cpu *cpu, unsigned id, uint32_t apic_id)
     cpu->self = cpu;
     cpu->id = id;
     cpu->apic_id = apic_id;
-    spin_lock_init(&cpu->calls.lock, "call_queue");
     cpus[id] = cpu;
 }
 
@@ -51,14 +49,17 @@ struct cpu *percpu_setup_boot_cpu(void)
     return &boot_cpu;
 }
 
-struct cpu *percpu_allocate(unsigned id, uint32_t apic_id)
+size_t percpu_area_size(void)
+{
+    return sizeof(struct cpu) + PERCPU_ALIGN + (size_t)(__per_cpu_end - __per_cpu_start);
+}
+
+struct cpu *percpu_setup(void *area, unsigned id, uint32_t apic_id)
 {
     ASSERT(id < MAX_CPUS);
-    struct cpu *cpu = kzalloc(sizeof(*cpu));
-    char *copy = kmalloc((size_t)(__per_cpu_end - __per_cpu_start) + PERCPU_ALIGN);
-    if (!cpu || !copy)
-        panic("percpu: out of memory for CPU %u", id);
-    percpu_copy_image(cpu, id, (char *)(((uintptr_t)copy + PERCPU_ALIGN - 1) & ~(uintptr_t)(PERCPU_ALIGN - 1)));
+    struct cpu *cpu = area;
+    uintptr_t copy = ((uintptr_t)(cpu + 1) + PERCPU_ALIGN - 1) & ~(uintptr_t)(PERCPU_ALIGN - 1);
+    percpu_copy_image(cpu, id, (char *)copy);
     percpu_fill(cpu, id, apic_id);
     return cpu;
 }

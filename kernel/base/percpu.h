@@ -12,15 +12,13 @@
 #define KERNEL_PERCPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arch/x86/gdt.h"
 #include "kernel/lib/cpumask.h"
-#include "kernel/irq/irq.h"
-#include "kernel/irq/ipi.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"
-#include "sched/runqueue.h"
 
 struct cpu {
     struct cpu *self;                   /* must stay first: this_cpu() reads %gs:0 */
@@ -31,6 +29,7 @@ struct cpu {
     uint32_t apic_id;
     volatile bool online;
     uint64_t kernel_stack_top;
+    struct task *current;               /* sched/: running now (idle when none); here for current_task() */
     unsigned irq_nesting;               /* > 0 while handling an interrupt */
     unsigned locks_held;
     unsigned preempt_disabled;
@@ -39,12 +38,9 @@ struct cpu {
     bool rcu_user_eqs;                  /* in RCU's extended QS for user mode */
     uint64_t user_exits;
     uint64_t user_ns;                   /* time in user mode, closed stretches (/proc/stat) */
-    uint64_t irq_counts[IRQ_SOURCE_COUNT];
-    struct call_queue calls;
     struct tick_state tick;
     struct task *nohz_task;             /* kernel/time/nohz_task.c; NULL if none */
     struct timer_base timers;
-    struct runqueue rq;
     struct arch_cpu arch;
 };
 
@@ -97,7 +93,10 @@ static inline uintptr_t this_cpu_percpu_offset(void)
 #define this_cpu_ptr(name) PERCPU_RELOCATE(&percpu__##name, this_cpu_percpu_offset())
 
 struct cpu *percpu_setup_boot_cpu(void);
-struct cpu *percpu_allocate(unsigned id, uint32_t apic_id);
+/* Another CPU's struct cpu and copy of the per-CPU image, in one zeroed
+ * area of percpu_area_size() bytes that the caller allocates. */
+size_t percpu_area_size(void);
+struct cpu *percpu_setup(void *area, unsigned id, uint32_t apic_id);
 void percpu_mark_online(struct cpu *cpu);
 
 #endif

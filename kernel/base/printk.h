@@ -15,4 +15,8 @@ void printk_unlocked(const char *format, ...) __attribute__((format(printf, 1, 2
  * line (at most 256 bytes) at a time. */
 void console_output(const char *text, size_t length);
 
+/* The console registers the function that writes; what was printed
+ * before is written then. */
+void printk_set_writer(void (*write)(const char *text, size_t length));
+
 #endif

@@ -541,6 +541,13 @@ static void create_console_nodes(void)
     }
 }
 
+/* Kernel messages go out on COM1 from the first one on. */
+void console_early_init(void)
+{
+    serial_init();
+    printk_set_writer(serial_write);
+}
+
 /* The receive interrupt goes to CPU 0, like the rest of the legacy
  * devices; its handler is in place before the IOAPIC entry is opened. */
 void console_init(uint32_t gsi, bool level_triggered, bool active_low)

@@ -65,6 +65,8 @@
 /* Called by kernel_main after vfs_init(), with ISA IRQ 4's GSI and
  * polarity from the MADT (acpi_irq_to_gsi). Creates the device nodes and
  * routes the receive interrupt to CPU 0; without an IOAPIC, reads poll. */
+/* Sets up COM1 and gives printk its writer: the first thing the boot does. */
+void console_early_init(void);
 void console_init(uint32_t gsi, bool level_triggered, bool active_low);
 void devices_init(void); /* /dev/null, zero, random, urandom; console_init calls it */
 

@@ -12,6 +12,7 @@
 
 #include "arch/x86/cpu.h"
 #include "kernel/base/percpu.h"
+#include "kernel/irq/ipi.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/printk.h"
 #include "kernel/lib/median.h"

@@ -7,6 +7,7 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/interrupt_controllers.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/machine.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/power.h"
 #include "arch/x86/serial.h"
@@ -26,13 +27,17 @@
 #include "kernel/mm/memmap.h"
 #include "kernel/init/multiboot2.h"
 #include "kernel/mm/page_alloc.h"
+#include "kernel/base/lockcheck.h"
 #include "kernel/base/panic.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/init/params.h"
 #include "kernel/base/percpu.h"
+#include "kernel/irq/ipi.h"
+#include "kernel/irq/irq.h"
 #include "kernel/base/printk.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
+#include "kernel/time/tsc_watchdog.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
@@ -237,11 +242,19 @@ static void start_init_task(void)
         panic("cannot create the init task");
 }
 
+/* The lock check's question to the TSC watchdog, which sits above it. */
+static bool tsc_trusted(void)
+{
+    return tsc_is_stable();
+}
+
 void kernel_main(uint32_t magic, uint32_t info_phys)
 {
     struct cpu *boot_cpu = percpu_setup_boot_cpu();
 
-    serial_init();
+    machine_hooks_init();
+    console_early_init();
+    lockcheck_set_tsc_trusted(tsc_trusted);
     printk("\nnohzk: booting\n");
     read_boot_info(magic, info_phys);
     params_parse(boot_info.cmdline);

@@ -24,6 +24,9 @@
 #include "kernel/base/percpu.h"
 #include "kernel/trace/trace.h"
 
+/* The calls waiting for each CPU. */
+static DEFINE_PER_CPU(struct call_queue, call_queues) = { .lock = SPINLOCK_INIT("call_queue") };
+
 static const uint8_t ipi_vectors[] = {
     [IPI_RESCHEDULE] = VECTOR_RESCHEDULE,
     [IPI_CALL_FUNCTION] = VECTOR_CALL_FUNCTION,
@@ -45,7 +48,7 @@ static void handle_reschedule(struct trap_frame *frame)
 
 static void handle_call_function(struct trap_frame *frame)
 {
-    struct call_queue *queue = &this_cpu()->calls;
+    struct call_queue *queue = this_cpu_ptr(call_queues);
 
     (void)frame;
     trace_ipi_receive(IPI_CALL_FUNCTION);
@@ -74,7 +77,7 @@ void ipi_init(void)
 
 static void enqueue(unsigned cpu, struct call_request *request)
 {
-    struct call_queue *queue = &cpus[cpu]->calls;
+    struct call_queue *queue = per_cpu_ptr(call_queues, cpu);
 
     request->next = 0;
     spin_lock(&queue->lock);

@@ -23,7 +23,7 @@ struct call_request {
     bool free_when_done;        /* asynchronous: the target frees it */
 };
 
-/* One per CPU: the calls waiting for it. */
+/* One per CPU (a per-CPU variable of kernel/irq/ipi.c): the calls waiting for it. */
 struct call_queue {
     struct call_request *head, *tail;
     struct spinlock lock;

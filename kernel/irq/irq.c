@@ -17,6 +17,13 @@
 #include "sched/task.h"
 #include "arch/x86/cpu.h"
 
+/* Interrupts each CPU handled, by source (/proc/interrupts, irq_count()). */
+struct irq_counts {
+    uint64_t count[IRQ_SOURCE_COUNT];
+};
+
+static DEFINE_PER_CPU(struct irq_counts, irq_counts);
+
 struct irq_action {
     irq_handler_fn handler;
     enum irq_source source;
@@ -56,7 +63,7 @@ void irq_register(unsigned vector, enum irq_source source, irq_handler_fn handle
 
 uint64_t irq_count(unsigned cpu, enum irq_source source)
 {
-    return __atomic_load_n(&cpus[cpu]->irq_counts[source], __ATOMIC_RELAXED);
+    return __atomic_load_n(&per_cpu_ptr(irq_counts, cpu)->count[source], __ATOMIC_RELAXED);
 }
 
 bool in_interrupt(void)
@@ -91,12 +98,12 @@ void irq_dispatch(struct trap_frame *frame)
     const struct irq_action *action = &actions[vector];
 
     if (is_spurious(vector) || !action->handler) {
-        cpu->irq_counts[IRQ_SOURCE_SPURIOUS]++;
+        this_cpu_ptr(irq_counts)->count[IRQ_SOURCE_SPURIOUS]++;
         if (!is_spurious(vector))
             lapic_eoi();
         return;
     }
-    cpu->irq_counts[action->source]++;
+    this_cpu_ptr(irq_counts)->count[action->source]++;
     irq_enter(cpu);
     trace_irq_enter(vector);
     action->handler(frame);

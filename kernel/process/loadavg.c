@@ -2,6 +2,7 @@
  * (sched/loadavg.c), the running tasks over the processes, and the last
  * pid handed out ("0.52 0.58 0.59 1/123 4567"). */
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/fs/procfs.h"
 #include "kernel/process/process.h"
 #include "sched/loadavg.h"
@@ -20,7 +21,7 @@ static void generate_loadavg(struct proc_text *text)
     unsigned long averages[3];
     loadavg_get(averages);
     for_each_online_cpu(cpu)
-        running += cpus[cpu]->rq.nr_running;
+        running += cpu_rq(cpu)->nr_running;
     spin_lock(&process_tree_lock);
     for (struct process *process = process_table_first_locked(); process; process = process->next_in_table)
         total++;

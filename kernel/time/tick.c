@@ -15,6 +15,7 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/vectors.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/irq/irq.h"
 #include "kernel/time/itimer.h"
 #include "kernel/time/timers.h"
@@ -95,10 +96,10 @@ void tick_start_this_cpu(void)
     struct cpu *cpu = this_cpu();
     struct tick_state *tick = &cpu->tick;
 
-    spin_lock(&cpu->rq.lock);
+    spin_lock(&cpu_rq(cpu->id)->lock);
     tick->next_deadline = clock_now() + tick_period_ns;
     tick->running = true;
     tick->reason = TICK_KEEP_POLICY;
-    spin_unlock(&cpu->rq.lock);
+    spin_unlock(&cpu_rq(cpu->id)->lock);
     tick_program_hardware();
 }

@@ -20,6 +20,7 @@
 
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/base/spinlock.h"
 #include "kernel/trace/trace.h"
 #include "sched/task.h"
@@ -44,7 +45,7 @@ static void bit_clear(uint32_t *mask, enum tick_keep_reason reason)
 uint32_t tick_dep_mask_of(unsigned cpu)
 {
     struct cpu *c = cpus[cpu];
-    struct task *current = __atomic_load_n(&c->rq.current, __ATOMIC_ACQUIRE);
+    struct task *current = __atomic_load_n(&c->current, __ATOMIC_ACQUIRE);
     uint32_t mask = __atomic_load_n(&tick_dep_global_mask, __ATOMIC_ACQUIRE);
     mask |= __atomic_load_n(&c->tick.dep_mask, __ATOMIC_ACQUIRE);
     if (current)
@@ -56,7 +57,7 @@ uint32_t tick_dep_mask_of(unsigned cpu)
  * running task cannot exit and be freed while its mask is read. */
 uint32_t tick_dep_mask_read(unsigned cpu)
 {
-    struct runqueue *rq = &cpus[cpu]->rq;
+    struct runqueue *rq = cpu_rq(cpu);
     spin_lock(&rq->lock);
     uint32_t mask = tick_dep_mask_of(cpu);
     spin_unlock(&rq->lock);
@@ -70,10 +71,10 @@ uint32_t tick_dep_mask_read(unsigned cpu)
 static bool kick_needed_locked(unsigned cpu, const struct task *task)
 {
     struct cpu *c = cpus[cpu];
-    spin_assert_held(&c->rq.lock);
-    if (c->rq.current->is_idle)
+    spin_assert_held(&cpu_rq(c->id)->lock);
+    if (c->current->is_idle)
         return false;
-    if (task && c->rq.current != task)
+    if (task && c->current != task)
         return false;           /* it will be checked when the task is switched in */
     return !c->tick.running;
 }
@@ -88,7 +89,7 @@ static void kick(unsigned cpu, enum tick_keep_reason reason)
 /* Kick cpu if its tick is stopped (and, for a task bit, task runs there). */
 static bool kick_if_stopped(unsigned cpu, const struct task *task, enum tick_keep_reason reason)
 {
-    struct runqueue *rq = &cpus[cpu]->rq;
+    struct runqueue *rq = cpu_rq(cpu);
     spin_lock(&rq->lock);
     bool needed = kick_needed_locked(cpu, task);
     spin_unlock(&rq->lock);

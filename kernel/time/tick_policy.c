@@ -117,7 +117,7 @@ int tick_policy_switch(const char *name)
 static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t now,
                     struct tick_policy_view *view)
 {
-    const struct task *task = cpu->rq.current;
+    const struct task *task = cpu->current;
     view->cpu = cpu->id;
     view->cpu_is_nohz_full = cpumask_test_atomic(&nohz_full_mask, cpu->id);
     view->now = now;

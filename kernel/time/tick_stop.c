@@ -25,6 +25,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/base/spinlock.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/timers.h"
@@ -38,9 +39,9 @@ const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT] = {
     [TICK_KEEP_CLOCK] = "clock",   [TICK_KEEP_CPU_TIMER] = "cputimer",
 };
 
-static bool cpu_is_idle(const struct runqueue *rq)
+static bool cpu_is_idle(const struct cpu *cpu)
 {
-    return rq->current->is_idle && rq->nr_running == 0;
+    return cpu->current->is_idle && cpu_rq(cpu->id)->nr_running == 0;
 }
 
 /* Why this CPU must keep ticking, or TICK_MAY_STOP. The runqueue lock is
@@ -55,9 +56,9 @@ static bool cpu_is_idle(const struct runqueue *rq)
  * for that. */
 static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_tick)
 {
-    struct runqueue *rq = &cpu->rq;
+    struct runqueue *rq = cpu_rq(cpu->id);
     spin_assert_held(&rq->lock);
-    bool idle = cpu_is_idle(rq);
+    bool idle = cpu_is_idle(cpu);
 
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
     if (idle ? !policy->stop_when_idle : !tick_policy_busy_may_stop(policy, cpu, now))
@@ -82,8 +83,8 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now, bool at_
 static void stop_locked(struct cpu *cpu, uint64_t now)
 {
     struct tick_state *tick = &cpu->tick;
-    spin_assert_held(&cpu->rq.lock);
-    trace_tick_stop(cpu_is_idle(&cpu->rq) ? "idle" : "alone");
+    spin_assert_held(&cpu_rq(cpu->id)->lock);
+    trace_tick_stop(cpu_is_idle(cpu) ? "idle" : "alone");
     tick->running = false;
     tick->reason = TICK_MAY_STOP;
     tick->recheck_wanted = false;
@@ -96,7 +97,7 @@ static void stop_locked(struct cpu *cpu, uint64_t now)
 static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason reason)
 {
     struct tick_state *tick = &cpu->tick;
-    spin_assert_held(&cpu->rq.lock);
+    spin_assert_held(&cpu_rq(cpu->id)->lock);
     trace_tick_restart(tick_keep_reason_names[reason]);
     tick->running = true;
     tick->reason = reason;
@@ -108,7 +109,7 @@ static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason 
 /* Stop the tick if nothing needs it; else count why not. Interrupts off. */
 static void try_stop(struct cpu *cpu, uint64_t now, bool at_tick)
 {
-    spin_lock(&cpu->rq.lock);
+    spin_lock(&cpu_rq(cpu->id)->lock);
     if (cpu->tick.running) {
         enum tick_keep_reason reason = keep_reason(cpu, now, at_tick);
         if (reason != TICK_MAY_STOP && reason != cpu->tick.reason)
@@ -119,12 +120,12 @@ static void try_stop(struct cpu *cpu, uint64_t now, bool at_tick)
         else
             cpu->tick.refusals[reason]++;
     }
-    spin_unlock(&cpu->rq.lock);
+    spin_unlock(&cpu_rq(cpu->id)->lock);
 }
 
 void tick_try_stop_after_tick(struct cpu *cpu, uint64_t now)
 {
-    if (!cpu_is_idle(&cpu->rq))
+    if (!cpu_is_idle(cpu))
         try_stop(cpu, now, true);   /* idle CPUs stop in idle_loop */
 }
 
@@ -153,17 +154,17 @@ void tick_recheck(void)
     if (cpu->tick.running)
         return;
     uint64_t now = clock_now();
-    spin_lock(&cpu->rq.lock);
+    spin_lock(&cpu_rq(cpu->id)->lock);
     enum tick_keep_reason reason = cpu->tick.running ? TICK_MAY_STOP : keep_reason(cpu, now, false);
     if (reason != TICK_MAY_STOP)
         restart_locked(cpu, now, reason);
-    spin_unlock(&cpu->rq.lock);
+    spin_unlock(&cpu_rq(cpu->id)->lock);
     if (reason == TICK_MAY_STOP)
         return;
     /* The task ran alone, with no tick to count its slice: a newcomer gets
      * the CPU on this interrupt's way out, as a waking task preempts a CPU
      * hog on Linux, instead of waiting up to a whole slice. */
-    if (reason == TICK_KEEP_TASKS && !cpu->rq.current->is_idle)
+    if (reason == TICK_KEEP_TASKS && !cpu->current->is_idle)
         cpu->need_resched = true;
     tick_program_hardware();
 }
@@ -192,14 +193,14 @@ void tick_update_isolated(bool isolated)
         }
         return;
     }
-    if (!isolated || cpu_is_idle(&cpu->rq))
+    if (!isolated || cpu_is_idle(cpu))
         return;
     uint64_t now = clock_now();
-    spin_lock(&cpu->rq.lock);
+    spin_lock(&cpu_rq(cpu->id)->lock);
     bool stop = cpu->tick.running && keep_reason(cpu, now, true) == TICK_MAY_STOP;
     if (stop)
         stop_locked(cpu, now);
-    spin_unlock(&cpu->rq.lock);
+    spin_unlock(&cpu_rq(cpu->id)->lock);
     if (stop)
         tick_program_hardware();
 }
@@ -210,7 +211,7 @@ void tick_update(void)
     struct cpu *cpu = this_cpu();
     cpu->tick.isolation_generation = 0;     /* another task: ask the policy again */
     tick_want_recheck(cpu->id);
-    tick_update_isolated(cpu->tick.running && !cpu_is_idle(&cpu->rq) && tick_policy_isolates(cpu));
+    tick_update_isolated(cpu->tick.running && !cpu_is_idle(cpu) && tick_policy_isolates(cpu));
 }
 
 void tick_idle_enter(void)
@@ -226,11 +227,11 @@ void tick_idle_enter(void)
 static void restart_for(struct cpu *cpu, enum tick_keep_reason reason)
 {
     uint64_t now = clock_now();
-    spin_lock(&cpu->rq.lock);
+    spin_lock(&cpu_rq(cpu->id)->lock);
     bool stopped = !cpu->tick.running;
     if (stopped)
         restart_locked(cpu, now, reason);
-    spin_unlock(&cpu->rq.lock);
+    spin_unlock(&cpu_rq(cpu->id)->lock);
     if (stopped)
         tick_program_hardware();
 }

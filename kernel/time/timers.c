@@ -13,6 +13,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/irq/irq.h"
 #include "kernel/time/tick.h"
 #include "sched/task.h"
 

@@ -71,7 +71,7 @@ static void remember_task(const struct task *task)
 static void emit_locked(struct cpu *cpu, enum trace_type type, uint32_t arg0, uint64_t arg1)
 {
     struct trace_ring *ring = &rings[cpu->id];
-    struct task *task = cpu->rq.current;
+    struct task *task = cpu->current;
 
     if (!ring->slots)
         return;

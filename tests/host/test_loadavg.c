@@ -8,8 +8,11 @@
 
 #include "kernel/base/percpu.h"
 #include "sched/loadavg.h"
+#include "sched/runqueue.h"
 
-struct cpu *cpus[MAX_CPUS];
+/* loadavg_tick() reads the runqueues; these tests feed loadavg_update(). */
+DEFINE_PER_CPU(struct runqueue, runqueues);
+uintptr_t percpu_offsets[MAX_CPUS];
 struct cpumask cpu_online_mask;
 
 #define SECOND 1000000000ull

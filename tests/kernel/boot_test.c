@@ -6,6 +6,7 @@
 #include "arch/x86/paging.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/base/percpu.h"
+#include "kernel/irq/ipi.h"
 
 extern char __text_start[], __rodata_start[], __data_start[];
 

@@ -5,6 +5,7 @@
 #include "kernel/irq/irq.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/base/percpu.h"
+#include "kernel/irq/ipi.h"
 
 #define PING_PONG_ROUNDS 50
 #define NAMED_IPI_COUNT 100

@@ -50,6 +50,7 @@
 #include "kernel/fs/procfs.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"
@@ -157,7 +158,7 @@ static void fail(struct race *race, uint64_t round, const char *what)
     snprintf(race->failure, sizeof(race->failure),
              "round %lu: %s (cpu %u: tick %s, kicks sent %lu, received %lu, nr_running %u)", round, what, race->cpu,
              tick->running ? "running" : "stopped", tick->kicks_sent, tick->kicks_received,
-             cpus[race->cpu]->rq.nr_running);
+             cpu_rq(race->cpu)->nr_running);
 }
 
 /* ---- The nohz task and the sleeper, on the nohz CPU ---- */
@@ -171,7 +172,7 @@ static void worker_main(void *arg)
 {
     struct race *race = arg;
     const struct tick_state *tick = race->tick;
-    const struct runqueue *rq = &cpus[race->cpu]->rq;
+    const struct runqueue *rq = cpu_rq(race->cpu);
     uint64_t queued_since = 0, queued_round = 0, waited = 0;
     bool queued = false;
 
@@ -414,7 +415,7 @@ static struct snapshot take_snapshot(const struct race *race)
         .wasted = tick->kicks_while_ticking,
         .restarts = tick->restarts,
         .stops = tick->stops,
-        .wakeups = cpus[race->cpu]->rq.wakeups,
+        .wakeups = cpu_rq(race->cpu)->wakeups,
         .rcu_kicks = rcu_data_of(race->cpu)->kicks,
         .ticks = tick->ticks,
         .missed = tick->missed,
@@ -431,8 +432,8 @@ static bool wait_flag(volatile bool *flag, uint64_t limit_ns)
 
 static bool nohz_task_alone_with_its_tick_stopped(const struct race *race)
 {
-    const struct runqueue *rq = &cpus[race->cpu]->rq;
-    return !tick_running(race) && rq->nr_running == 1 && rq->current == race->worker &&
+    const struct runqueue *rq = cpu_rq(race->cpu);
+    return !tick_running(race) && rq->nr_running == 1 && cpus[race->cpu]->current == race->worker &&
            cpus[race->cpu]->nohz_task == race->worker && cpu_has_nohz(race->cpu);
 }
 

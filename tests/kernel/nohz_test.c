@@ -12,6 +12,7 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/base/percpu.h"
+#include "kernel/irq/irq.h"
 #include "kernel/time/timers.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
@@ -102,7 +103,7 @@ static bool need_cpus(struct ktest *test)
 
 static uint64_t local_timer_interrupts(unsigned cpu)
 {
-    return __atomic_load_n(&cpus[cpu]->irq_counts[IRQ_SOURCE_LOCAL_TIMER], __ATOMIC_RELAXED);
+    return irq_count(cpu, IRQ_SOURCE_LOCAL_TIMER);
 }
 
 /* The mask follows the task
@@ -127,7 +128,7 @@ static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
     stop_worker(test, &worker);
     sleep_ns(10 * MS);
     const struct cpu *cpu = cpus[worker.cpu];
-    KTEST_EXPECT(test, cpu->tick.running || cpu->rq.current->is_idle, "cpu %u neither ticks nor idles", worker.cpu);
+    KTEST_EXPECT(test, cpu->tick.running || cpu->current->is_idle, "cpu %u neither ticks nor idles", worker.cpu);
 }
 
 /* docs/nohz-task.md#patch-02-unpinned-timers-avoid-nohz-cpus:
@@ -339,14 +340,14 @@ static void rcu_prod_kicks_a_stopped_tick(struct ktest *test)
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
     struct tick_state *tick = &cpus[worker.cpu]->tick;
     uint64_t kicks = tick->kicks_received, dep_kicks = tick->dep_kicks, restarts = tick->restarts;
-    uint64_t calls = cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION];
+    uint64_t calls = irq_count(worker.cpu, IRQ_SOURCE_CALL_FUNCTION);
     synchronize_rcu();
     ktest_log(test, "grace period done: %lu nohz kicks (%lu for a dependency), %lu restarts, %lu function calls",
               tick->kicks_received - kicks, tick->dep_kicks - dep_kicks, tick->restarts - restarts,
-              cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION] - calls);
+              irq_count(worker.cpu, IRQ_SOURCE_CALL_FUNCTION) - calls);
     KTEST_EXPECT(test, tick->kicks_received > kicks, "no nohz kick for RCU");
     KTEST_EXPECT(test, tick->dep_kicks > dep_kicks, "the kick was not RCU's tick dependency");
-    KTEST_EXPECT(test, cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION] == calls,
+    KTEST_EXPECT(test, irq_count(worker.cpu, IRQ_SOURCE_CALL_FUNCTION) == calls,
                  "RCU used a function call, not the nohz kick");
     KTEST_EXPECT(test, !(tick->dep_mask & TICK_DEP(TICK_KEEP_RCU)), "the grace period ended, rcu still set");
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop again");

@@ -7,6 +7,7 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/base/percpu.h"
+#include "sched/runqueue.h"
 #include "kernel/time/timers.h"
 #include "sched/task.h"
 
@@ -85,14 +86,14 @@ static void threads_on_one_cpu_share_it_fairly(struct ktest *test)
     start_at = start;
 
     /* Meanwhile, nr_running there must be exact: every spinner, no more. */
-    struct runqueue *rq = &cpus[last_cpu()]->rq;
+    struct runqueue *rq = cpu_rq(last_cpu());
     unsigned samples = 0, inexact = 0;
     while (clock_now() < start + FAIR_WINDOW_NS / 2) {
         spin_lock(&rq->lock);
         unsigned queued = 0;
         for (struct task *t = rq->head; t; t = t->run_next)
             queued++;
-        unsigned counted = queued + (rq->current->is_idle ? 0 : 1);
+        unsigned counted = queued + (cpus[last_cpu()]->current->is_idle ? 0 : 1);
         if (clock_now() > start && (rq->nr_running != FAIR_THREADS || counted != rq->nr_running))
             inexact++;
         spin_unlock(&rq->lock);
@@ -298,7 +299,7 @@ static void wakeup_prefers_an_idle_allowed_cpu(struct ktest *test)
         sleep_ns(MS);
     KTEST_EXPECT(test, sleeper->cpu == busy, "the sleeper last ran on cpu %u, not %u", sleeper->cpu, busy);
     struct task *spinner = kthread_create("busy", spin_until_stopped, &placement, &on_busy);
-    while (cpus[busy]->rq.current != spinner)
+    while (cpus[busy]->current != spinner)
         sleep_ns(MS);
     placement.go = true;
     wake_up_all(&placement.queue);
@@ -344,7 +345,7 @@ static uint64_t total_wakeups(void)
 {
     uint64_t total = 0;
     unsigned cpu;
-    for_each_online_cpu(cpu) total += cpus[cpu]->rq.wakeups;
+    for_each_online_cpu(cpu) total += cpu_rq(cpu)->wakeups;
     return total;
 }
 

@@ -7,6 +7,7 @@
 #include "kernel/irq/irq.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/base/percpu.h"
+#include "kernel/irq/ipi.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"
 
