@@ -1,7 +1,10 @@
 """tools/check-layers (run by tests/run as a self-test): an include that
 goes down, stays in its layer or names a core interface passes; one that
-goes up fails and names the file, the line and both layers; a prototype
-in the wrong place fails. The cases use a small tree made here."""
+goes up fails and names the file, the line and both layers; so does a
+call up that no include shows (its objects compiled here with gcc); a
+prototype in the wrong place fails; --count counts the arrows. The cases
+use a small tree made here."""
+import glob
 import os
 import shutil
 import subprocess
@@ -49,8 +52,18 @@ class CheckLayers(unittest.TestCase):
         with open(path, "w") as f:
             f.write(text)
 
-    def run_check(self):
-        proc = subprocess.run([CHECK, "--top", self.top], stdout=subprocess.PIPE,
+    def compile_all(self):
+        """Each .c file to build/obj/PATH.o, as the kernel's Makefile does."""
+        for path in glob.glob(os.path.join(self.top, "*", "**", "*.c"), recursive=True):
+            rel = os.path.relpath(path, self.top)
+            obj = os.path.join(self.top, "build", "obj", rel[:-2] + ".o")
+            os.makedirs(os.path.dirname(obj), exist_ok=True)
+            subprocess.run(["gcc", "-c", "-w", "-I", self.top, "-o", obj, path], check=True)
+
+    def run_check(self, *options, build=True):
+        if build:
+            self.compile_all()
+        proc = subprocess.run([CHECK, "--top", self.top] + list(options), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
         return proc.returncode, proc.stdout
 
@@ -105,6 +118,60 @@ class CheckLayers(unittest.TestCase):
         self.assertIn("arch/x86/a.c:2: declares enter, as 2 .c files do", output)
         self.assertIn("kernel/process/b.c:1: declares enter, as 2 .c files do", output)
         self.assertNotIn("vector_stubs", output)
+
+    def test_an_upward_call_through_a_lower_header_fails(self):
+        # No include goes up: the prototype sits in sched's own header.
+        self.write("kernel/process/process.c", "void process_reap(void)\n{\n}\n")
+        self.write("sched/task.h", "void process_reap(void);\n")
+        self.write("sched/sched.c", '#include "sched/task.h"\nvoid schedule(void)\n{\n    process_reap();\n}\n')
+        status, output = self.run_check()
+        self.assertEqual(1, status)
+        self.assertEqual("sched/sched.c: calls process_reap (kernel/process/process.c): "
+                         "sched (layer 3) may not use kernel/process (layer 4)\n", output)
+
+    def test_an_upward_call_through_an_extern_in_a_c_file_fails_twice(self):
+        self.write("kernel/process/process.c", "int process_count;\nvoid process_reap(void)\n{\n}\n")
+        self.write("kernel/lib/string.c", "extern void process_reap(void);\nextern int process_count;\n"
+                   "int strlen(void)\n{\n    process_reap();\n    return process_count;\n}\n")
+        status, output = self.run_check()
+        self.assertEqual(1, status)
+        self.assertIn("kernel/lib/string.c: calls process_reap (kernel/process/process.c): "
+                      "kernel/lib (layer 1) may not use kernel/process (layer 4)", output)
+        self.assertIn("kernel/lib/string.c: uses process_count (kernel/process/process.c)", output)
+        self.assertIn("kernel/lib/string.c:1: declares process_reap, defined in kernel/process/process.c", output)
+
+    def test_a_call_down_in_its_layer_or_named_in_its_row_passes(self):
+        self.write("kernel/entry/entry.c", "void trap_dispatch(void)\n{\n}\n")
+        self.write("kernel/entry/entry.h", "void trap_dispatch(void);\n")
+        self.write("arch/x86/traps.c", '#include "kernel/entry/entry.h"\nvoid trap(void)\n{\n    trap_dispatch();\n}\n')
+        self.write("rcu/rcu.c", "void rcu_tick(void)\n{\n}\n")
+        self.write("rcu/rcu.h", "void rcu_tick(void);\n")
+        self.write("kernel/time/tick.c", '#include "rcu/rcu.h"\nvoid tick(void)\n{\n    rcu_tick();\n}\n')
+        self.write("kernel/process/exit.c", '#include "rcu/rcu.h"\nvoid exit(void)\n{\n    rcu_tick();\n}\n')
+        self.assertEqual((0, ""), self.run_check())
+
+    def test_count_counts_arrows_and_those_that_run_up(self):
+        self.write("kernel/process/process.c", "void process_reap(void)\n{\n}\n")
+        self.write("kernel/entry/entry.c", '#include "kernel/process/process.h"\nvoid trap_dispatch(void)\n{\n'
+                   '    process_reap();\n}\n')
+        self.write("kernel/time/tick.c", '#include "kernel/process/process.h"\nvoid tick(void)\n{\n'
+                   '    process_reap();\n}\n')
+        self.write("arch/x86/traps.c", '#include "kernel/entry/entry.h"\n')
+        status, output = self.run_check("--count")
+        self.assertEqual(0, status)
+        self.assertIn("inside kernel/: 2 folder-to-folder arrows, 1 upward (1 by includes, 1 by calls; "
+                      "0 only through core interfaces)", output)
+        self.assertIn("kernel/, sched, rcu and arch/x86: 3 folder-to-folder arrows, 2 upward", output)
+        self.assertIn("kernel/time (3) -> kernel/process (4), not allowed: includes kernel/process/process.h; "
+                      "uses process_reap", output)
+        self.assertIn("arch/x86 (2) -> kernel/entry (5), named in its row: includes kernel/entry/entry.h", output)
+
+    def test_objects_missing_or_older_than_their_source_are_an_error(self):
+        self.write("kernel/time/tick.c", "void tick(void)\n{\n}\n")
+        status, output = self.run_check(build=False)
+        self.assertEqual(2, status)
+        self.assertIn("not built, or older than the source", output)
+        self.assertIn("kernel/time/tick.c", output)
 
     def test_no_table_is_an_error_not_a_pass(self):
         self.write("docs/architecture.md", "# Layers\n")
