@@ -452,7 +452,7 @@ SCENARIOS = [
                       r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
     # Every suite in one boot (ktest=all leaves out the panic suites).
     {"name": "all-suites", "smp": 4, "timeout": 450, "append": "ktest=all",
-     "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$"] + _LOCKCHECK_KTEST_REPORT,
+     "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$", r"^ok \d+ percpu$"] + _LOCKCHECK_KTEST_REPORT,
      "must_not_contain": [r"Subtest: panic"]},
     {"name": "clocksource-pit", "smp": 2, "append": "clocksource=pit ktest=timers",
      "must_contain": [r"clock: using the PIT \(clocksource=pit"]},
