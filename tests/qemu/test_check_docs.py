@@ -1,4 +1,4 @@
-"""tools/check-docs (run by tests/run as a self-test): for each class of
+"""tools/check/check-docs (run by tests/run as a self-test): for each class of
 problem, a doc line that names something missing fails, and a line that
 names what exists passes. The lines are checked against a small tree made
 here, so that the cases do not change with the kernel; one case checks
@@ -12,7 +12,7 @@ import textwrap
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_loader = importlib.machinery.SourceFileLoader("check_docs", os.path.join(TOP, "tools", "check-docs"))
+_loader = importlib.machinery.SourceFileLoader("check_docs", os.path.join(TOP, "tools", "check", "check-docs"))
 _spec = importlib.util.spec_from_loader("check_docs", _loader)
 check_docs = importlib.util.module_from_spec(_spec)
 _loader.exec_module(check_docs)
@@ -62,7 +62,7 @@ TREE = {
         """),
     "tests/user/nohz.c": "static const struct ktap_case cases[] = { KTAP_CASE(exec_keeps_it) };\n",
     "tests/qemu/scenarios.py": 'SCENARIOS = [{"name": "nohz-spin"}, {"name": "tick"}]\n',
-    "tools/boot": "#!/usr/bin/env python3\ndef grub_cfg(append):\n    pass\n",
+    "tools/run/boot": "#!/usr/bin/env python3\ndef grub_cfg(append):\n    pass\n",
     "docs/README.md": "# Book\n\n1. [The tick](tick.md)\n",
     "docs/tick.md": "# The tick\n\n## Stopping it\n",
     "docs/architecture.md": "# Design\n",
@@ -117,8 +117,8 @@ class Paths(Tree):
         self.passes("[stopping](tick.md#stopping-it), [index](README.md), [web](https://example.org/x.md)")
 
     def test_missing_tool(self):
-        self.fails("tool", "Run `tools/bootme --smp 4`.")
-        self.passes("Run `tools/boot --smp 4`.")
+        self.fails("tool", "Run `tools/run/bootme --smp 4`.")
+        self.passes("Run `tools/run/boot --smp 4`.")
 
 
 class Functions(Tree):
@@ -144,7 +144,7 @@ class Functions(Tree):
     def test_headers_declare_asm_labels_and_scripts(self):
         self.fails("function", "`kernel/tick.c: tick_declared()`")
         self.passes("`kernel/tick.h: tick_declared()`, `arch/x86/entry.asm: trap_return`, "
-                    "`tools/boot: grub_cfg()`")
+                    "`tools/run/boot: grub_cfg()`")
 
     def test_bare_names(self):
         self.fails("name", "Then `tick_restart()` runs.")
@@ -155,15 +155,15 @@ class Functions(Tree):
 class Parameters(Tree):
     def test_unknown_parameter(self):
         self.fails("param", "Boot with `nohz=on`.")
-        self.fails("param", "tools/boot --append 'hz=100 nohz=on'")
-        self.passes("Boot with `hz=100` or tick=task; tools/boot --append 'hz=100 tick=periodic'.")
+        self.fails("param", "tools/run/boot --append 'hz=100 nohz=on'")
+        self.passes("Boot with `hz=100` or tick=task; tools/run/boot --append 'hz=100 tick=periodic'.")
 
     def test_enum_value(self):
         self.fails("param", "Boot with `tick=sometimes`.")
 
     def test_output_fields_are_not_parameters(self):
         self.passes("The console says `status=0` and the trace `reason=timer`.")
-        self.fails("param", "tools/boot --append 'status=0'")
+        self.fails("param", "tools/run/boot --append 'status=0'")
 
     def test_linux_parameters_in_a_sentence_about_linux(self):
         self.passes("Linux leaves this to `isolcpus=`.")
@@ -181,7 +181,7 @@ class Proc(Tree):
 class Suites(Tree):
     def test_unknown_suite(self):
         self.fails("suite", "Run `ktest=tock`.")
-        self.fails("suite", "tools/boot --append 'ktest=tick,tock'")
+        self.fails("suite", "tools/run/boot --append 'ktest=tick,tock'")
         self.passes("Run `ktest=tick` or `ktest=all`.")
 
 
@@ -320,7 +320,7 @@ class Diagrams(unittest.TestCase):
         self.assertEqual(shape(self.SVG % (10, 1, 2, "ticking")), shape(self.SVG % (12, 5, 7, "ticking")))
         self.assertNotEqual(shape(self.SVG % (10, 1, 2, "ticking")), shape(self.SVG % (10, 1, 2, "stopped")))
 
-    @unittest.skipUnless(shutil.which("dot"), "graphviz not installed (tools/check-deps)")
+    @unittest.skipUnless(shutil.which("dot"), "graphviz not installed (tools/build/check-deps)")
     def test_out_of_date_svg(self):
         top = tempfile.mkdtemp(prefix="check-docs-dot-")
         try:
