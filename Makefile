@@ -95,6 +95,7 @@ help:
 	@echo "make grade LAB=NAME      run the lab's tests in QEMU and score them"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
+	@echo "the programs behind these targets, by role (build, check, run, measure, course): tools/README.md"
 
 deps:
 	@tools/build/check-deps

@@ -258,6 +258,12 @@ class Tables(Tree):
         self.passes("<!-- check-docs: make-targets -->\n| c | d |\n| --- | --- |\n| `make all`, `make run` | a |"
                     "\n| `make test` | b |\n| `make docs` | c |\n<!-- /check-docs -->\n")
 
+    def test_tools_table(self):
+        table = "<!-- check-docs: tools -->\n| program | use |\n| --- | --- |\n%s\n<!-- /check-docs -->\n"
+        self.passes(table % "| **run** | |\n| `tools/run/boot` | boots |")
+        self.fails("table", table % "| `tools/run/boot` | boots |\n| `tools/run/bootme` | gone |")
+        self.fails("table", table % "| `tools/measure/trace` | moved |")
+
     def test_unclosed_or_unknown_table(self):
         self.fails("table", "<!-- check-docs: ktap-suites -->\n| s |\n| --- |\n| `tick` |\n")
         self.fails("table", "<!-- check-docs: colours -->\n<!-- /check-docs -->\n")
