@@ -131,11 +131,27 @@ class Functions(Tree):
         self.fails("function", "`kernel/tick.c` (`try_stop()`, `try_start()`)")
         self.fails("function", "`kernel/tick.c` `try_start()`, `try_stop()`")
         self.fails("function", "`tick.c: try_start()`")
-        self.fails("function", "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `try_start()`")
+        self.fails("function", "`kernel/tick.c: try_stop()` (5), `tick_recheck()` and `try_start()`")
         self.passes("`kernel/tick.c` (`RES`, `CAL`) are IPI names, not definitions; "
                     "`kernel/tick.c` (`try_stop()`, `TICK_MACRO()`), `tick.c: tick_recheck()`, "
                     "`kernel/tick.c` `tick_hz`, `kernel/tick.c: tick_state`, "
-                    "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `TICK_MACRO()`")
+                    "`kernel/tick.c: try_stop()` (5), `tick_recheck()` and `TICK_MACRO()`")
+
+    def test_lengths(self):
+        # try_stop() runs from its name's line to its brace: 5 lines;
+        # tick_recheck() is one; struct tick_state one; kernel/tick.h one.
+        self.passes("`kernel/tick.c: try_stop()` (5) and `tick_recheck()` (1; a wrapper); "
+                    "`kernel/tick.c: tick_state` (1), `kernel/tick.h` (1, a prototype).")
+        self.fails("length", "`kernel/tick.c: try_stop()` (4)")
+        self.fails("length", "`kernel/tick.c: tick_recheck()` (1) and `try_stop()` (6, the heart)")
+        self.fails("length", "`kernel/tick.c: tick_state` (2)")
+        self.fails("length", "`kernel/tick.h` (2; one prototype)")
+        self.passes("`kernel/tick.c: try_stop()`, `tick_recheck()` (6 together)")
+        self.fails("length", "`kernel/tick.c: try_stop()` and `tick_recheck()` (5 together)")
+        # The file is the last one named in the paragraph, or the one file
+        # that defines the name.
+        self.fails("length", "`kernel/tick.h` names it; `tick_recheck()` (2)")
+        self.passes("Counts: (10 cases), `kernel/tick.c` (11 lines), `try_stop()` (x).")
 
     def test_a_mention_in_a_comment_or_call_is_not_a_definition(self):
         self.fails("function", "`kernel/tick.c: tick_imaginary()`")
