@@ -333,6 +333,24 @@ class Sources(Tree):
             shutil.rmtree(top)
 
 
+class Chapters(unittest.TestCase):
+    def test_every_chapter_has_exercises(self):
+        top = tempfile.mkdtemp(prefix="check-docs-chapters-")
+        try:
+            for rel, text in TREE.items():
+                os.makedirs(os.path.dirname(os.path.join(top, rel)), exist_ok=True)
+                with open(os.path.join(top, rel), "w") as f:
+                    f.write(text)
+            chapters = lambda: [p.message for _, p in check_docs.run(top, diagrams=False) if p.cls == "chapter"]
+            self.assertEqual(["chapter 1 has no Exercises heading (docs/README.md says every chapter has)"],
+                             chapters())
+            with open(os.path.join(top, "docs", "tick.md"), "a") as f:
+                f.write("\n## Exercises\n\n1. Stop it.\n")
+            self.assertEqual([], chapters())
+        finally:
+            shutil.rmtree(top)
+
+
 class Diagrams(unittest.TestCase):
     SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d"><g id="node1" class="node"><title>a</title>'
            '<ellipse cx="%d" cy="1" rx="2" ry="3"/><text x="%d" y="4">%s</text></g></svg>')
