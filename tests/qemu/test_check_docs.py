@@ -253,6 +253,29 @@ class Allow(Tree):
         self.fails("allow", "<!-- check-docs: allow /proc/tick -->\nRead `/proc/tick`.")
 
 
+class Figures(Tree):
+    TABLE = "\n\n| run | ticks |\n| --- | --- |\n| 1 | 12 |\n"
+
+    def test_a_dated_figure_names_its_commit_and_command(self):
+        self.passes("`tools/run/boot --smp 4 -- 'spin 1'`, 2026-12-04, commit 3c6d64e:" + self.TABLE)
+        self.fails("figure", "`tools/run/boot --smp 4 -- 'spin 1'`, 2026-12-04:" + self.TABLE)
+        self.fails("figure", "Spinning for a second, 2026-12-04, commit 3c6d64e:" + self.TABLE)
+        self.passes("Spinning, 2026-12-04, commit 3c6d64e:\n\n    $ tools/run/boot -- 'spin 1'\n    ticks 12\n")
+        self.passes("Read off the code on 2026-12-04 (commit not recorded, no command):" + self.TABLE)
+        # Not a figure: no date, or the paragraph does not lead into the block.
+        self.passes("Spinning for a second:" + self.TABLE)
+        self.passes("Spinning for a second on 2026-12-04." + self.TABLE)
+
+    def test_the_commit_must_exist(self):
+        repo = check_docs.Repo(TOP)
+        if not os.path.exists(os.path.join(TOP, ".git")):
+            self.skipTest("no .git: any hex word passes")
+        head = check_docs.subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
+                                         stdout=check_docs.subprocess.PIPE, text=True).stdout.strip()
+        self.assertTrue(repo.is_commit(head))
+        self.assertFalse(repo.is_commit("0000000"))
+
+
 class Tables(Tree):
     def table(self, rows):
         return ("<!-- check-docs: ktap-suites -->\n| suite | checks |\n| --- | --- |\n%s\n"
