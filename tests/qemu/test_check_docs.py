@@ -29,6 +29,8 @@ TREE = {
         """),
     "kernel/time/tick_policy_periodic.c": "TICK_POLICY(periodic,\n    .summary = \"every CPU ticks\");\n",
     "kernel/time/tick_policy_task.c": "TICK_POLICY(task, .summary = \"a nohz task\");\n",
+    "kernel/time/tick_policy_more.c": "TICK_POLICY(idle, .rank = 20);\nTICK_POLICY(full, .rank = 40);\n",
+    "tools/lib/probes.py": 'PROBES = ["getppid_cpu3", "pipe_cpu3", "spawn", "fork"]\n',
     "kernel/fs/procfs.c": textwrap.dedent("""\
         #define PROC_FILE(path, generate, write) { path, generate, write }
         void procfs_init(void) { vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0); }
@@ -274,6 +276,19 @@ class Figures(Tree):
                                          stdout=check_docs.subprocess.PIPE, text=True).stdout.strip()
         self.assertTrue(repo.is_commit(head))
         self.assertFalse(repo.is_commit("0000000"))
+
+
+class Lists(Tree):
+    def test_a_list_of_all_the_policies_but_one(self):
+        self.passes("Policies: `periodic`, `idle`, `task` and `full`.")
+        self.passes("| `tick=` | `tick=periodic`, `tick=idle`, `tick=task`, `tick=full` |")
+        self.fails("list", "Policies: `periodic`, `idle` and `task`.")
+        self.fails("list", "| `tick=` | `periodic`, `idle`, `full` |\n| other | row |")
+        self.passes("The ones that stop a busy tick: `task` and `full`.")
+
+    def test_probes(self):
+        self.fails("list", "Probes: `getppid_cpu3`, `pipe_cpu3` and `spawn`.")
+        self.passes("Probes: `getppid_cpu3`, `pipe_cpu3`, `spawn` and `fork`.")
 
 
 class Tables(Tree):
