@@ -286,6 +286,12 @@ class Lists(Tree):
         self.fails("list", "| `tick=` | `periodic`, `idle`, `full` |\n| other | row |")
         self.passes("The ones that stop a busy tick: `task` and `full`.")
 
+    def test_a_table_column(self):
+        self.fails("list", "| probe | ratio |\n| --- | --- |\n| `getppid_cpu3` | 1 |\n| `pipe_cpu3` | 2 |\n"
+                           "| `spawn` | 3 |\n")
+        self.passes("| probe | ratio |\n| --- | --- |\n| `getppid_cpu3` | 1 |\n| `pipe_cpu3` | 2 |\n"
+                    "| `spawn` | 3 |\n| `fork` | 4 |\n")
+
     def test_probes(self):
         self.fails("list", "Probes: `getppid_cpu3`, `pipe_cpu3` and `spawn`.")
         self.passes("Probes: `getppid_cpu3`, `pipe_cpu3`, `spawn` and `fork`.")
