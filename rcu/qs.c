@@ -22,7 +22,7 @@
 
 /* Every CPU starts outside an extended QS (odd counter), as the boot code
  * runs; idle_loop enters one at its first halt. */
-DEFINE_PER_CPU(struct rcu_data, rcu_data) = { .dynticks = 1, .eqs_nesting = 1 };
+DEFINE_PER_CPU_SHARED_ALIGNED(struct rcu_data, rcu_data) = { .dynticks = 1, .eqs_nesting = 1 };
 
 static struct rcu_data *this_rcu_data(void)
 {

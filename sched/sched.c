@@ -33,7 +33,7 @@
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
-DEFINE_PER_CPU(struct runqueue, runqueues) = { .lock = SPINLOCK_INIT("runqueue") };
+DEFINE_PER_CPU_SHARED_ALIGNED(struct runqueue, runqueues) = { .lock = SPINLOCK_INIT("runqueue") };
 
 /* One %gs-relative load: reading this_cpu() and then ->current would be
  * two, and a task moved to another CPU in between would get that CPU's

@@ -68,6 +68,13 @@ static inline unsigned this_cpu_id(void)
 #define DECLARE_PER_CPU(type, name) extern __typeof__(type) percpu__##name
 #define DEFINE_PER_CPU(type, name) __typeof__(type) percpu__##name __attribute__((section(".data.percpu")))
 
+/* For a variable other CPUs write or spin on (a runqueue's lock, a queue
+ * of remote calls): cache lines of its own, so that its owner's writes
+ * to its other per-CPU variables do not slow them down, and back. */
+#define PERCPU_CACHE_LINE 64
+#define DEFINE_PER_CPU_SHARED_ALIGNED(type, name) \
+    __typeof__(type) percpu__##name __attribute__((section(".data.percpu.shared_aligned"), aligned(PERCPU_CACHE_LINE)))
+
 /* Offsets of the CPUs' copies from the image; a CPU never set up has an
  * offset that makes any address non-canonical, so a use faults at once
  * instead of writing the image. */

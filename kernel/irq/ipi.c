@@ -25,7 +25,7 @@
 #include "kernel/trace/trace.h"
 
 /* The calls waiting for each CPU. */
-static DEFINE_PER_CPU(struct call_queue, call_queues) = { .lock = SPINLOCK_INIT("call_queue") };
+static DEFINE_PER_CPU_SHARED_ALIGNED(struct call_queue, call_queues) = { .lock = SPINLOCK_INIT("call_queue") };
 
 static const uint8_t ipi_vectors[] = {
     [IPI_RESCHEDULE] = VECTOR_RESCHEDULE,
