@@ -143,6 +143,11 @@ bool rcu_pending(unsigned cpu)
     return rcu_callbacks_have_work(rdp);
 }
 
+bool rcu_needs_tick(unsigned cpu, bool busy_and_ticking)
+{
+    return rcu_needs_cpu(cpu) || (busy_and_ticking && rcu_pending(cpu));
+}
+
 /* ---- Kicking a holdout ---- */
 
 /* Runs on the holdout, in the call-function IPI or the nohz kick. The

@@ -267,7 +267,7 @@ static void schedule_common(bool preempted)
     process_switch_in(next->process);
     context_switch(&prev->saved_rsp, next->saved_rsp);
     finish_switch();
-    tick_update();      /* the task now running may need the tick, or let it stop */
+    tick_nohz_task_switch();    /* the task now running may need the tick, or let it stop */
     irq_restore(flags);
 }
 
@@ -280,7 +280,7 @@ void schedule(void)
 void task_first_run(void)
 {
     finish_switch();
-    tick_update();
+    tick_nohz_task_switch();
     irq_enable();
     struct task *self = current_task();
     self->entry(self->arg);
@@ -386,7 +386,7 @@ void idle_loop(void)
     for (;;) {
         irq_disable();
         if (this_cpu()->need_resched) {
-            tick_idle_exit();
+            tick_nohz_idle_exit();
             irq_enable();
             schedule();
         } else {
@@ -395,7 +395,7 @@ void idle_loop(void)
              * while RCU still counts this CPU as idle. The tick stops here
              * if the policy lets idle CPUs go without it. */
             preempt_disable();
-            tick_idle_enter();
+            tick_nohz_idle_enter();
             rcu_idle_enter();
             enable_irqs_and_halt();
             irq_disable();

@@ -89,7 +89,7 @@ void context_user_enter(void)
     struct cpu *cpu = this_cpu();
     ASSERT(!cpu->in_user);
     bool isolated = tick_policy_isolates(cpu);
-    tick_update_isolated(isolated);     /* the tick comes back if this syscall made it needed, or stops now */
+    tick_nohz_user_enter(isolated);     /* the tick comes back if this syscall made it needed, or stops now */
     trace_user_enter();
     cpu->in_user = true;
     account_mode_change(true);

@@ -1,8 +1,9 @@
 /* The tick: a periodic interrupt on every CPU, built from one-shot timer
  * deadlines (arch/x86/timer.h). Each tick the CPU does its periodic work
  * (timekeeping and the clocksource watchdog, kernel/time/timekeeping.c;
- * the scheduler checks time slices; RCU notes quiescent states); then
- * kernel/time/tick_stop.c decides whether the tick goes on (docs/tick.md).
+ * the scheduler checks time slices; RCU notes quiescent states); the
+ * interrupt's exit then decides whether the tick goes on
+ * (kernel/time/tick_stop.c, docs/tick.md).
  *
  * Deadlines are absolute and advance by exactly one period, so ticks do not
  * drift. If the CPU ran late (a vCPU not scheduled by the host for a while)
@@ -76,7 +77,8 @@ static void tick_interrupt(struct trap_frame *frame)
     if (tick->running && now >= tick->next_deadline) {
         tick_do_periodic_work(cpu, now, trap_from_user(frame));
         tick_advance_deadline(tick, now);
-        tick_try_stop_after_tick(cpu, now);
+        tick->ticked = true;    /* the interrupt's exit decides (kernel/time/tick_stop.c) */
+        tick->ticked_at = now;
     } else if (tick->running) {
         tick->early++;          /* for a timer, or the LAPIC's range ran out */
     }

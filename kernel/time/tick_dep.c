@@ -8,7 +8,7 @@
  *   - per task: cputimer (a CPU-time timer, kernel/time/itimer.c), which holds
  *     the tick of whichever CPU the task runs on.
  * A busy CPU stops its tick only when all three are empty
- * (kernel/time/tick_stop.c keep_reason); an idle CPU ignores them, as on Linux. So a non-empty mask
+ * (kernel/time/tick_stop.c tick_decide); an idle CPU ignores them, as on Linux. So a non-empty mask
  * means the tick already runs, or a kick is on its way: setting a bit
  * kicks only when its mask was empty, and clearing never kicks (the tick
  * notices at its next check).
@@ -66,7 +66,7 @@ uint32_t tick_dep_mask_read(unsigned cpu)
 /* The runqueue lock of cpu is held. A kick is needed iff the tick is
  * stopped while a task runs; task, if given, must be that task. An idle
  * CPU is not kicked: dependencies hold the tick of a busy CPU only (as on
- * Linux), and leaving idle restarts the tick anyway (tick_idle_exit). */
+ * Linux), and leaving idle restarts the tick anyway (tick_nohz_idle_exit). */
 static bool kick_needed_locked(unsigned cpu, const struct task *task)
 {
     struct cpu *c = cpus[cpu];
@@ -120,7 +120,7 @@ void tick_dep_clear_cpu(unsigned cpu, enum tick_keep_reason reason)
 
 /* The task may move between reading task->cpu and taking that CPU's lock;
  * then it is no longer running there, and its new CPU sees the bit when it
- * switches the task in (tick_recheck after every switch). */
+ * switches the task in (tick_nohz_task_switch decides after every switch). */
 void tick_dep_set_task(struct task *task, enum tick_keep_reason reason)
 {
     if (!bit_set(&task->tick_dep_mask, reason))

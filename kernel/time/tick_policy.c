@@ -1,5 +1,5 @@
 /* The registered tick policies, the one in force, and the view each sees
- * (docs/tick-policy.md). Policies register with TICK_POLICY (kernel/time/tick.h)
+ * (docs/tick-policy.md). Policies register with TICK_POLICY (kernel/time/tick_policy.h)
  * in kernel/time/tick_policy_NAME.c; the linker gathers them in
  * .tick_policies, in no particular order, and the list is read in rank
  * order. The policy is chosen by name with tick= at boot, and switched at
@@ -114,7 +114,7 @@ int tick_policy_switch(const char *name)
 /* What policy may see of cpu (this CPU, interrupts off). The state words
  * belong to one policy at a time: the first look by another zeroes them
  * and tells it switched_to. */
-static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t now,
+static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t now, uint32_t needs,
                     struct tick_policy_view *view)
 {
     const struct task *task = cpu->rq.current;
@@ -125,6 +125,7 @@ static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t 
     view->task.is_idle = task->is_idle;
     view->task.is_nohz = task_is_nohz(task);
     view->task.ran_ns = now && now > task->switched_in_at ? now - task->switched_in_at : 0;
+    view->needs = needs;
     view->state = cpu->tick.policy_state;
     if (cpu->tick.policy_state_owner != policy) {
         memset(cpu->tick.policy_state, 0, sizeof(cpu->tick.policy_state));
@@ -134,17 +135,17 @@ static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t 
     }
 }
 
-bool tick_policy_busy_may_stop(const struct tick_policy *policy, struct cpu *cpu, uint64_t now)
+bool tick_policy_busy_may_stop(const struct tick_policy *policy, struct cpu *cpu, uint64_t now, uint32_t needs)
 {
     struct tick_policy_view view;
     if (!policy->busy_may_stop)
         return false;
-    view_of(policy, cpu, now, &view);
+    view_of(policy, cpu, now, needs, &view);
     return policy->busy_may_stop(&view);
 }
 
 /* The answer is asked on every return to user mode, and changes only when
- * its inputs do: the task (a context switch, tick_update()), the policy's
+ * its inputs do: the task (a context switch, tick_nohz_task_switch()), the policy's
  * state (its events, tick_policy_tell()), or, on any CPU, the policy in
  * force or a nohz attribute (the generation, bumped by
  * tick_policy_isolation_changed()). Read first, so that a bump during the
@@ -165,7 +166,7 @@ bool tick_policy_isolates(struct cpu *cpu)
     struct tick_policy_view view;
     bool isolated = false;
     if (policy->isolates) {
-        view_of(policy, cpu, 0, &view);
+        view_of(policy, cpu, 0, 0, &view);
         isolated = policy->isolates(&view);
     }
     cpu->tick.isolated = isolated;
@@ -182,7 +183,7 @@ void tick_policy_tell(struct cpu *cpu, uint64_t now, enum tick_policy_event even
     struct tick_policy_view view;
     if (!callback)
         return;
-    view_of(policy, cpu, now, &view);
+    view_of(policy, cpu, now, event == TICK_EVENT_RESTARTED ? TICK_DEP(cpu->tick.reason) : 0, &view);
     callback(&view);
     cpu->tick.isolation_generation = 0;     /* the policy's state changed */
 }

@@ -6,9 +6,11 @@
 #include <stdint.h>
 
 #include "arch/x86/clock.h"
+#include "arch/x86/cpu.h"
 #include "kernel/base/percpu.h"
 #include "kernel/fs/proc_parse.h"
 #include "kernel/fs/procfs.h"
+#include "kernel/irq/irq.h"
 #include "kernel/lib/cpumask.h"
 #include "kernel/lib/format.h"
 #include "kernel/process/process.h"
@@ -58,6 +60,27 @@ static void print_clocksource(struct proc_text *text)
     else
         proc_printf(text, "unstable: cpu %u measured %lu kHz, reference %lu kHz\n", tsc_watchdog.unstable_cpu,
                     tsc_watchdog.unstable_khz, tsc_watchdog.reference_khz);
+}
+
+/* How many times each CPU decided its tick (kernel/time/tick_stop.c
+ * tick_decide), beside its interrupts: on an isolated CPU each timer
+ * interrupt decides once. This CPU's row is read with interrupts off, so
+ * that no interrupt falls between its counts; another CPU's row may be a
+ * moment apart. */
+static void print_decisions(struct proc_text *text)
+{
+    unsigned cpu;
+    proc_printf(text, "tick decisions, and the interrupts that may bring one\n%-4s %12s %12s %12s\n", "cpu",
+                "decisions", "timer_irqs", "all_irqs");
+    for_each_online_cpu(cpu) {
+        uint64_t flags = irq_save();
+        uint64_t decisions = __atomic_load_n(&cpus[cpu]->tick.decisions, __ATOMIC_RELAXED), all = 0;
+        for (unsigned source = 0; source < IRQ_SOURCE_COUNT; source++)
+            all += irq_count(cpu, source);
+        uint64_t timer = irq_count(cpu, IRQ_SOURCE_LOCAL_TIMER);
+        irq_restore(flags);
+        proc_printf(text, "%-4u %12lu %12lu %12lu\n", cpu, decisions, timer, all);
+    }
 }
 
 /* Per CPU: whether it ticks and why (the reason the last check found),
@@ -113,6 +136,7 @@ static void generate_tick(struct proc_text *text)
     for_each_online_cpu(cpu)
         proc_printf(text, "%-4u %12lu %12lu\n", cpu, cpus[cpu]->tick.rechecks_skipped,
                     cpus[cpu]->tick.rechecks_made);
+    print_decisions(text);
 }
 
 static void generate_tick_policy(struct proc_text *text)

@@ -106,3 +106,15 @@ void tick_timekeeper_move_off(unsigned cpu)
     __atomic_store_n(&timekeeper_cpu, target, __ATOMIC_SEQ_CST);
     tick_nohz_kick(target);     /* if its tick is stopped: it must tick now */
 }
+
+/* The timekeeper's tick runs while isolated CPUs exist (they keep no time
+ * themselves), and always on the PIT, which wraps every 55 ms: someone
+ * must read it more often than that (arch/x86/pit.c). */
+enum tick_keep_reason timekeeping_needs_tick(unsigned cpu)
+{
+    if (cpu != timekeeper_cpu)
+        return TICK_MAY_STOP;
+    if (isolated_cpus_exist())
+        return TICK_KEEP_TIMEKEEPING;
+    return clock_needs_periodic_reads() ? TICK_KEEP_CLOCK : TICK_MAY_STOP;
+}

@@ -156,6 +156,11 @@ uint64_t timers_next_deadline(void)
     return __atomic_load_n(&this_cpu()->timers.next_deadline, __ATOMIC_ACQUIRE);
 }
 
+bool timers_need_tick(uint64_t now)
+{
+    return timers_next_deadline() < now + tick_period_ns;
+}
+
 struct sleeper {
     struct task *task;
     volatile bool done;         /* the deadline passed */

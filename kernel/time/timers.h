@@ -47,6 +47,9 @@ void timer_cancel_sync(struct timer *timer);
 void timers_init_this_cpu(void);
 void timers_run_expired(uint64_t now);       /* from the timer interrupt */
 uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_MAX */
+/* The timers' question to this CPU's tick: one is due within a period, so
+ * stopping the tick would save nothing. */
+bool timers_need_tick(uint64_t now);
 
 /* Sleep for at least ns (the calling task; not from interrupts). */
 void sleep_ns(uint64_t ns);
