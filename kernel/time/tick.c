@@ -101,6 +101,7 @@ void tick_start_this_cpu(void)
     tick->next_deadline = clock_now() + tick_period_ns;
     tick->running = true;
     tick->reason = TICK_KEEP_POLICY;
+    tick->decided_in_entry = TICK_DECIDED_IN_NO_ENTRY;
     spin_unlock(&cpu->rq.lock);
     tick_program_hardware();
 }

@@ -56,9 +56,10 @@ struct tick_state {
      * decides. Set by tick.c, cleared at the interrupt's exit. */
     bool ticked;
     uint64_t ticked_at;
-    /* The exit of an interrupt from user mode decided: the way back to
-     * user mode, which follows it, need not decide again. */
-    bool decided_for_user;
+    /* context_user_exits() of the entry from user mode whose interrupt
+     * decided at its exit: the way back from that same entry need not
+     * decide again. A task switch, and the start, set it to none. */
+    uint64_t decided_in_entry;
     /* A stopped busy tick is looked at again at the next decision point
      * (tick_want_recheck, any CPU; cleared by the decision). */
     bool recheck_wanted;
@@ -133,6 +134,7 @@ static inline bool tick_policy_listens(enum tick_policy_event event)
  *   - idle entry (sched/sched.c idle_loop).
  * Leaving idle restarts the tick for the task, whatever it would say. */
 void tick_nohz_irq_exit(bool from_user);
+#define TICK_DECIDED_IN_NO_ENTRY UINT64_MAX     /* tick_state.decided_in_entry */
 void tick_nohz_user_enter(bool isolated);
 void tick_nohz_task_switch(void);
 void tick_nohz_idle_enter(void);

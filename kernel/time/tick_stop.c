@@ -28,6 +28,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/base/percpu.h"
 #include "kernel/base/spinlock.h"
+#include "kernel/time/context_tracking.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
@@ -148,11 +149,11 @@ void tick_nohz_irq_exit(bool from_user)
     struct tick_state *tick = &cpu->tick;
     bool ticked = tick->ticked;
     tick->ticked = false;
-    tick->decided_for_user = false;
     if (tick->running && (!ticked || cpu_is_idle(&cpu->rq)))
         return;
     tick_decide(cpu, ticked ? tick->ticked_at : clock_now());
-    tick->decided_for_user = from_user;
+    if (from_user)
+        tick->decided_in_entry = context_user_exits(cpu->id);
 }
 
 /* The way to user mode: stop a running tick at once, rather than at its
@@ -175,8 +176,6 @@ void tick_nohz_user_enter(bool isolated)
 {
     struct cpu *cpu = this_cpu();
     struct tick_state *tick = &cpu->tick;
-    bool decided = tick->decided_for_user;
-    tick->decided_for_user = false;
     if (!tick->running) {
         if (!__atomic_load_n(&tick->recheck_wanted, __ATOMIC_ACQUIRE)) {
             tick->rechecks_skipped++;
@@ -186,8 +185,10 @@ void tick_nohz_user_enter(bool isolated)
         tick_decide(cpu, clock_now());
         return;
     }
-    if (decided || !isolated || cpu_is_idle(&cpu->rq))
+    if (!isolated || cpu_is_idle(&cpu->rq))
         return;
+    if (tick->decided_in_entry == context_user_exits(cpu->id))
+        return;     /* the interrupt that brought us in decided, and nothing ran since */
     tick_decide(cpu, clock_now());
 }
 
@@ -204,7 +205,7 @@ void tick_nohz_task_switch(void)
     struct cpu *cpu = this_cpu();
     struct tick_state *tick = &cpu->tick;
     tick->isolation_generation = 0;     /* another task: ask the policy again */
-    tick->decided_for_user = false;
+    tick->decided_in_entry = TICK_DECIDED_IN_NO_ENTRY;  /* it returns from an entry of its own */
     if (tick->running && (cpu_is_idle(&cpu->rq) || !tick_policy_isolates(cpu)))
         return;
     tick_decide(cpu, clock_now());
