@@ -159,6 +159,7 @@ SCENARIOS = [
     {"name": "tick", "smp": 4, "append": "ktest=tick"},
     {"name": "tick-periodic", "smp": 4, "append": "tick=periodic ktest=tick"},
     {"name": "ipi", "smp": 4, "append": "ktest=ipi"},
+    {"name": "percpu", "smp": 4, "append": "ktest=percpu"},
     {"name": "alloc", "smp": 2, "append": "ktest=alloc"},
     # Scheduler and timers (kernel threads).
     {"name": "sched", "smp": 4, "timeout": 240, "append": "ktest=sched"},
