@@ -21,6 +21,7 @@
 #include "kernel/irq/irq.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/time/tick.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 

@@ -16,6 +16,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/time/tick.h"
 #include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"

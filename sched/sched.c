@@ -24,6 +24,7 @@
 #include "kernel/time/nohz_task.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/time/tick.h"
 #include "kernel/process/process.h"
 #include "kernel/time/context_tracking.h"
 #include "kernel/trace/trace.h"

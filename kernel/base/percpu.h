@@ -18,8 +18,6 @@
 #include "kernel/lib/cpumask.h"
 #include "kernel/irq/irq.h"
 #include "kernel/irq/ipi.h"
-#include "kernel/time/tick.h"
-#include "kernel/time/timers.h"
 #include "sched/runqueue.h"
 
 struct cpu {
@@ -35,15 +33,8 @@ struct cpu {
     unsigned locks_held;
     unsigned preempt_disabled;
     volatile bool need_resched;
-    volatile bool in_user;              /* kernel/time/context_tracking.c */
-    bool rcu_user_eqs;                  /* in RCU's extended QS for user mode */
-    uint64_t user_exits;
-    uint64_t user_ns;                   /* time in user mode, closed stretches (/proc/stat) */
     uint64_t irq_counts[IRQ_SOURCE_COUNT];
     struct call_queue calls;
-    struct tick_state tick;
-    struct task *nohz_task;             /* kernel/time/nohz_task.c; NULL if none */
-    struct timer_base timers;
     struct runqueue rq;
     struct arch_cpu arch;
 };

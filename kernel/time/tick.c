@@ -25,13 +25,16 @@
 
 #define NS_PER_SECOND 1000000000ul
 
+DEFINE_PER_CPU(struct tick_state, tick_state);
+
 unsigned tick_hz = 1000;
 uint64_t tick_period_ns;
 
 static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupted_user)
 {
-    cpu->tick.ticks++;
-    trace_tick_fire(cpu->tick.ticks);
+    struct tick_state *tick = this_tick();
+    tick->ticks++;
+    trace_tick_fire(tick->ticks);
     timekeeping_tick(cpu, now);
     sched_tick(now);
     itimer_tick();
@@ -56,7 +59,7 @@ static void tick_advance_deadline(struct tick_state *tick, uint64_t now)
  * for the earlier of the two, or for none. Interrupts must be off. */
 void tick_program_hardware(void)
 {
-    const struct tick_state *tick = &this_cpu()->tick;
+    const struct tick_state *tick = this_tick();
     uint64_t deadline = timers_next_deadline();
 
     if (tick->running && tick->next_deadline < deadline)
@@ -70,7 +73,7 @@ void tick_program_hardware(void)
 static void tick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     uint64_t now = clock_now();
 
     timers_run_expired(now);
@@ -90,12 +93,13 @@ void tick_init(void)
     tick_period_ns = NS_PER_SECOND / tick_hz;
     irq_register(VECTOR_LOCAL_TIMER, IRQ_SOURCE_LOCAL_TIMER, tick_interrupt);
     irq_register(VECTOR_NOHZ_KICK, IRQ_SOURCE_NOHZ_KICK, nohz_kick_interrupt);
+    irq_set_exit_hook(tick_nohz_irq_exit);
 }
 
 void tick_start_this_cpu(void)
 {
     struct cpu *cpu = this_cpu();
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
 
     spin_lock(&cpu->rq.lock);
     tick->next_deadline = clock_now() + tick_period_ns;

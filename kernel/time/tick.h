@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/base/percpu.h"
 #include "kernel/time/tick_policy.h"
 
 extern const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT];   /* kernel/time/tick_stop.c */
@@ -31,6 +32,8 @@ const struct tick_policy *tick_policy_next(const struct tick_policy *policy);
     for ((policy) = tick_policy_first(); (policy); (policy) = tick_policy_next(policy))
 const struct tick_policy *tick_policy_find(const char *name);   /* or NULL */
 
+/* One CPU's tick: a per-CPU variable (DEFINE_PER_CPU) of kernel/time/tick.c,
+ * reached with this_tick() on the CPU itself, tick_state_of() elsewhere. */
 struct tick_state {
     /* `running`: a tick deadline is programmed. Written by the CPU itself
      * with its runqueue lock held, so that a CPU enqueueing a task there
@@ -75,6 +78,16 @@ struct tick_state {
     uint64_t policy_state[TICK_POLICY_STATE_WORDS];
     const struct tick_policy *policy_state_owner;
 };
+
+DECLARE_PER_CPU(struct tick_state, tick_state);
+static inline struct tick_state *tick_state_of(unsigned cpu)
+{
+    return per_cpu_ptr(tick_state, cpu);
+}
+static inline struct tick_state *this_tick(void)
+{
+    return this_cpu_ptr(tick_state);
+}
 
 /* ---- The periodic tick (kernel/time/tick.c) ---- */
 extern unsigned tick_hz;              /* hz= */

@@ -103,7 +103,7 @@ int tick_policy_switch(const char *name)
     __atomic_store_n(&tick_policy, policy, __ATOMIC_SEQ_CST);
     tick_policy_isolation_changed();
     for_each_online_cpu(cpu) {
-        if (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE))
+        if (!__atomic_load_n(&tick_state_of(cpu)->running, __ATOMIC_ACQUIRE))
             tick_nohz_kick(cpu);
     }
     return 0;
@@ -126,10 +126,11 @@ static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t 
     view->task.is_nohz = task_is_nohz(task);
     view->task.ran_ns = now && now > task->switched_in_at ? now - task->switched_in_at : 0;
     view->needs = needs;
-    view->state = cpu->tick.policy_state;
-    if (cpu->tick.policy_state_owner != policy) {
-        memset(cpu->tick.policy_state, 0, sizeof(cpu->tick.policy_state));
-        cpu->tick.policy_state_owner = policy;
+    struct tick_state *tick = this_tick();
+    view->state = tick->policy_state;
+    if (tick->policy_state_owner != policy) {
+        memset(tick->policy_state, 0, sizeof(tick->policy_state));
+        tick->policy_state_owner = policy;
         if (policy->switched_to)
             policy->switched_to(view);
     }
@@ -160,8 +161,9 @@ void tick_policy_isolation_changed(void)
 bool tick_policy_isolates(struct cpu *cpu)
 {
     uint64_t generation = __atomic_load_n(&isolation_generation, __ATOMIC_ACQUIRE);
-    if (cpu->tick.isolation_generation == generation)
-        return cpu->tick.isolated;
+    struct tick_state *tick = this_tick();
+    if (tick->isolation_generation == generation)
+        return tick->isolated;
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
     struct tick_policy_view view;
     bool isolated = false;
@@ -169,8 +171,8 @@ bool tick_policy_isolates(struct cpu *cpu)
         view_of(policy, cpu, 0, 0, &view);
         isolated = policy->isolates(&view);
     }
-    cpu->tick.isolated = isolated;
-    cpu->tick.isolation_generation = generation;
+    tick->isolated = isolated;
+    tick->isolation_generation = generation;
     return isolated;
 }
 
@@ -183,7 +185,8 @@ void tick_policy_tell(struct cpu *cpu, uint64_t now, enum tick_policy_event even
     struct tick_policy_view view;
     if (!callback)
         return;
-    view_of(policy, cpu, now, event == TICK_EVENT_RESTARTED ? TICK_DEP(cpu->tick.reason) : 0, &view);
+    struct tick_state *tick = this_tick();
+    view_of(policy, cpu, now, event == TICK_EVENT_RESTARTED ? TICK_DEP(tick->reason) : 0, &view);
     callback(&view);
-    cpu->tick.isolation_generation = 0;     /* the policy's state changed */
+    tick->isolation_generation = 0;     /* the policy's state changed */
 }

@@ -40,7 +40,7 @@ static void print_tick_deps(struct proc_text *text, uint32_t mask)
 static void nohz_owner(unsigned cpu, char *owner, size_t size)
 {
     spin_lock(&process_tree_lock);
-    struct task *nohz = __atomic_load_n(&cpus[cpu]->nohz_task, __ATOMIC_ACQUIRE);
+    struct task *nohz = cpu_nohz_task(cpu);
     if (nohz && nohz->process)
         snprintf(owner, size, "%d", nohz->process->pid);
     else if (nohz)
@@ -74,7 +74,7 @@ static void print_decisions(struct proc_text *text)
                 "decisions", "timer_irqs", "all_irqs");
     for_each_online_cpu(cpu) {
         uint64_t flags = irq_save();
-        uint64_t decisions = __atomic_load_n(&cpus[cpu]->tick.decisions, __ATOMIC_RELAXED), all = 0;
+        uint64_t decisions = __atomic_load_n(&tick_state_of(cpu)->decisions, __ATOMIC_RELAXED), all = 0;
         for (unsigned source = 0; source < IRQ_SOURCE_COUNT; source++)
             all += irq_count(cpu, source);
         uint64_t timer = irq_count(cpu, IRQ_SOURCE_LOCAL_TIMER);
@@ -105,7 +105,7 @@ static void generate_tick(struct proc_text *text)
     proc_printf(text, "%-4s %-8s %-12s %-5s %10s %8s %8s %8s %8s %8s %8s\n", "cpu", "state", "reason", "nohz",
                 "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
     for_each_online_cpu(cpu) {
-        struct tick_state *tick = &cpus[cpu]->tick;
+        struct tick_state *tick = tick_state_of(cpu);
         char owner[12];
         nohz_owner(cpu, owner, sizeof(owner));
         proc_printf(text, "%-4u %-8s %-12s %-5s %10lu %8lu %8lu %8lu %8lu %8lu %8lu\n", cpu,
@@ -120,7 +120,7 @@ static void generate_tick(struct proc_text *text)
     for_each_online_cpu(cpu) {
         proc_printf(text, "%-4u", cpu);
         for (unsigned reason = TICK_KEEP_POLICY; reason < TICK_KEEP_REASON_COUNT; reason++)
-            proc_printf(text, " %lu", cpus[cpu]->tick.refusals[reason]);
+            proc_printf(text, " %lu", tick_state_of(cpu)->refusals[reason]);
         proc_printf(text, "\n");
     }
     proc_printf(text, "dependencies: global ");
@@ -129,13 +129,13 @@ static void generate_tick(struct proc_text *text)
     for_each_online_cpu(cpu) {
         proc_printf(text, "%-4u ", cpu);
         print_tick_deps(text, tick_dep_mask_read(cpu) & ~tick_dep_global_mask);
-        proc_printf(text, " %lu\n", cpus[cpu]->tick.dep_kicks);
+        proc_printf(text, " %lu\n", tick_state_of(cpu)->dep_kicks);
     }
     proc_printf(text, "stopped-tick rechecks on the way to user mode\n%-4s %12s %12s\n", "cpu", "skipped",
                 "made");
     for_each_online_cpu(cpu)
-        proc_printf(text, "%-4u %12lu %12lu\n", cpu, cpus[cpu]->tick.rechecks_skipped,
-                    cpus[cpu]->tick.rechecks_made);
+        proc_printf(text, "%-4u %12lu %12lu\n", cpu, tick_state_of(cpu)->rechecks_skipped,
+                    tick_state_of(cpu)->rechecks_made);
     print_decisions(text);
 }
 

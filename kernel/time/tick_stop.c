@@ -61,7 +61,7 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now)
     bool idle = cpu_is_idle(rq);
     uint32_t deps = idle ? 0 : tick_dep_mask_of(cpu->id);
     const enum tick_keep_reason asked[] = {
-        rcu_needs_tick(cpu->id, !idle && cpu->tick.running) ? TICK_KEEP_RCU : TICK_MAY_STOP,
+        rcu_needs_tick(cpu->id, !idle && this_tick()->running) ? TICK_KEEP_RCU : TICK_MAY_STOP,
         timekeeping_needs_tick(cpu->id),        /* timekeeping, or the PIT's clock */
         timers_need_tick(now) ? TICK_KEEP_TIMER : TICK_MAY_STOP,
     };
@@ -80,7 +80,7 @@ static enum tick_keep_reason keep_reason(struct cpu *cpu, uint64_t now)
 
 static void stop_locked(struct cpu *cpu, uint64_t now)
 {
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     spin_assert_held(&cpu->rq.lock);
     trace_tick_stop(cpu_is_idle(&cpu->rq) ? "idle" : "alone");
     tick->running = false;
@@ -93,7 +93,7 @@ static void stop_locked(struct cpu *cpu, uint64_t now)
 
 static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason reason)
 {
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     spin_assert_held(&cpu->rq.lock);
     trace_tick_restart(tick_keep_reason_names[reason]);
     tick->running = true;
@@ -108,7 +108,7 @@ static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason 
  * restarts if something does. Interrupts off, on cpu itself. */
 static void tick_decide(struct cpu *cpu, uint64_t now)
 {
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     spin_lock(&cpu->rq.lock);
     tick->decisions++;
     __atomic_store_n(&tick->recheck_wanted, false, __ATOMIC_RELAXED);
@@ -146,7 +146,7 @@ static void tick_decide(struct cpu *cpu, uint64_t now)
 void tick_nohz_irq_exit(bool from_user)
 {
     struct cpu *cpu = this_cpu();
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     bool ticked = tick->ticked;
     tick->ticked = false;
     if (tick->running && (!ticked || cpu_is_idle(&cpu->rq)))
@@ -175,7 +175,7 @@ void tick_nohz_irq_exit(bool from_user)
 void tick_nohz_user_enter(bool isolated)
 {
     struct cpu *cpu = this_cpu();
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     if (!tick->running) {
         if (!__atomic_load_n(&tick->recheck_wanted, __ATOMIC_ACQUIRE)) {
             tick->rechecks_skipped++;
@@ -194,7 +194,7 @@ void tick_nohz_user_enter(bool isolated)
 
 void tick_want_recheck(unsigned cpu)
 {
-    __atomic_store_n(&cpus[cpu]->tick.recheck_wanted, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&tick_state_of(cpu)->recheck_wanted, true, __ATOMIC_RELEASE);
 }
 
 /* After a context switch: the task now running is asked about afresh. A
@@ -203,7 +203,7 @@ void tick_want_recheck(unsigned cpu)
 void tick_nohz_task_switch(void)
 {
     struct cpu *cpu = this_cpu();
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     tick->isolation_generation = 0;     /* another task: ask the policy again */
     tick->decided_in_entry = TICK_DECIDED_IN_NO_ENTRY;  /* it returns from an entry of its own */
     if (tick->running && (cpu_is_idle(&cpu->rq) || !tick_policy_isolates(cpu)))
@@ -214,7 +214,7 @@ void tick_nohz_task_switch(void)
 void tick_nohz_idle_enter(void)
 {
     struct cpu *cpu = this_cpu();
-    if (cpu->tick.running)
+    if (this_tick()->running)
         tick_decide(cpu, clock_now());
 }
 
@@ -223,7 +223,7 @@ static void restart_for(struct cpu *cpu, enum tick_keep_reason reason)
 {
     uint64_t now = clock_now();
     spin_lock(&cpu->rq.lock);
-    bool stopped = !cpu->tick.running;
+    bool stopped = !this_tick()->running;
     if (stopped)
         restart_locked(cpu, now, reason);
     spin_unlock(&cpu->rq.lock);
@@ -234,7 +234,7 @@ static void restart_for(struct cpu *cpu, enum tick_keep_reason reason)
 void tick_nohz_idle_exit(void)
 {
     struct cpu *cpu = this_cpu();
-    if (!cpu->tick.running)
+    if (!this_tick()->running)
         restart_for(cpu, TICK_KEEP_TASKS);
 }
 
@@ -242,7 +242,7 @@ void tick_nohz_idle_exit(void)
 
 void tick_nohz_kick(unsigned cpu)
 {
-    struct tick_state *tick = &cpus[cpu]->tick;
+    struct tick_state *tick = tick_state_of(cpu);
     __atomic_add_fetch(&tick->kicks_sent, 1, __ATOMIC_RELAXED);
     if (cpu == this_cpu_id()) {
         uint64_t flags = irq_save();
@@ -261,12 +261,12 @@ void tick_nohz_kick(unsigned cpu)
  * (docs/nohz-task.md#patch-07-rcus-prod-of-a-nohz-cpu-restarts-its-tick). */
 void nohz_kick_interrupt(struct trap_frame *frame)
 {
-    struct cpu *cpu = this_cpu();
+    struct tick_state *tick = this_tick();
     (void)frame;
     trace_ipi_receive(IPI_NOHZ_KICK);
-    cpu->tick.kicks_received++;
-    if (cpu->tick.running)
-        cpu->tick.kicks_while_ticking++;
-    if (__atomic_load_n(&cpu->tick.dep_mask, __ATOMIC_ACQUIRE) & TICK_DEP(TICK_KEEP_RCU))
+    tick->kicks_received++;
+    if (tick->running)
+        tick->kicks_while_ticking++;
+    if (__atomic_load_n(&tick->dep_mask, __ATOMIC_ACQUIRE) & TICK_DEP(TICK_KEEP_RCU))
         rcu_holdout_kicked();
 }

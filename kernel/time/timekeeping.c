@@ -61,7 +61,7 @@ static void watchdog_check_this_cpu(struct cpu *cpu)
     if (watchdog_round_seen[cpu->id] == round || cpu_is_isolated(cpu->id))
         return;
     watchdog_round_seen[cpu->id] = round;
-    cpu->tick.watchdog_checks++;
+    tick_state_of(cpu->id)->watchdog_checks++;
     if (!tsc_is_stable())
         return;             /* nothing left to watch */
     for (int attempt = 0; attempt < WATCHDOG_READ_ATTEMPTS && verdict == TSC_SKEWED; attempt++) {

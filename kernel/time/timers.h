@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/base/spinlock.h"
 
 struct timer;
 typedef void (*timer_fn)(struct timer *timer);
@@ -24,16 +23,6 @@ struct timer {
     struct timer *next;
     unsigned cpu;
     bool pending;
-};
-
-struct timer_base {
-    struct spinlock lock;
-    struct timer *head;         /* sorted by deadline */
-    /* head's deadline, or UINT64_MAX: written under the lock, read
-     * without it (timers_next_deadline) */
-    uint64_t next_deadline;
-    uint64_t fired;
-    struct timer *running;      /* whose function runs now (timer_cancel_sync) */
 };
 
 void timer_init(struct timer *timer, timer_fn function, void *data);

@@ -433,7 +433,7 @@ static bool nohz_task_alone_with_its_tick_stopped(const struct race *race)
 {
     const struct runqueue *rq = &cpus[race->cpu]->rq;
     return !tick_running(race) && rq->nr_running == 1 && rq->current == race->worker &&
-           cpus[race->cpu]->nohz_task == race->worker && cpu_has_nohz(race->cpu);
+           cpu_nohz_task(race->cpu) == race->worker && cpu_has_nohz(race->cpu);
 }
 
 static bool wait_until_alone_and_stopped(struct race *race)
@@ -521,7 +521,7 @@ static void wakeups_onto_a_nohz_cpu_lose_no_kick(struct ktest *test)
     }
     rcu_barrier();      /* earlier suites' callbacks done: no grace period needs the nohz CPU during the run */
     race = (struct race){ .cpu = cpu_count - 1, .wakers = cpu_count - 1, .random = 9 };
-    race.tick = &cpus[race.cpu]->tick;
+    race.tick = tick_state_of(race.cpu);
     wait_queue_init(&race.sleeper_queue);
     for (unsigned i = 0; i < race.wakers; i++)
         wait_queue_init(&race.waker_queues[i]);
@@ -614,7 +614,7 @@ out:
     kthread_join(race.sleeper);
     if (race.worker)
         kthread_join(race.worker);
-    KTEST_EXPECT(test, !cpu_has_nohz(race.cpu) && !cpus[race.cpu]->nohz_task, "cpu %u still has a nohz task",
+    KTEST_EXPECT(test, !cpu_has_nohz(race.cpu) && !cpu_nohz_task(race.cpu), "cpu %u still has a nohz task",
                  race.cpu);
 }
 
