@@ -15,11 +15,13 @@
  *
  * Left out: O_PATH, O_TMPFILE, faccessat2's flags, fchdir, chown, utimes,
  * pread/pwrite, truncate (open with O_TRUNC works), hard links. */
+#include "kernel/entry/syscall.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/fs/fs_syscalls.h"
+#include "kernel/console/console.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/fault_inject.h"
 #include "kernel/mm/heap.h"
@@ -260,7 +262,7 @@ static long write_from_user(struct file *file, const char *user_buffer, size_t c
     return done > 0 ? (long)done : result;
 }
 
-long sys_read(int fd, void *user_buffer, size_t count)
+SYSCALL_DEFINE3(read, int, fd, void *, user_buffer, size_t, count)
 {
     struct file *file = file_of(fd);
     if (!file)
@@ -270,8 +272,12 @@ long sys_read(int fd, void *user_buffer, size_t count)
     return result;
 }
 
-long sys_write(int fd, const void *user_buffer, size_t count)
+/* A process without a descriptor table (the kernel's own test programs,
+ * started before the file tree) writes to the console. */
+SYSCALL_DEFINE3(write, int, fd, const void *, user_buffer, size_t, count)
 {
+    if (!current_process()->files)
+        return sys_write_console((uint64_t)fd, user_buffer, count);
     struct file *file = file_of(fd);
     if (!file)
         return -EBADF;
@@ -362,12 +368,12 @@ static long vector_io(int fd, const struct linux_iovec *user_iov, int count, boo
     return result < 0 ? result : (long)done;
 }
 
-long sys_readv(int fd, const struct linux_iovec *user_iov, int count)
+SYSCALL_DEFINE3(readv, int, fd, const struct linux_iovec *, user_iov, int, count)
 {
     return vector_io(fd, user_iov, count, false);
 }
 
-long sys_writev(int fd, const struct linux_iovec *user_iov, int count)
+SYSCALL_DEFINE3(writev, int, fd, const struct linux_iovec *, user_iov, int, count)
 {
     return vector_io(fd, user_iov, count, true);
 }
@@ -387,7 +393,7 @@ static long seek_data_or_hole(struct file *file, int64_t offset, int whence)
     return vfs_seek(file, whence == SEEK_DATA ? offset : size, SEEK_SET);
 }
 
-long sys_lseek(int fd, int64_t offset, int whence)
+SYSCALL_DEFINE3(lseek, int, fd, int64_t, offset, int, whence)
 {
     struct file *file = file_of(fd);
     if (!file)
@@ -430,7 +436,7 @@ static long generic_ioctl(int fd, struct file *file, unsigned long request, unsi
     }
 }
 
-long sys_ioctl(int fd, unsigned long request, unsigned long argument)
+SYSCALL_DEFINE3(ioctl, int, fd, unsigned long, request, unsigned long, argument)
 {
     struct file *file = file_of(fd);
     if (!file)
@@ -444,7 +450,7 @@ long sys_ioctl(int fd, unsigned long request, unsigned long argument)
 
 /* ---- Opening and closing ---- */
 
-long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
+SYSCALL_DEFINE4(openat, int, dirfd, const char *, user_path, int, flags, uint32_t, mode)
 {
     struct fd_table *table = current_files();
     if (!table)
@@ -467,12 +473,12 @@ long sys_openat(int dirfd, const char *user_path, int flags, uint32_t mode)
     return fd;
 }
 
-long sys_open(const char *user_path, int flags, uint32_t mode)
+SYSCALL_DEFINE3(open, const char *, user_path, int, flags, uint32_t, mode)
 {
     return sys_openat(AT_FDCWD, user_path, flags, mode);
 }
 
-long sys_close(int fd)
+SYSCALL_DEFINE1(close, int, fd)
 {
     struct fd_table *table = current_files();
     struct file *file = table ? fd_detach(table, fd) : NULL;
@@ -482,7 +488,7 @@ long sys_close(int fd)
     return 0;
 }
 
-long sys_dup(int fd)
+SYSCALL_DEFINE1(dup, int, fd)
 {
     struct file *file = file_of(fd);
     if (!file)
@@ -493,7 +499,7 @@ long sys_dup(int fd)
     return new_fd;
 }
 
-long sys_dup3(int old_fd, int new_fd, int flags)
+SYSCALL_DEFINE3(dup3, int, old_fd, int, new_fd, int, flags)
 {
     if ((flags & ~O_CLOEXEC) || old_fd == new_fd)
         return -EINVAL;
@@ -508,7 +514,7 @@ long sys_dup3(int old_fd, int new_fd, int flags)
     return new_fd;
 }
 
-long sys_dup2(int old_fd, int new_fd)
+SYSCALL_DEFINE2(dup2, int, old_fd, int, new_fd)
 {
     if (old_fd == new_fd) {
         struct file *file = file_of(old_fd);
@@ -520,7 +526,7 @@ long sys_dup2(int old_fd, int new_fd)
     return sys_dup3(old_fd, new_fd, 0);
 }
 
-long sys_fcntl(int fd, int command, unsigned long argument)
+SYSCALL_DEFINE3(fcntl, int, fd, int, command, unsigned long, argument)
 {
     struct fd_table *table = current_files();
     struct file *file = fd_get(table, fd);
@@ -567,7 +573,7 @@ static long copy_stat_to_user(struct linux_stat *user_stat, const struct linux_s
     return copy_to_user(user_stat, stat, sizeof(*stat)) < 0 ? -EFAULT : 0;
 }
 
-long sys_fstat(int fd, struct linux_stat *user_stat)
+SYSCALL_DEFINE2(fstat, int, fd, struct linux_stat *, user_stat)
 {
     struct file *file = file_of(fd);
     if (!file)
@@ -580,7 +586,7 @@ long sys_fstat(int fd, struct linux_stat *user_stat)
 
 #define AT_NO_AUTOMOUNT 0x800      /* nothing here mounts: accepted, changes nothing */
 
-long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_stat, int flags)
+SYSCALL_DEFINE4(newfstatat, int, dirfd, const char *, user_path, struct linux_stat *, user_stat, int, flags)
 {
     if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
         return -EINVAL;
@@ -608,18 +614,18 @@ long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_st
     return error ? error : copy_stat_to_user(user_stat, &stat);
 }
 
-long sys_stat(const char *user_path, struct linux_stat *user_stat)
+SYSCALL_DEFINE2(stat, const char *, user_path, struct linux_stat *, user_stat)
 {
     return sys_newfstatat(AT_FDCWD, user_path, user_stat, 0);
 }
 
-long sys_lstat(const char *user_path, struct linux_stat *user_stat)
+SYSCALL_DEFINE2(lstat, const char *, user_path, struct linux_stat *, user_stat)
 {
     return sys_newfstatat(AT_FDCWD, user_path, user_stat, AT_SYMLINK_NOFOLLOW);
 }
 
 /* The file system a path or descriptor is on (kernel/fs/mounts.c). */
-long sys_statfs(const char *user_path, struct linux_statfs *user_buffer)
+SYSCALL_DEFINE2(statfs, const char *, user_path, struct linux_statfs *, user_buffer)
 {
     long error = -ENOMEM;
     char *path = path_from_user(user_path, &error);
@@ -639,7 +645,7 @@ long sys_statfs(const char *user_path, struct linux_statfs *user_buffer)
     return copy_to_user(user_buffer, &statfs, sizeof(statfs)) < 0 ? -EFAULT : 0;
 }
 
-long sys_fstatfs(int fd, struct linux_statfs *user_buffer)
+SYSCALL_DEFINE2(fstatfs, int, fd, struct linux_statfs *, user_buffer)
 {
     struct file *file = file_of(fd);
     if (!file)
@@ -653,7 +659,7 @@ long sys_fstatfs(int fd, struct linux_statfs *user_buffer)
 /* Only as many records as the user buffer can take before its first bad
  * page are listed, so that a bad buffer does not move the listing on (a
  * buffer that cannot take one is EFAULT, as on Linux). */
-long sys_getdents64(int fd, void *user_buffer, size_t size)
+SYSCALL_DEFINE3(getdents64, int, fd, void *, user_buffer, unsigned int, size)
 {
     struct file *file = file_of(fd);
     if (!file)
@@ -675,7 +681,7 @@ long sys_getdents64(int fd, void *user_buffer, size_t size)
     return result;
 }
 
-long sys_readlinkat(int dirfd, const char *user_path, char *user_buffer, int size)
+SYSCALL_DEFINE4(readlinkat, int, dirfd, const char *, user_path, char *, user_buffer, int, size)
 {
     if (size <= 0)
         return -EINVAL;
@@ -699,12 +705,12 @@ long sys_readlinkat(int dirfd, const char *user_path, char *user_buffer, int siz
     return result;
 }
 
-long sys_readlink(const char *user_path, char *user_buffer, int size)
+SYSCALL_DEFINE3(readlink, const char *, user_path, char *, user_buffer, int, size)
 {
     return sys_readlinkat(AT_FDCWD, user_path, user_buffer, size);
 }
 
-long sys_faccessat(int dirfd, const char *user_path, int mode)
+SYSCALL_DEFINE3(faccessat, int, dirfd, const char *, user_path, int, mode)
 {
     if (mode & ~ACCESS_MODE_BITS)
         return -EINVAL;
@@ -717,14 +723,14 @@ long sys_faccessat(int dirfd, const char *user_path, int mode)
     return error;
 }
 
-long sys_access(const char *user_path, int mode)
+SYSCALL_DEFINE2(access, const char *, user_path, int, mode)
 {
     return sys_faccessat(AT_FDCWD, user_path, mode);
 }
 
 /* ---- Directories ---- */
 
-long sys_getcwd(char *user_buffer, size_t size)
+SYSCALL_DEFINE2(getcwd, char *, user_buffer, size_t, size)
 {
     size_t room = size < PATH_MAX ? size : PATH_MAX;
     char *buffer = kmalloc(room ? room : 1);
@@ -737,7 +743,7 @@ long sys_getcwd(char *user_buffer, size_t size)
     return result;
 }
 
-long sys_chdir(const char *user_path)
+SYSCALL_DEFINE1(chdir, const char *, user_path)
 {
     struct process *process = current_process();
     if (!process)
@@ -758,7 +764,7 @@ long sys_chdir(const char *user_path)
     return 0;
 }
 
-long sys_mkdirat(int dirfd, const char *user_path, uint32_t mode)
+SYSCALL_DEFINE3(mkdirat, int, dirfd, const char *, user_path, uint32_t, mode)
 {
     struct at_path at;
     long error = at_path_get(dirfd, user_path, &at);
@@ -771,12 +777,12 @@ long sys_mkdirat(int dirfd, const char *user_path, uint32_t mode)
     return error;
 }
 
-long sys_mkdir(const char *user_path, uint32_t mode)
+SYSCALL_DEFINE2(mkdir, const char *, user_path, uint32_t, mode)
 {
     return sys_mkdirat(AT_FDCWD, user_path, mode);
 }
 
-long sys_unlinkat(int dirfd, const char *user_path, int flags)
+SYSCALL_DEFINE3(unlinkat, int, dirfd, const char *, user_path, int, flags)
 {
     if (flags & ~AT_REMOVEDIR)
         return -EINVAL;
@@ -789,19 +795,19 @@ long sys_unlinkat(int dirfd, const char *user_path, int flags)
     return error;
 }
 
-long sys_unlink(const char *user_path)
+SYSCALL_DEFINE1(unlink, const char *, user_path)
 {
     return sys_unlinkat(AT_FDCWD, user_path, 0);
 }
 
-long sys_rmdir(const char *user_path)
+SYSCALL_DEFINE1(rmdir, const char *, user_path)
 {
     return sys_unlinkat(AT_FDCWD, user_path, AT_REMOVEDIR);
 }
 
 /* ---- Pipes ---- */
 
-long sys_pipe2(int *user_fds, int flags)
+SYSCALL_DEFINE2(pipe2, int *, user_fds, int, flags)
 {
     if (flags & ~(O_CLOEXEC | O_NONBLOCK))
         return -EINVAL; /* O_DIRECT (packet mode) is left out */
@@ -831,7 +837,7 @@ long sys_pipe2(int *user_fds, int flags)
     return result;
 }
 
-long sys_pipe(int *user_fds)
+SYSCALL_DEFINE1(pipe, int *, user_fds)
 {
     return sys_pipe2(user_fds, 0);
 }
@@ -841,7 +847,8 @@ long sys_pipe(int *user_fds)
 #define RENAME_NOREPLACE 1
 #define RENAME_EXCHANGE  2
 
-long sys_renameat2(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, unsigned flags)
+SYSCALL_DEFINE5(renameat2, int, old_dirfd, const char *, user_old, int, new_dirfd, const char *, user_new,
+               unsigned, flags)
 {
     if (flags & ~(unsigned)RENAME_NOREPLACE)
         return -EINVAL;     /* RENAME_EXCHANGE and RENAME_WHITEOUT are left out */
@@ -864,9 +871,14 @@ long sys_renameat2(int old_dirfd, const char *user_old, int new_dirfd, const cha
     return error;
 }
 
-long sys_rename(const char *user_old, const char *user_new)
+SYSCALL_DEFINE2(rename, const char *, user_old, const char *, user_new)
 {
     return sys_renameat2(AT_FDCWD, user_old, AT_FDCWD, user_new, 0);
+}
+
+SYSCALL_DEFINE4(renameat, int, old_dirfd, const char *, user_old, int, new_dirfd, const char *, user_new)
+{
+    return sys_renameat2(old_dirfd, user_old, new_dirfd, user_new, 0);
 }
 
 /* Could a name be made at path: is its directory there? 0, or the error
@@ -896,7 +908,7 @@ static long new_name_possible(struct inode *start, const char *path)
 /* The file tree has no hard links (an inode lives in one directory), so
  * link() checks its arguments as Linux does and then answers EPERM, the
  * error of a file system that does not support them. */
-long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, int flags)
+SYSCALL_DEFINE5(linkat, int, old_dirfd, const char *, user_old, int, new_dirfd, const char *, user_new, int, flags)
 {
     if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
         return -EINVAL;
@@ -924,12 +936,12 @@ long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *
     return error;
 }
 
-long sys_link(const char *user_old, const char *user_new)
+SYSCALL_DEFINE2(link, const char *, user_old, const char *, user_new)
 {
     return sys_linkat(AT_FDCWD, user_old, AT_FDCWD, user_new, 0);
 }
 
-long sys_symlinkat(const char *user_target, int new_dirfd, const char *user_path)
+SYSCALL_DEFINE3(symlinkat, const char *, user_target, int, new_dirfd, const char *, user_path)
 {
     long error;
     char *target = path_from_user(user_target, &error);
@@ -945,12 +957,14 @@ long sys_symlinkat(const char *user_target, int new_dirfd, const char *user_path
     return error;
 }
 
-long sys_symlink(const char *user_target, const char *user_path)
+SYSCALL_DEFINE2(symlink, const char *, user_target, const char *, user_path)
 {
     return sys_symlinkat(user_target, AT_FDCWD, user_path);
 }
 
-long sys_fchmodat(int dirfd, const char *user_path, uint32_t mode, int flags)
+/* Linux's fchmodat takes no flags (fchmodat2 does, and is left out): the
+ * system call passes 0. */
+static long chmod_at(int dirfd, const char *user_path, uint32_t mode, int flags)
 {
     if (flags & ~AT_SYMLINK_NOFOLLOW)
         return -EINVAL;
@@ -965,12 +979,17 @@ long sys_fchmodat(int dirfd, const char *user_path, uint32_t mode, int flags)
     return error;
 }
 
-long sys_chmod(const char *user_path, uint32_t mode)
+SYSCALL_DEFINE3(fchmodat, int, dirfd, const char *, user_path, uint32_t, mode)
 {
-    return sys_fchmodat(AT_FDCWD, user_path, mode, 0);
+    return chmod_at(dirfd, user_path, mode, 0);
 }
 
-long sys_fchmod(int fd, uint32_t mode)
+SYSCALL_DEFINE2(chmod, const char *, user_path, uint32_t, mode)
+{
+    return chmod_at(AT_FDCWD, user_path, mode, 0);
+}
+
+SYSCALL_DEFINE2(fchmod, int, fd, uint32_t, mode)
 {
     struct file *file = file_of(fd);
     if (!file)

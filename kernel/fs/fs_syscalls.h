@@ -1,7 +1,8 @@
 /* The file system calls, with Linux's arguments, semantics and errno
  * values. They take user pointers, copy through kernel/mm/uaccess.h, and work
- * on the current process's descriptor table and working directory. The
- * syscall table (kernel/entry/syscall.c) calls them. */
+ * on the current process's descriptor table and working directory. Each
+ * registers itself (SYSCALL_DEFINE, kernel/entry/syscall.h); those below
+ * are declared for tests/host/test_vfs.c, which calls them directly. */
 #ifndef KERNEL_FS_SYSCALLS_H
 #define KERNEL_FS_SYSCALLS_H
 
@@ -29,8 +30,7 @@ long sys_fstatfs(int fd, struct linux_statfs *user_buffer);
 long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_stat, int flags);
 long sys_stat(const char *user_path, struct linux_stat *user_stat);
 long sys_lstat(const char *user_path, struct linux_stat *user_stat);
-long sys_getdents64(int fd, void *user_buffer, size_t size);
-long sys_readlinkat(int dirfd, const char *user_path, char *user_buffer, int size);
+long sys_getdents64(int fd, void *user_buffer, unsigned int size);
 long sys_readlink(const char *user_path, char *user_buffer, int size);
 long sys_dup(int fd);
 long sys_dup2(int old_fd, int new_fd);
@@ -46,16 +46,5 @@ long sys_unlink(const char *user_path);
 long sys_rmdir(const char *user_path);
 long sys_faccessat(int dirfd, const char *user_path, int mode);
 long sys_access(const char *user_path, int mode);
-long sys_pipe2(int *user_fds, int flags); /* O_CLOEXEC, O_NONBLOCK */
-long sys_pipe(int *user_fds);
-long sys_renameat2(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, unsigned flags);
-long sys_rename(const char *user_old, const char *user_new);
-long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, int flags);
-long sys_link(const char *user_old, const char *user_new);
-long sys_symlinkat(const char *user_target, int new_dirfd, const char *user_path);
-long sys_symlink(const char *user_target, const char *user_path);
-long sys_fchmodat(int dirfd, const char *user_path, uint32_t mode, int flags);
-long sys_chmod(const char *user_path, uint32_t mode);
-long sys_fchmod(int fd, uint32_t mode);
 
 #endif

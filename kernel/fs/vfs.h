@@ -87,7 +87,6 @@ struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void 
  * hold O_NONBLOCK. 0 or -ENOMEM. */
 int pipe_create(struct file **read_end, struct file **write_end, int flags);
 
-long sys_getrandom(void *user_buffer, size_t count, unsigned flags);   /* kernel/fs/devices.c */
 
 /* Kernel-side access, for execve and init: open by path (relative to the
  * current process's working directory), read, close. */

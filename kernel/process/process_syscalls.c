@@ -2,7 +2,6 @@
  * (fork, vfork, clone, execve, exit, wait4), identity and the small ones
  * busybox and the C libraries ask at start-up. Linux's semantics for the
  * documented subset; see docs/user-space.md for what is left out. */
-#include "kernel/process/process_syscalls.h"
 
 #include "kernel/process/signal.h"
 #include "kernel/process/exec_args.h"
@@ -76,7 +75,7 @@ static long map_pages(struct address_space *space, uint64_t start, uint64_t end,
 #define MCL_FUTURE  2
 #define MCL_ONFAULT 4
 
-long sys_mlockall(int flags)
+SYSCALL_DEFINE1(mlockall, int, flags)
 {
     struct process *process = current_process();
     if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) ||
@@ -96,13 +95,13 @@ long sys_mlockall(int flags)
     return 0;
 }
 
-long sys_munlockall(void)
+SYSCALL_DEFINE0(munlockall)
 {
     current_process()->lock_future = false;
     return 0;
 }
 
-long sys_brk(uint64_t address)
+SYSCALL_DEFINE1(brk, uint64_t, address)
 {
     struct process *process = current_process();
     uint64_t old_end = page_up(process->brk), new_end = page_up(address);
@@ -144,7 +143,8 @@ static long fill_from_file(struct process *process, uint64_t address, uint64_t l
     return result < 0 ? result : 0;
 }
 
-long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, int64_t fd, uint64_t offset)
+SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint64_t, flags, int64_t, fd,
+               uint64_t, offset)
 {
     struct process *process = current_process();
 
@@ -196,7 +196,7 @@ long sys_mmap(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, 
 
 /* Linux's checks, in Linux's order; then the pages there go, at a cost
  * that follows what is mapped (docs/memory.md, section 4). */
-long sys_munmap(uint64_t address, uint64_t length)
+SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
 {
     if (address % PAGE_SIZE || address > TASK_SIZE || length > TASK_SIZE - address)
         return -EINVAL;
@@ -211,7 +211,7 @@ long sys_munmap(uint64_t address, uint64_t length)
  * wraps, or starts at a page not mapped, is ENOMEM; the pages before the
  * first hole change. PROT_GROWSDOWN and PROT_GROWSUP are accepted and
  * ignored (no mapping grows here), and PROT_NONE pages stay readable. */
-long sys_mprotect(uint64_t address, uint64_t length, uint64_t prot)
+SYSCALL_DEFINE3(mprotect, uint64_t, address, uint64_t, length, uint64_t, prot)
 {
     uint64_t grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
     prot &= ~grows;
@@ -293,12 +293,12 @@ static long fork_onto(uint64_t child_stack, bool share_memory)
     return pid;
 }
 
-long sys_fork(void)
+SYSCALL_DEFINE0(fork)
 {
     return fork_onto(0, false);
 }
 
-long sys_vfork(void)
+SYSCALL_DEFINE0(vfork)
 {
     return fork_onto(0, true);
 }
@@ -311,7 +311,7 @@ long sys_vfork(void)
 #define CLONE_CHILD_CLEARTID 0x00200000
 #define CLONE_CHILD_SETTID 0x01000000
 
-long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls)
+SYSCALL_DEFINE5(clone, uint64_t, flags, uint64_t, stack, uint64_t, parent_tid, uint64_t, child_tid, uint64_t, tls)
 {
     (void)tls;
     if (flags & CLONE_THREAD)
@@ -329,7 +329,7 @@ long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t chi
 
 /* --- execve ------------------------------------------------------------ */
 
-long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp)
+SYSCALL_DEFINE3(execve, const char *, user_path, const char *const *, user_argv, const char *const *, user_envp)
 {
     char path[PATH_MAX];
     struct exec_args args;
@@ -354,7 +354,13 @@ long sys_execve(const char *user_path, const char *const *user_argv, const char 
 
 /* --- exit and wait4 ---------------------------------------------------- */
 
-long sys_exit(int code)
+/* One task per process: exit and exit_group end the process. */
+SYSCALL_DEFINE1(exit, int, code)
+{
+    process_exit(WAIT_STATUS_EXITED(code));
+}
+
+SYSCALL_DEFINE1(exit_group, int, code)
 {
     process_exit(WAIT_STATUS_EXITED(code));
 }
@@ -362,7 +368,7 @@ long sys_exit(int code)
 
 #define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: one thread per process */
 
-long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage)
+SYSCALL_DEFINE4(wait4, int64_t, pid, int *, user_status, uint64_t, options, void *, user_rusage)
 {
     (void)user_rusage;
     if (options & ~(uint64_t)(WAIT_NO_HANG | WAIT_UNTRACED | WAIT_CONTINUED | WAIT_THREAD_FLAGS))
@@ -408,7 +414,7 @@ SYSCALL_DEFINE0(getppid)
     return __atomic_load_n(&current_process()->parent_pid, __ATOMIC_RELAXED);
 }
 
-long sys_set_tid_address(uint64_t address)
+SYSCALL_DEFINE1(set_tid_address, uint64_t, address)
 {
     current_process()->tid_address = address;
     return current_process()->pid;
@@ -417,7 +423,7 @@ long sys_set_tid_address(uint64_t address)
 #define ARCH_SET_FS 0x1002
 #define ARCH_GET_FS 0x1003
 
-long sys_arch_prctl(uint64_t code, uint64_t address)
+SYSCALL_DEFINE2(arch_prctl, uint64_t, code, uint64_t, address)
 {
     struct process *process = current_process();
 
@@ -456,7 +462,7 @@ SYSCALL_DEFINE0(sched_yield)
 /* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
  * answer is the kernel's mask (MAX_CPUS bits in longs) or the buffer,
  * whichever is smaller, and its length is returned. */
-long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
+SYSCALL_DEFINE3(sched_getaffinity, int64_t, pid, uint64_t, size, void *, user_mask)
 {
     if (size * 8 < cpu_count || size % sizeof(uint64_t))
         return -EINVAL;
@@ -477,7 +483,7 @@ long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
  * held, the process pinned (it may exit meanwhile; it is not freed). A
  * shorter buffer than the kernel's mask leaves the CPUs past it out; a
  * longer one's extra bytes are not read (Linux's get_user_cpu_mask). */
-long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
+SYSCALL_DEFINE3(sched_setaffinity, int64_t, pid, uint64_t, size, const void *, user_mask)
 {
     struct cpumask mask = { 0 };
     if (size < sizeof(uint64_t))
@@ -493,7 +499,7 @@ long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
     return result;
 }
 
-long sys_umask(uint32_t mask)
+SYSCALL_DEFINE1(umask, uint32_t, mask)
 {
     struct process *process = current_process();
     uint32_t old = process->umask;
@@ -516,7 +522,7 @@ static bool group_exists_locked(int group, int session)
  * Linux's rules: the group must exist in the caller's session (or be the
  * target's own pid), and a session leader or a child in another session
  * cannot move. */
-long sys_setpgid(int64_t pid, int64_t group)
+SYSCALL_DEFINE2(setpgid, int, pid, int, group)
 {
     struct process *self = current_process(), *target = 0;
 
@@ -549,7 +555,7 @@ long sys_setpgid(int64_t pid, int64_t group)
 
 /* setsid: a new session and a new group, both led by the caller, unless it
  * leads a group already (its members would be left in another session). */
-long sys_setsid(void)
+SYSCALL_DEFINE0(setsid)
 {
     struct process *self = current_process();
     spin_lock(&process_tree_lock);
@@ -560,7 +566,7 @@ long sys_setsid(void)
     return result;
 }
 
-long sys_getpgrp(void)
+SYSCALL_DEFINE0(getpgrp)
 {
     return current_process()->process_group;
 }
@@ -576,15 +582,21 @@ static long id_of(int64_t pid, bool session)
     return result;
 }
 
-long sys_getpgid(int64_t pid)
+SYSCALL_DEFINE1(getpgid, int, pid)
 {
     return id_of(pid, false);
 }
 
-long sys_getsid(int64_t pid)
+SYSCALL_DEFINE1(getsid, int, pid)
 {
     return id_of(pid, true);
 }
 
-long sys_set_id_ignored(void) { return 0; }   /* everyone is root */
-long sys_get_id_root(void) { return 0; }
+/* Everyone is root: the ids are 0, and setting one to itself (or any
+ * other) changes nothing; -1 is no id. */
+SYSCALL_DEFINE0(getuid) { return 0; }
+SYSCALL_DEFINE0(getgid) { return 0; }
+SYSCALL_DEFINE0(geteuid) { return 0; }
+SYSCALL_DEFINE0(getegid) { return 0; }
+SYSCALL_DEFINE1(setuid, uint32_t, uid) { return uid == (uint32_t)-1 ? -EINVAL : 0; }
+SYSCALL_DEFINE1(setgid, uint32_t, gid) { return gid == (uint32_t)-1 ? -EINVAL : 0; }
