@@ -1,15 +1,43 @@
 /* The file system calls, with Linux's arguments, semantics and errno
  * values. They take user pointers, copy through kernel/mm/uaccess.h, and work
  * on the current process's descriptor table and working directory. Each
- * registers itself (SYSCALL_DEFINE, kernel/entry/syscall.h); those below
- * are declared for tests/host/test_vfs.c, which calls them directly. */
+ * registers itself (SYSCALL_DEFINE, kernel/entry/syscall.h) in the file of
+ * its concern; here is what they share (kernel/fs/fs_syscalls.c), and the
+ * calls tests/host/test_vfs.c makes directly. */
 #ifndef KERNEL_FS_SYSCALLS_H
 #define KERNEL_FS_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/lib/linux_abi.h"
+
+struct fd_table;
+struct file;
+struct inode;
+
+/* Data moves between user memory and a file through a kernel buffer of
+ * at most this many bytes. */
+#define IO_CHUNK 4096
+
+struct fd_table *current_files(void);
+struct inode *current_cwd(void);
+struct file *file_of(int fd);       /* a reference (vfs_close it), or NULL */
+int descriptor_limit(void);
+int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
+char *path_from_user(const char *user_path, long *error);
+long start_directory(int dirfd, const char *path, struct file **holder, struct inode **start);
+
+/* The path of an *at() call, copied in, and the directory it starts from. */
+struct at_path {
+    char *path;
+    struct file *holder;
+    struct inode *start;
+};
+
+long at_path_get(int dirfd, const char *user_path, struct at_path *at);
+void at_path_put(struct at_path *at);
 
 struct linux_iovec {
     uint64_t base; /* user pointer */

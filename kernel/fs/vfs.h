@@ -2,7 +2,7 @@
  * unpacked into it at boot and it is writable, like Linux's rootfs), device
  * nodes and generated files (procfs) hanging from it, open files, and each
  * process's file descriptor table. File operations take kernel buffers: the
- * system calls (kernel/fs/fs_syscalls.c) copy to and from user memory.
+ * system calls (kernel/fs/fs_syscalls.h) copy to and from user memory.
  *
  * Inodes are opaque outside the VFS's own files (kernel/fs/vfs_internal.h
  * lists them): everything else names them by path, or holds one through an
@@ -47,7 +47,7 @@ struct file_ops {
      * hands .write all its bytes in one call, or refuses them all: EINVAL
      * for none or more than this many, EFAULT if any cannot be read;
      * writev's pieces make one such write. Else a write comes in pieces
-     * (kernel/fs/fs_syscalls.c). */
+     * (kernel/fs/read_write.c). */
     size_t whole_write_max;
 };
 
