@@ -140,3 +140,12 @@ SYSCALL_DEFINE2(fchmod, int, fd, uint32_t, mode)
     vfs_close(file);
     return 0;
 }
+
+/* The mask open and mkdir apply to a new file's mode. */
+SYSCALL_DEFINE1(umask, uint32_t, mask)
+{
+    struct process *process = current_process();
+    uint32_t old = process->umask;
+    process->umask = mask & 0777;
+    return old;
+}

@@ -231,14 +231,6 @@ SYSCALL_DEFINE2(arch_prctl, uint64_t, code, uint64_t, address)
     return -EINVAL;
 }
 
-SYSCALL_DEFINE1(umask, uint32_t, mask)
-{
-    struct process *process = current_process();
-    uint32_t old = process->umask;
-    process->umask = mask & 0777;
-    return old;
-}
-
 /* Everyone is root: the ids are 0, and setting one to itself (or any
  * other) changes nothing; -1 is no id. */
 SYSCALL_DEFINE0(getuid) { return 0; }
