@@ -174,18 +174,6 @@ SYSCALL_DEFINE4(wait4, int64_t, pid, int *, user_status, uint64_t, options, void
 
 /* --- identity and small ones ------------------------------------------- */
 
-struct linux_utsname {
-    char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
-};
-
-SYSCALL_DEFINE1(uname, void *, user_buffer)
-{
-    static const struct linux_utsname name = {
-        "Linux", "nohzk", "6.1.0-nohzk", "#1 SMP nohzk", "x86_64", "(none)",
-    };
-    return copy_to_user(user_buffer, &name, sizeof(name));
-}
-
 SYSCALL_DEFINE0(getpid)
 {
     return current_process()->pid;
