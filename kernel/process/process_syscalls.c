@@ -1,27 +1,25 @@
-/* The process system calls: memory (brk, mmap, munmap, mprotect), life
- * (fork, vfork, clone, execve, exit, wait4), identity and the small ones
- * busybox and the C libraries ask at start-up. Linux's semantics for the
- * documented subset; see docs/user-space.md for what is left out. */
-
-#include "kernel/process/signal.h"
-#include "kernel/process/exec_args.h"
+/* The calls of a process's life and identity: fork, vfork, clone,
+ * execve, exit, exit_group and wait4; getpid, gettid, getppid,
+ * set_tid_address, arch_prctl and the user and group ids. Linux's
+ * semantics for the documented subset; see docs/user-space.md for what is
+ * left out. Memory calls are in kernel/mm/mmap.c, signals in signal.c,
+ * sessions and groups in job_control.c, limits and usage in
+ * resource_syscalls.c. */
 #include "kernel/entry/syscall.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
-#include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
-#include "kernel/lib/linux_abi.h"
-#include "kernel/mm/page_alloc.h"
-#include "kernel/base/percpu.h"
-#include "kernel/process/process.h"
-#include "kernel/lib/string.h"
 #include "kernel/mm/uaccess.h"
+#include "kernel/process/exec_args.h"
+#include "kernel/process/process.h"
+#include "kernel/process/signal.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
+#include "sched/wait.h"
 
 /* --- fork -------------------------------------------------------------- */
 
@@ -185,7 +183,6 @@ SYSCALL_DEFINE0(gettid)
     return current_process()->pid;
 }
 
-/* Under the lock: an exiting parent hands us to init, and may be freed. */
 /* Without process_tree_lock: the parent may exit and be freed at any
  * moment, its pid copied into the child may not (Linux reads it under
  * RCU for the same reason). */

@@ -1,7 +1,7 @@
 /* Host unit tests of the file layer: the VFS (kernel/fs/inode.c, namei.c,
  * directory.c, ramfs.c, file.c, initramfs.c: the tree, lookup, open files,
  * the initramfs), kernel/fs/fd.c (descriptor tables) and
- * kernel/fs/fs_syscalls.c (the system calls), run against a pretend current
+ * the system calls (kernel/fs/fs_syscalls.h), run against a pretend current
  * process. The kernel's services are replaced: the heap and spinlocks by
  * stubs.c's, the current process and user memory (plain memory) below. */
 #include <stdarg.h>
@@ -47,13 +47,6 @@ long sys_write_console(uint64_t fd, const char *user_buffer, uint64_t count)
     (void)fd, (void)user_buffer, (void)count;
     fail_msg("write went to the console");
     return -EBADF;
-}
-
-/* Pipes sleep and wake tasks: they are tested in the kernel (ktest=pipe). */
-int pipe_create(struct file **read_end, struct file **write_end, int flags)
-{
-    (void)read_end, (void)write_end, (void)flags;
-    return -ENOSYS;
 }
 
 int copy_from_user(void *dst, const void *user_src, size_t length)
