@@ -1,4 +1,5 @@
-/* Reading and writing: read, write, readv, writev, lseek. The work
+/* Reading and writing: read, write, readv, writev, pread64, pwrite64,
+ * lseek. The work
  * itself is done by the VFS (kernel/fs/vfs.h) on kernel buffers.
  *
  * Data moves between user memory and files through a bounce buffer of at
@@ -13,7 +14,7 @@
  * before the first page that cannot take them (user_accessible_prefix),
  * so the file position never runs ahead of what was copied.
  *
- * Left out: pread/pwrite. */
+ * Left out: preadv, pwritev and their flags. */
 #include "kernel/entry/syscall.h"
 #include "kernel/fs/fs_syscalls.h"
 
@@ -261,6 +262,56 @@ SYSCALL_DEFINE3(readv, int, fd, const struct linux_iovec *, user_iov, int, count
 SYSCALL_DEFINE3(writev, int, fd, const struct linux_iovec *, user_iov, int, count)
 {
     return vector_io(fd, user_iov, count, true);
+}
+
+/* pread64 and pwrite64: read and write at offset, through a copy of the
+ * open file, so that the position that dup and fork share does not move.
+ * Linux's order: a negative offset, the descriptor, a file without a
+ * position (a pipe or a device: ESPIPE, as lseek), the access mode, then
+ * a range that runs past the largest offset (EINVAL). With O_APPEND a
+ * write appends, as on Linux. 0 with *file held (vfs_close it) and
+ * *at_offset ready, or an error and nothing held. */
+static long file_at(int fd, int64_t offset, const void *user_buffer, size_t count, bool write, struct file **file,
+                    struct file *at_offset)
+{
+    if (offset < 0)
+        return -EINVAL;
+    *file = file_of(fd);
+    if (!*file)
+        return -EBADF;
+    *at_offset = **file;
+    long result = vfs_seek(at_offset, offset, SEEK_SET);
+    if (result >= 0 && !(write ? can_write(*file) : can_read(*file)))
+        result = -EBADF;
+    else if (result >= 0 && user_range_ok(user_buffer, count) && count > (uint64_t)(INT64_MAX - offset))
+        result = -EINVAL;
+    if (result < 0) {
+        vfs_close(*file);
+        return result;
+    }
+    return 0;
+}
+
+SYSCALL_DEFINE4(pread64, int, fd, void *, user_buffer, size_t, count, int64_t, offset)
+{
+    struct file *file, at_offset;
+    long result = file_at(fd, offset, user_buffer, count, false, &file, &at_offset);
+    if (result)
+        return result;
+    result = read_to_user(&at_offset, user_buffer, count);
+    vfs_close(file);
+    return result;
+}
+
+SYSCALL_DEFINE4(pwrite64, int, fd, const void *, user_buffer, size_t, count, int64_t, offset)
+{
+    struct file *file, at_offset;
+    long result = file_at(fd, offset, user_buffer, count, true, &file, &at_offset);
+    if (result)
+        return result;
+    result = write_from_user(&at_offset, user_buffer, count);
+    vfs_close(file);
+    return result;
 }
 
 #define SEEK_DATA 3
