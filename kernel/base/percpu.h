@@ -17,8 +17,6 @@
 
 #include "arch/x86/gdt.h"
 #include "kernel/lib/cpumask.h"
-#include "kernel/time/tick.h"
-#include "kernel/time/timers.h"
 
 struct cpu {
     struct cpu *self;                   /* must stay first: this_cpu() reads %gs:0 */
@@ -34,13 +32,6 @@ struct cpu {
     unsigned locks_held;
     unsigned preempt_disabled;
     volatile bool need_resched;
-    volatile bool in_user;              /* kernel/time/context_tracking.c */
-    bool rcu_user_eqs;                  /* in RCU's extended QS for user mode */
-    uint64_t user_exits;
-    uint64_t user_ns;                   /* time in user mode, closed stretches (/proc/stat) */
-    struct tick_state tick;
-    struct task *nohz_task;             /* kernel/time/nohz_task.c; NULL if none */
-    struct timer_base timers;
     struct arch_cpu arch;
 };
 

@@ -15,6 +15,7 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
 #include "kernel/debug/bench.h"
+#include "kernel/entry/syscall.h"
 #include "kernel/init/cmdline.h"
 #include "kernel/console/console.h"
 #include "kernel/mm/heap.h"
@@ -34,6 +35,7 @@
 #include "kernel/base/percpu.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/irq/irq.h"
+#include "kernel/time/tick.h"
 #include "kernel/base/printk.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
@@ -274,6 +276,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     lapic_timer_calibrate();
     context_clock_calibrate();
     user_mode_init_this_cpu();
+    syscall_table_init();
     irq_init();
     ipi_init();
     tick_init();
