@@ -26,6 +26,7 @@
 #include "kernel/fs/poll.h"
 #include "kernel/process/poweroff.h"
 #include "kernel/process/process_syscalls.h"
+#include "kernel/process/clone.h"
 #include "kernel/process/signal.h"
 #include "kernel/process/resource_syscalls.h"
 #include "kernel/process/sleep_syscalls.h"
@@ -154,6 +155,9 @@ WRAP(chmod, sys_chmod((const char *)a0, (uint32_t)a1))
 WRAP(fchmod, sys_fchmod((int)a0, (uint32_t)a1))
 WRAP(fchmodat, sys_fchmodat((int)a0, (const char *)a1, (uint32_t)a2, 0))
 WRAP(exit, sys_exit((int)a0))
+WRAP(exit_group, sys_exit_group((int)a0))
+WRAP(clone3, sys_clone3((const void *)a0, a1))
+WRAP(gettid, sys_gettid())
 WRAP(getpid, sys_getpid())
 WRAP(sched_yield, sys_sched_yield())
 WRAP(arch_prctl, sys_arch_prctl(a0, a1))
@@ -182,8 +186,8 @@ static const struct syscall_entry table[] = {
     W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
-    W(24, sched_yield), W(39, getpid), W(60, exit), [186] = { "gettid", wrap_getpid }, W(158, arch_prctl),
-    W(218, set_tid_address), [231] = { "exit_group", wrap_exit }, W(151, mlockall), W(152, munlockall),
+    W(24, sched_yield), W(39, getpid), W(60, exit), W(186, gettid), W(158, arch_prctl),
+    W(218, set_tid_address), W(231, exit_group), W(435, clone3), W(151, mlockall), W(152, munlockall),
     W(137, statfs), W(138, fstatfs),
 };
 

@@ -330,6 +330,12 @@ SCENARIOS = [
     # Memory exhaustion from user space: a process takes every free page,
     # then gives them back one at a time while another forks at each step;
     # fork says ENOMEM until it works again, and the kernel goes on.
+    # Threads (docs/threads.md): pthread_create and join, TLS, mutexes,
+    # condition variables, barriers, thread- and process-directed signals,
+    # the group's end from a thread, exec from a thread, a thousand threads,
+    # clone's refused flags; the same program passes on the Linux host
+    # (host-pthreads). With musl: its waits spin where futex is missing.
+    _program("pthreads", "pthreads") | {"smp": 4},
     {"name": "oom", "smp": 2, "timeout": 120, "mem": "64M",
      "add": ["build/tests-user/oom.musl:/bin/oom-test"], "command": "oom-test; echo after=$?",
      "must_contain": [r"^# free at the low point: -?\d+ KiB; forks: [1-9]\d* refused", r"^after=0$"]},
