@@ -7,6 +7,7 @@
  * fails alone. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <setjmp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 
 #include "ktap.h"
 #include "testlib.h"
+#include "../../user/lib/pin.h"
 
 static pid_t tid(void)
 {
@@ -442,6 +444,134 @@ static int thousand_threads(void)
     return 1;
 }
 
+/* --- the shootdown: a sibling on another CPU sees a change at once ----- */
+
+/* A sibling pinned to CPU 1 works on a page while we, on CPU 0, unmap it,
+ * take its write right away, or break its copy-on-write. Without a flush
+ * of CPU 1's TLB the sibling would go on through the old translation for
+ * ever; with it, it faults (SIGSEGV, caught on its own thread) or sees the
+ * new page. No time is asserted: the sibling loops until it sees it. */
+static volatile char *shared_page;
+static atomic_int sibling_started, sibling_faulted, sibling_saw_new;
+static __thread sigjmp_buf fault_jump;
+static int sibling_mode;    /* 0: read, 1: write, 2: read until the value is 2 */
+
+static void jump_out(int signal)
+{
+    (void)signal;
+    siglongjmp(fault_jump, 1);
+}
+
+static void *work_on_page(void *arg)
+{
+    (void)arg;
+    if (pin_to_cpu(0, 1) != 0)
+        return (void *)1;
+    if (sigsetjmp(fault_jump, 1)) {
+        atomic_store(&sibling_faulted, 1);
+        return 0;
+    }
+    atomic_store(&sibling_started, 1);
+    for (unsigned long i = 0;; i++) {
+        if (sibling_mode == 1)
+            shared_page[i % 4096] = 1;
+        else if (shared_page[i % 4096] == 2 && sibling_mode == 2) {
+            atomic_store(&sibling_saw_new, 1);
+            return 0;
+        }
+    }
+}
+
+static long tlb_interrupts(void)
+{
+    FILE *file = fopen("/proc/interrupts", "r");
+    char line[4096];
+    long total = -1;
+    while (file && fgets(line, sizeof(line), file)) {
+        char *rest = line;
+        while (*rest == ' ')
+            rest++;
+        if (strncmp(rest, "TLB:", 4) != 0)
+            continue;
+        total = 0;
+        char *end;
+        for (rest += 4;; rest = end) {
+            long value = strtol(rest, &end, 10);
+            if (end == rest)
+                break;
+            total += value;
+        }
+    }
+    if (file)
+        fclose(file);
+    return total;
+}
+
+static int start_sibling(pthread_t *thread, int mode)
+{
+    shared_page = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (shared_page == MAP_FAILED)
+        return 0;
+    memset((void *)shared_page, 1, 4096);
+    sibling_mode = mode;
+    atomic_store(&sibling_started, 0);
+    atomic_store(&sibling_faulted, 0);
+    atomic_store(&sibling_saw_new, 0);
+    signal(SIGSEGV, jump_out);
+    if (pin_to_cpu(0, 0) != 0 || pthread_create(thread, 0, work_on_page, 0) != 0)
+        return 0;
+    while (!atomic_load(&sibling_started))
+        sched_yield();
+    return 1;
+}
+
+static int munmap_reaches_sibling(void)
+{
+    pthread_t thread;
+    void *result = 0;
+    CHECK(start_sibling(&thread, 0));
+    long before = tlb_interrupts();
+    CHECK(munmap((void *)shared_page, 4096) == 0);
+    CHECK(pthread_join(thread, &result) == 0 && result == 0);
+    CHECK(atomic_load(&sibling_faulted));
+    CHECK(before >= 0 && tlb_interrupts() > before);    /* CPU 1 took a TLB shootdown */
+    return 1;
+}
+
+static int mprotect_reaches_sibling(void)
+{
+    pthread_t thread;
+    void *result = 0;
+    CHECK(start_sibling(&thread, 1));
+    CHECK(mprotect((void *)shared_page, 4096, PROT_READ) == 0);
+    CHECK(pthread_join(thread, &result) == 0 && result == 0);
+    CHECK(atomic_load(&sibling_faulted));
+    munmap((void *)shared_page, 4096);
+    return 1;
+}
+
+/* After a fork the page is copy-on-write; our write breaks it (a new page
+ * for us), and the sibling must read the new page, not the old one the
+ * child keeps. */
+static int cow_break_reaches_sibling(void)
+{
+    pthread_t thread;
+    void *result = 0;
+    CHECK(start_sibling(&thread, 2));
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        _exit(shared_page[0] == 1 ? 0 : 1);
+    }
+    CHECK(child > 0);
+    shared_page[0] = 2;
+    CHECK(pthread_join(thread, &result) == 0 && result == 0);
+    CHECK(atomic_load(&sibling_saw_new));
+    CHECK(exit_status_of(child) == 0);      /* the child kept the old page */
+    munmap((void *)shared_page, 4096);
+    return 1;
+}
+
 /* --- clone's flags, as Linux refuses them ------------------------------ */
 
 #define CLONE_DETACHED_FLAG 0x00400000
@@ -482,6 +612,9 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(leader_exits_first),
     KTAP_CASE(exec_from_thread),
     KTAP_CASE(thousand_threads),
+    KTAP_CASE(munmap_reaches_sibling),
+    KTAP_CASE(mprotect_reaches_sibling),
+    KTAP_CASE(cow_break_reaches_sibling),
     KTAP_CASE(clone_flag_errors),
 };
 
