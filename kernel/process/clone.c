@@ -8,6 +8,7 @@
  * CLONE_VFORK: each is ENOSYS. */
 #include "kernel/process/clone.h"
 
+#include "kernel/entry/syscall.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
@@ -176,7 +177,7 @@ long clone_run(const struct clone_request *request)
 
 /* clone(2) on x86-64: flags, stack, parent_tid, child_tid, tls. The
  * legacy call ignores CLONE_DETACHED (musl passes it). */
-long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls)
+SYSCALL_DEFINE5(clone, uint64_t, flags, uint64_t, stack, uint64_t, parent_tid, uint64_t, child_tid, uint64_t, tls)
 {
     struct clone_request request = { .flags = (flags & 0xffffffffu) & ~(uint64_t)CLONE_DETACHED,
                                      .stack = stack, .parent_tid = parent_tid, .child_tid = child_tid,
@@ -232,7 +233,7 @@ static long clone3_read(const void *user_args, uint64_t size, struct clone_args 
     return 0;
 }
 
-long sys_clone3(const void *user_args, uint64_t size)
+SYSCALL_DEFINE2(clone3, const void *, user_args, uint64_t, size)
 {
     struct clone_args args;
     long error = clone3_read(user_args, size, &args);

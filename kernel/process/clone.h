@@ -14,7 +14,4 @@ struct clone_request {
  * tid or pid, or a negative errno. */
 long clone_run(const struct clone_request *request);
 
-long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls);
-long sys_clone3(const void *user_args, uint64_t size);
-
 #endif

@@ -6,6 +6,7 @@
 
 #include "kernel/process/signal.h"
 #include "kernel/process/exec_args.h"
+#include "kernel/entry/syscall.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
@@ -334,11 +335,6 @@ long sys_exit(int code)
     thread_exit(WAIT_STATUS_EXITED(code));
 }
 
-long sys_exit_group(int code)
-{
-    process_exit(WAIT_STATUS_EXITED(code));
-}
-
 
 #define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: threads are never waited for */
 
@@ -360,7 +356,7 @@ struct linux_utsname {
     char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
 };
 
-long sys_uname(void *user_buffer)
+SYSCALL_DEFINE1(uname, void *, user_buffer)
 {
     static const struct linux_utsname name = {
         "Linux", "nohzk", "6.1.0-nohzk", "#1 SMP nohzk", "x86_64", "(none)",
@@ -368,23 +364,23 @@ long sys_uname(void *user_buffer)
     return copy_to_user(user_buffer, &name, sizeof(name));
 }
 
-long sys_getpid(void)
+SYSCALL_DEFINE0(getpid)
 {
     return current_process()->pid;
+}
+
+SYSCALL_DEFINE0(gettid)
+{
+    return current_thread()->tid;
 }
 
 /* Under the lock: an exiting parent hands us to init, and may be freed. */
 /* Without process_tree_lock: the parent may exit and be freed at any
  * moment, its pid copied into the child may not (Linux reads it under
  * RCU for the same reason). */
-long sys_getppid(void)
+SYSCALL_DEFINE0(getppid)
 {
     return __atomic_load_n(&current_process()->parent_pid, __ATOMIC_RELAXED);
-}
-
-long sys_gettid(void)
-{
-    return current_thread()->tid;
 }
 
 long sys_set_tid_address(uint64_t address)
@@ -430,7 +426,7 @@ static struct thread *affinity_target(int64_t pid)
     return thread;
 }
 
-long sys_sched_yield(void)
+SYSCALL_DEFINE0(sched_yield)
 {
     yield();
     return 0;
