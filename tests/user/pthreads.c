@@ -450,7 +450,8 @@ static int thousand_threads(void)
  * take its write right away, or break its copy-on-write. Without a flush
  * of CPU 1's TLB the sibling would go on through the old translation for
  * ever; with it, it faults (SIGSEGV, caught on its own thread) or sees the
- * new page. No time is asserted: the sibling loops until it sees it. */
+ * new page. No time is asserted: we give it a count of our yields, far
+ * more than a flush takes (it is the flush that the call waits for). */
 static volatile char *shared_page;
 static atomic_int sibling_started, sibling_faulted, sibling_saw_new;
 static __thread sigjmp_buf fault_jump;
@@ -507,6 +508,14 @@ static long tlb_interrupts(void)
     return total;
 }
 
+/* Until flag is set, at most a bounded count of yields: 1 if set. */
+static int sibling_reports(atomic_int *flag)
+{
+    for (long i = 0; i < 2000000 && !atomic_load(flag); i++)
+        sched_yield();
+    return atomic_load(flag);
+}
+
 static int start_sibling(pthread_t *thread, int mode)
 {
     shared_page = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -532,8 +541,8 @@ static int munmap_reaches_sibling(void)
     CHECK(start_sibling(&thread, 0));
     long before = tlb_interrupts();
     CHECK(munmap((void *)shared_page, 4096) == 0);
+    CHECK(sibling_reports(&sibling_faulted));
     CHECK(pthread_join(thread, &result) == 0 && result == 0);
-    CHECK(atomic_load(&sibling_faulted));
     CHECK(before >= 0 && tlb_interrupts() > before);    /* CPU 1 took a TLB shootdown */
     return 1;
 }
@@ -544,8 +553,8 @@ static int mprotect_reaches_sibling(void)
     void *result = 0;
     CHECK(start_sibling(&thread, 1));
     CHECK(mprotect((void *)shared_page, 4096, PROT_READ) == 0);
+    CHECK(sibling_reports(&sibling_faulted));
     CHECK(pthread_join(thread, &result) == 0 && result == 0);
-    CHECK(atomic_load(&sibling_faulted));
     munmap((void *)shared_page, 4096);
     return 1;
 }
@@ -565,8 +574,8 @@ static int cow_break_reaches_sibling(void)
     }
     CHECK(child > 0);
     shared_page[0] = 2;
+    CHECK(sibling_reports(&sibling_saw_new));
     CHECK(pthread_join(thread, &result) == 0 && result == 0);
-    CHECK(atomic_load(&sibling_saw_new));
     CHECK(exit_status_of(child) == 0);      /* the child kept the old page */
     munmap((void *)shared_page, 4096);
     return 1;
