@@ -6,6 +6,7 @@
  *   FLAT_IMAGE_BASE    the code, read-only and executable
  *   USER_STACK_TOP     the stack, below it, USER_STACK_PAGES pages, no-execute */
 #include "kernel/process/process.h"
+#include "kernel/process/futex.h"
 
 #include "arch/x86/paging.h"
 #include "arch/x86/user_mode.h"
@@ -265,6 +266,7 @@ void process_exit(int wait_status)
 
     ASSERT(process);
     itimer_exit(process);       /* no SIGALRM after this */
+    futex_exit_robust_list(process->robust_list, process->pid);     /* while its memory is there */
     if (process->files)
         fd_table_destroy(process->files);
     process->files = 0;
@@ -311,6 +313,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     itimer_init(child);         /* not inherited */
     child->fault = (struct fault_inject){ 0 };
     child->lock_future = false; /* nor are memory locks */
+    child->robust_list = 0;     /* nor the robust list, as Linux's */
     child->first_child = child->next_sibling = 0;
     child->next_in_table = 0;
     child->children_user_ns = child->children_system_ns = 0;

@@ -51,6 +51,7 @@ struct process {
     int exit_status;                                /* wait4's status word */
     struct wait_queue child_exited;                 /* wait4() sleeps here */
     uint64_t tid_address;                           /* set_tid_address() */
+    uint64_t robust_list;                           /* set_robust_list(): the head, or 0 (kernel/process/futex.c) */
     uint64_t fs_base;                               /* arch_prctl(ARCH_SET_FS) */
     struct signal_state signals;                    /* kernel/process/signal.c */
     struct job_control job;                         /* stopped or not: kernel/process/job_control.c */
