@@ -704,6 +704,13 @@ SCENARIOS = [
     # sched_{get,set}affinity() find it until it is reaped, as on Linux.
     _program("zombies", "zombies"),
     _program("zombies-glibc", "zombies", "glibc"),
+    # futex(2) alone and with fork, vfork and signals: every operation's
+    # errors, timeouts and clocks, EINTR and restarts, keys after fork,
+    # WAKE_OP on the word, the PI protocol in the word, the robust-list walk
+    # at exit and exec with its bound (docs/futex.md). Both libcs; passes on
+    # the Linux host too ("host-futex" in tests/run).
+    _program("futex", "futex"),
+    _program("futex-glibc", "futex", "glibc"),
 
     # The lock check (docs/reliability.md, section 4): a lock held with
     # interrupts off past the bound is reported by its waiter, with the
