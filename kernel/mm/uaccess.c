@@ -119,3 +119,39 @@ size_t user_accessible_prefix(const void *user_start, size_t length, bool for_wr
     }
     return done < length ? done : length;
 }
+
+/* Mapped for this access now: no fault-in, so callable with interrupts off. */
+static bool word_present(const uint32_t *user_word, bool for_write)
+{
+    struct process *process = current_process();
+    uint64_t address = (uint64_t)user_word;
+    if (!process || !process->memory || address % sizeof(uint32_t) || address >= USER_SPACE_END)
+        return false;
+    return address_space_lookup(process->memory, address & ~(PAGE_SIZE - 1), for_write) != 0;
+}
+
+int user_read_u32_nofault(const uint32_t *user_word, uint32_t *value)
+{
+    if (!word_present(user_word, false))
+        return -EFAULT;
+    user_access_begin();
+    *value = __atomic_load_n(user_word, __ATOMIC_SEQ_CST);
+    user_access_end();
+    return 0;
+}
+
+int user_cmpxchg_u32_nofault(uint32_t *user_word, uint32_t expected, uint32_t desired, uint32_t *found)
+{
+    if (!word_present(user_word, true))
+        return -EFAULT;
+    user_access_begin();
+    __atomic_compare_exchange_n(user_word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    user_access_end();
+    *found = expected;      /* the value seen: desired was stored if it equals the one expected */
+    return 0;
+}
+
+int user_fault_in_writable(void *user_start, size_t length)
+{
+    return range_accessible((uint64_t)user_start, length, true) ? 0 : -EFAULT;
+}

@@ -27,6 +27,7 @@
 #include "kernel/mm/page_alloc.h"
 #include "kernel/mm/stack_limit.h"
 #include "kernel/process/process.h"
+#include "kernel/process/futex.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"
 #include "kernel/process/script.h"
@@ -393,7 +394,11 @@ long process_execve(const char *path, const char *const *argv, const char *const
         return error;
     }
 
-    /* The point of no return: the old program is gone from here on. */
+    /* The point of no return: the old program is gone from here on. Its
+     * robust futexes are released in its memory first (Linux's
+     * exec_mm_release). */
+    futex_exit_robust_list(current_thread()->robust_list, current_thread()->tid);
+    current_thread()->robust_list = 0;
     spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *old = process->memory;
     process->memory = space;

@@ -318,7 +318,8 @@ bool signal_wants_restart(const struct trap_frame *frame)
 {
     int64_t result = (int64_t)frame->rax;
     return in_syscall(frame) &&
-           (result == -ERESTARTSYS || result == -ERESTARTNOHAND || result == -ERESTART_RESTARTBLOCK);
+           (result == -ERESTARTSYS || result == -ERESTARTNOINTR || result == -ERESTARTNOHAND ||
+            result == -ERESTART_RESTARTBLOCK);
 }
 
 /* Back to the number, or to restart_syscall's, in rax; rip back onto
@@ -436,7 +437,8 @@ static void run_handler(struct process *process, struct trap_frame *frame, int s
     struct signal_frame_stack where = frame_stack(state, &action, frame->rsp);
 
     if (signal_wants_restart(frame)) {
-        if ((int64_t)frame->rax == -ERESTARTSYS && (action.flags & SA_RESTART))
+        int64_t result = (int64_t)frame->rax;
+        if ((result == -ERESTARTSYS && (action.flags & SA_RESTART)) || result == -ERESTARTNOINTR)
             signal_restart_syscall(frame);
         else
             frame->rax = (uint64_t)-EINTR;

@@ -20,11 +20,14 @@
  * -EINTR. User space never sees them. If no handler runs (the signal
  * stopped the process, say), each is a restart; if one runs:
  * ERESTARTSYS       restart with SA_RESTART, else EINTR (read, wait4);
+ * ERESTARTNOINTR    restart all the same (a PI futex lock: the lock is
+ *                   still wanted after the handler);
  * ERESTARTNOHAND    EINTR (poll, select, sigsuspend, pause);
  * ERESTART_RESTARTBLOCK  EINTR; the restart is restart_syscall (219),
  *                   which runs the process's restart_block (nanosleep:
  *                   the rest of the sleep, to the same deadline). */
 #define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
 #define ERESTARTNOHAND 514
 #define ERESTART_RESTARTBLOCK 516
 
@@ -34,6 +37,10 @@ struct restart_block {
     long (*resume)(struct restart_block *block);    /* NULL: nothing to resume (EINTR) */
     uint64_t deadline_ns;                           /* clock_now() time */
     void *user_remaining;
+    /* a futex wait with a timeout (kernel/process/futex.c) */
+    uint64_t futex_address;
+    uint32_t futex_value, futex_bitset;
+    unsigned futex_flags;
 };
 
 /* A process's: its handlers and the signals sent to it as a whole. */

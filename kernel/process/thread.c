@@ -19,6 +19,7 @@
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/uaccess.h"
+#include "kernel/process/futex.h"
 #include "kernel/process/process.h"
 #include "sched/task.h"
 #include "sched/wait.h"
@@ -52,17 +53,19 @@ void thread_kill_others_locked(struct process *process)
     }
 }
 
-/* Zero the word at clear_child_tid, as Linux's mm_release, so that
- * pthread_join sees the thread gone. A bad address is ignored, as Linux
- * ignores it. */
-static void clear_child_tid(struct thread *thread)
+/* The futexes a dying thread leaves, while its memory is there (Linux's
+ * mm_release): its robust list is walked, and the word at
+ * clear_child_tid is zeroed and one waiter woken, so that pthread_join
+ * sees the thread gone. A bad address is ignored, as Linux ignores it. */
+static void release_futexes(struct thread *thread)
 {
     uint64_t address = thread->clear_child_tid;
-    int zero = 0;
 
+    futex_exit_robust_list(thread->robust_list, thread->tid);
+    thread->robust_list = 0;
     thread->clear_child_tid = 0;
     if (address && thread->process->memory)
-        (void)copy_to_user((void *)address, &zero, sizeof(zero));
+        futex_wake_at_exit(address);
 }
 
 void thread_exit(int wait_status)
@@ -70,7 +73,7 @@ void thread_exit(int wait_status)
     struct thread *self = current_thread();
     struct process *process = self->process;
 
-    clear_child_tid(self);
+    release_futexes(self);
     spin_lock(&process_tree_lock);
     self->exited = true;
     bool last = --process->live_threads == 0;

@@ -334,12 +334,14 @@ SCENARIOS = [
     # condition variables, barriers, thread- and process-directed signals,
     # the group's end from a thread, exec from a thread, a thousand threads,
     # clone's refused flags; the same program passes on the Linux host
-    # (host-pthreads). With musl: its waits spin where futex is missing.
+    # (host-pthreads).
     _program("pthreads", "pthreads") | {"smp": 4},
+    _program("pthreads-glibc", "pthreads", "glibc") | {"smp": 4},
     # Attacks on thread groups: /proc read while threads end, exec and
     # exit_group racing clone and each other, SIGKILL racing clone, a group
     # stop and continue, joins racing the end (host-thread_races too).
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
+    _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
     # Each thread a nohz task (docs/threads.md): one static program whose
     # three pthreads, pinned to CPUs 1-3 and each marked through
     # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the
@@ -726,6 +728,13 @@ SCENARIOS = [
     # sched_{get,set}affinity() find it until it is reaped, as on Linux.
     _program("zombies", "zombies"),
     _program("zombies-glibc", "zombies", "glibc"),
+    # futex(2) alone and with fork, vfork and signals: every operation's
+    # errors, timeouts and clocks, EINTR and restarts, keys after fork,
+    # WAKE_OP on the word, the PI protocol in the word, the robust-list walk
+    # at exit and exec with its bound (docs/futex.md). Both libcs; passes on
+    # the Linux host too ("host-futex" in tests/run).
+    _program("futex", "futex"),
+    _program("futex-glibc", "futex", "glibc"),
 
     # The lock check (docs/reliability.md, section 4): a lock held with
     # interrupts off past the bound is reported by its waiter, with the
