@@ -7,6 +7,7 @@
  * fails alone. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -581,6 +582,65 @@ static int cow_break_reaches_sibling(void)
     return 1;
 }
 
+/* --- /proc/PID/task/TID and /proc/thread-self ------------------------ */
+
+static char thread_stat[512], thread_self_link[64];
+static pid_t stat_reader_tid;
+
+static void *read_own_stat(void *arg)
+{
+    (void)arg;
+    stat_reader_tid = tid();
+    if (pin_to_cpu(0, 1) != 0)
+        return (void *)1;
+    int fd = open("/proc/thread-self/stat", O_RDONLY);
+    ssize_t length = fd < 0 ? -1 : read(fd, thread_stat, sizeof(thread_stat) - 1);
+    if (fd >= 0)
+        close(fd);
+    if (length <= 0)
+        return (void *)2;
+    thread_stat[length] = 0;
+    length = readlink("/proc/thread-self", thread_self_link, sizeof(thread_self_link) - 1);
+    if (length <= 0)
+        return (void *)3;
+    thread_self_link[length] = 0;
+    return 0;
+}
+
+/* Field n (1-based, Linux's numbering in proc(5)) of a stat line. */
+static long stat_field(const char *line, int n)
+{
+    const char *at = strrchr(line, ')');
+    if (!at || n < 3)
+        return -1;
+    at += 2;                            /* field 3 */
+    for (int field = 3; field < n; field++) {
+        at = strchr(at, ' ');
+        if (!at)
+            return -1;
+        at++;
+    }
+    return strtol(at, 0, 10);
+}
+
+/* A thread's own stat: its tid first, the process's thread count (20),
+ * and the CPU it runs on (39, "processor"); /proc/thread-self is
+ * PID/task/TID. */
+static int task_stat_names_the_thread(void)
+{
+    pthread_t thread;
+    void *result = 0;
+    CHECK(pthread_create(&thread, 0, read_own_stat, 0) == 0);
+    CHECK(pthread_join(thread, &result) == 0 && result == 0);
+    CHECK(atoi(thread_stat) == stat_reader_tid);
+    CHECK(stat_field(thread_stat, 20) == 2);
+    CHECK(stat_field(thread_stat, 39) == 1);
+    char expected[64];
+    snprintf(expected, sizeof(expected), "%d/task/%d", getpid(), stat_reader_tid);
+    CHECK(strcmp(thread_self_link, expected) == 0);
+    return 1;
+}
+
 /* --- clone's flags, as Linux refuses them ------------------------------ */
 
 #define CLONE_DETACHED_FLAG 0x00400000
@@ -624,6 +684,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(munmap_reaches_sibling),
     KTAP_CASE(mprotect_reaches_sibling),
     KTAP_CASE(cow_break_reaches_sibling),
+    KTAP_CASE(task_stat_names_the_thread),
     KTAP_CASE(clone_flag_errors),
 };
 
