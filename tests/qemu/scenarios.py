@@ -810,6 +810,10 @@ SCENARIOS = [
           ("symlink", [r"^fuzz: class symlink: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ELOOP [1-9]"]),
           ("memory", [r"^fuzz: class memory: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
                       r"^fuzz: class memory: children [1-9]\d*: .*; killed at the time limit \d+, stuck 0 "]),
+          # futex calls on every kind of word: refused (EFAULT, EINVAL) and
+          # done; a waiting child signalled, stopped and killed is never stuck
+          ("futex", [r"^fuzz: class futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                     r"^fuzz: class futex: children [1-9]\d*: .*Killed [1-9].*; killed at the time limit \d+, stuck 0 "]),
           # crafted frames: children die of a signal, or land where a
           # sanitized frame sends them; none comes back
           ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, landed badly 0, "
