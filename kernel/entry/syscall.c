@@ -31,7 +31,6 @@
 #include "kernel/process/resource_syscalls.h"
 #include "kernel/process/sleep_syscalls.h"
 #include "kernel/lib/string.h"
-#include "kernel/time/time_syscalls.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
@@ -96,7 +95,6 @@ WRAP(vfork, sys_vfork())
 WRAP(clone, sys_clone(a0, a1, a2, a3, a4))
 WRAP(execve, sys_execve((const char *)a0, (const char *const *)a1, (const char *const *)a2))
 WRAP(wait4, sys_wait4((int64_t)a0, (int *)a1, a2, (void *)a3))
-WRAP(uname, sys_uname((void *)a0))
 WRAP(fcntl, sys_fcntl((int)a0, (int)a1, a2))
 WRAP(getcwd, sys_getcwd((char *)a0, a1))
 WRAP(chdir, sys_chdir((const char *)a0))
@@ -107,7 +105,6 @@ WRAP(readlink, sys_readlink((const char *)a0, (char *)a1, (int)a2))
 WRAP(umask, sys_umask((uint32_t)a0))
 WRAP(getuid, sys_get_id_root())
 WRAP(setuid, (uint32_t)a0 == (uint32_t)-1 ? -EINVAL : sys_set_id_ignored())     /* -1 is no uid */
-WRAP(getppid, sys_getppid())
 WRAP(getpgrp, sys_getpgrp())
 WRAP(setpgid, sys_setpgid((int)a0, (int)a1))     /* pid_t: 32 bits */
 WRAP(setsid, sys_setsid())
@@ -116,7 +113,6 @@ WRAP(getsid, sys_getsid((int64_t)(int)a0))
 WRAP(sched_setaffinity, sys_sched_setaffinity((int64_t)a0, a1, (const void *)a2))
 WRAP(sched_getaffinity, sys_sched_getaffinity((int64_t)a0, a1, (void *)a2))
 WRAP(getdents64, sys_getdents64((int)a0, (void *)a1, (uint32_t)a2))     /* unsigned int count */
-WRAP(clock_gettime, sys_clock_gettime(CLOCK_ID(a0), (void *)a1))
 WRAP(openat, sys_openat((int)a0, (const char *)a1, (int)a2, (uint32_t)a3))
 WRAP(mkdirat, sys_mkdirat((int)a0, (const char *)a1, (uint32_t)a2))
 WRAP(newfstatat, sys_newfstatat((int)a0, (const char *)a1, (struct linux_stat *)a2, (int)a3))
@@ -142,8 +138,6 @@ WRAP(getrlimit, sys_getrlimit((uint32_t)a0, (void *)a1))
 WRAP(setrlimit, sys_setrlimit((uint32_t)a0, (const void *)a1))
 WRAP(getcpu, sys_getcpu((unsigned *)a0, (unsigned *)a1, (void *)a2))
 WRAP(restart_syscall, sys_restart_syscall())
-WRAP(gettimeofday, sys_gettimeofday((void *)a0, (void *)a1))
-WRAP(clock_getres, sys_clock_getres(CLOCK_ID(a0), (void *)a1))
 WRAP(rename, sys_rename((const char *)a0, (const char *)a1))
 WRAP(renameat, sys_renameat2((int)a0, (const char *)a1, (int)a2, (const char *)a3, 0))
 WRAP(renameat2, sys_renameat2((int)a0, (const char *)a1, (int)a2, (const char *)a3, (unsigned)a4))
@@ -155,8 +149,6 @@ WRAP(chmod, sys_chmod((const char *)a0, (uint32_t)a1))
 WRAP(fchmod, sys_fchmod((int)a0, (uint32_t)a1))
 WRAP(fchmodat, sys_fchmodat((int)a0, (const char *)a1, (uint32_t)a2, 0))
 WRAP(exit, sys_exit((int)a0))
-WRAP(getpid, sys_getpid())
-WRAP(sched_yield, sys_sched_yield())
 WRAP(arch_prctl, sys_arch_prctl(a0, a1))
 WRAP(set_tid_address, sys_set_tid_address(a0))
 WRAP(futex, sys_futex(a0, (int)a1, (uint32_t)a2, a3, a4, (uint32_t)a5))     /* int op, u32 val, val3 */
@@ -173,34 +165,49 @@ static const struct syscall_entry table[] = {
     W(8, lseek), W(9, mmap), W(10, mprotect), W(11, munmap), W(12, brk), W(13, rt_sigaction),
     W(14, rt_sigprocmask), W(16, ioctl), W(19, readv), W(20, writev), W(21, access), W(32, dup),
     W(33, dup2), W(35, nanosleep), W(56, clone), W(57, fork), W(58, vfork),
-    W(59, execve), W(61, wait4), W(63, uname), W(72, fcntl), W(79, getcwd), W(80, chdir),
+    W(59, execve), W(61, wait4), W(72, fcntl), W(79, getcwd), W(80, chdir),
     W(83, mkdir), W(84, rmdir), W(87, unlink), W(89, readlink), W(95, umask), W(102, getuid),
     W(105, setuid), [104] = { "getgid", wrap_getuid }, [106] = { "setgid", wrap_setuid },
     [107] = { "geteuid", wrap_getuid }, [108] = { "getegid", wrap_getuid }, W(109, setpgid),
-    W(110, getppid), W(111, getpgrp), W(112, setsid), W(121, getpgid), W(124, getsid), W(203, sched_setaffinity),
-    W(204, sched_getaffinity), W(217, getdents64), W(228, clock_gettime), W(257, openat),
+    W(111, getpgrp), W(112, setsid), W(121, getpgid), W(124, getsid), W(203, sched_setaffinity),
+    W(204, sched_getaffinity), W(217, getdents64), W(257, openat),
     W(258, mkdirat), W(262, newfstatat), W(263, unlinkat), W(267, readlinkat), W(269, faccessat),
     W(292, dup3), W(169, reboot), W(62, kill), W(15, rt_sigreturn), W(131, sigaltstack), W(127, rt_sigpending), W(130, rt_sigsuspend),
     W(34, pause), W(219, restart_syscall), W(230, clock_nanosleep), W(318, getrandom), W(200, tkill), W(234, tgkill), W(7, poll), W(271, ppoll), W(23, select), W(270, pselect6), W(22, pipe),
     W(293, pipe2), W(98, getrusage), W(100, times), W(99, sysinfo), W(302, prlimit64), W(97, getrlimit),
-    W(160, setrlimit), W(309, getcpu), W(96, gettimeofday), W(229, clock_getres), W(82, rename), W(264, renameat),
+    W(160, setrlimit), W(309, getcpu), W(82, rename), W(264, renameat),
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
-    W(24, sched_yield), W(39, getpid), W(60, exit), [186] = { "gettid", wrap_getpid }, W(158, arch_prctl),
+    W(60, exit), W(158, arch_prctl),
     W(218, set_tid_address), [231] = { "exit_group", wrap_exit }, W(151, mlockall), W(152, munlockall),
     W(137, statfs), W(138, fstatfs), W(202, futex), W(273, set_robust_list), W(274, get_robust_list),
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))
 
+/* The calls registered with SYSCALL_DEFINE (kernel/entry/syscall.h),
+ * collected by linker.ld, filed by number at boot. */
+extern const struct syscall *const __syscalls_start[], *const __syscalls_end[];
+static const struct syscall *by_number[LINUX_SYSCALL_COUNT];
+
+void syscall_table_init(void)
+{
+    for (const struct syscall *const *entry = __syscalls_start; entry < __syscalls_end; entry++)
+        by_number[(*entry)->number] = *entry;
+}
+
 const char *syscall_name(uint64_t number)
 {
+    if (number < LINUX_SYSCALL_COUNT && by_number[number])
+        return by_number[number]->name;
     return number < TABLE_SIZE ? table[number].name : 0;
 }
 
 static long call(struct trap_frame *frame)
 {
     uint64_t number = frame->rax;
+    if (number < LINUX_SYSCALL_COUNT && by_number[number])
+        return by_number[number]->call(frame->rdi, frame->rsi, frame->rdx, frame->r10, frame->r8, frame->r9);
     if (number >= TABLE_SIZE || !table[number].handler)
         return -ENOSYS;
     return table[number].handler(frame->rdi, frame->rsi, frame->rdx, frame->r10, frame->r8, frame->r9);

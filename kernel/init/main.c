@@ -14,6 +14,7 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/user_mode.h"
 #include "kernel/debug/bench.h"
+#include "kernel/entry/syscall.h"
 #include "kernel/init/cmdline.h"
 #include "kernel/console/console.h"
 #include "kernel/mm/heap.h"
@@ -261,6 +262,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     lapic_timer_calibrate();
     context_clock_calibrate();
     user_mode_init_this_cpu();
+    syscall_table_init();
     irq_init();
     ipi_init();
     tick_init();

@@ -6,6 +6,7 @@
 
 #include "kernel/process/signal.h"
 #include "kernel/process/exec_args.h"
+#include "kernel/entry/syscall.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
@@ -379,7 +380,7 @@ struct linux_utsname {
     char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
 };
 
-long sys_uname(void *user_buffer)
+SYSCALL_DEFINE1(uname, void *, user_buffer)
 {
     static const struct linux_utsname name = {
         "Linux", "nohzk", "6.1.0-nohzk", "#1 SMP nohzk", "x86_64", "(none)",
@@ -387,7 +388,13 @@ long sys_uname(void *user_buffer)
     return copy_to_user(user_buffer, &name, sizeof(name));
 }
 
-long sys_getpid(void)
+SYSCALL_DEFINE0(getpid)
+{
+    return current_process()->pid;
+}
+
+/* One task per process: its thread id is the process id. */
+SYSCALL_DEFINE0(gettid)
 {
     return current_process()->pid;
 }
@@ -396,7 +403,7 @@ long sys_getpid(void)
 /* Without process_tree_lock: the parent may exit and be freed at any
  * moment, its pid copied into the child may not (Linux reads it under
  * RCU for the same reason). */
-long sys_getppid(void)
+SYSCALL_DEFINE0(getppid)
 {
     return __atomic_load_n(&current_process()->parent_pid, __ATOMIC_RELAXED);
 }
@@ -440,7 +447,7 @@ static struct process *affinity_target(int64_t pid)
     return process;
 }
 
-long sys_sched_yield(void)
+SYSCALL_DEFINE0(sched_yield)
 {
     yield();
     return 0;

@@ -16,14 +16,10 @@ long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t chi
 long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp);
 long sys_exit(int code) __attribute__((noreturn));      /* exit and exit_group: one task per process */
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage);
-long sys_uname(void *user_buffer);
-long sys_getpid(void);                  /* and gettid */
-long sys_getppid(void);
 long sys_set_tid_address(uint64_t address);
 long sys_arch_prctl(uint64_t code, uint64_t address);
 long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask);
 long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask);
-long sys_sched_yield(void);
 long sys_umask(uint32_t mask);
 long sys_setpgid(int64_t pid, int64_t group);
 long sys_setsid(void);

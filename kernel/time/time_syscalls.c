@@ -2,9 +2,8 @@
  * gettimeofday. There is no wall clock: every clock counts from boot
  * (arch/x86/clock.c). The interval timers are in kernel/time/itimer.c;
  * the sleeps, which signals end, in kernel/process/sleep_syscalls.c. */
-#include "kernel/time/time_syscalls.h"
-
 #include "arch/x86/clock.h"
+#include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/uaccess.h"
@@ -12,19 +11,21 @@
 #define CLOCK_ID_MAX 11     /* CLOCK_REALTIME .. CLOCK_TAI */
 #define CLOCK_SGI_CYCLE 10  /* a number Linux keeps unused */
 
-long sys_clock_gettime(uint64_t clock, void *user_time)
+/* A clockid_t is an int: a negative id (a CPU clock of a pid, left out)
+ * is out of range. */
+SYSCALL_DEFINE2(clock_gettime, int, clock, void *, user_time)
 {
-    if (clock > 7)
+    if (clock < 0 || clock > 7)
         return -EINVAL;
     uint64_t now = clock_now();     /* every clock is "since boot" here */
     struct linux_timespec time = timespec_of(now);
     return copy_to_user(user_time, &time, sizeof(time));
 }
 
-long sys_clock_getres(uint64_t clock, void *user_resolution)
+SYSCALL_DEFINE2(clock_getres, int, clock, void *, user_resolution)
 {
     struct linux_timespec resolution = { 0, 1 };
-    if (clock > CLOCK_ID_MAX || clock == CLOCK_SGI_CYCLE)
+    if (clock < 0 || clock > CLOCK_ID_MAX || clock == CLOCK_SGI_CYCLE)
         return -EINVAL;
     if (user_resolution && copy_to_user(user_resolution, &resolution, sizeof(resolution)) < 0)
         return -EFAULT;
@@ -32,7 +33,7 @@ long sys_clock_getres(uint64_t clock, void *user_resolution)
 }
 
 /* The time of day is the time since boot. */
-long sys_gettimeofday(void *user_time, void *user_zone)
+SYSCALL_DEFINE2(gettimeofday, void *, user_time, void *, user_zone)
 {
     struct linux_timeval now = timeval_of(clock_now());
     int32_t zone[2] = { 0, 0 };
