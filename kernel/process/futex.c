@@ -30,6 +30,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/base/printk.h"
 #include "kernel/base/spinlock.h"
+#include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/uaccess.h"
@@ -776,8 +777,8 @@ static bool has_timeout(int command)
  * first, then the clock flag, then the operation. Every clock counts from
  * boot here, so CLOCK_REALTIME and CLOCK_MONOTONIC deadlines are the same
  * numbers. */
-long sys_futex(uint64_t address, int op, uint32_t value, uint64_t timeout_or_value2, uint64_t address2,
-               uint32_t value3)
+SYSCALL_DEFINE6(futex, uint64_t, address, int, op, uint32_t, value, uint64_t, timeout_or_value2, uint64_t, address2,
+                uint32_t, value3)
 {
     int command = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
     unsigned flags = (op & FUTEX_PRIVATE_FLAG ? 0 : FLAG_SHARED) | (op & FUTEX_CLOCK_REALTIME ? FLAG_REALTIME : 0);
@@ -823,7 +824,7 @@ long sys_futex(uint64_t address, int op, uint32_t value, uint64_t timeout_or_val
     return -ENOSYS;
 }
 
-long sys_set_robust_list(uint64_t head, uint64_t length)
+SYSCALL_DEFINE2(set_robust_list, uint64_t, head, uint64_t, length)
 {
     if (length != ROBUST_LIST_HEAD_SIZE)
         return -EINVAL;
@@ -831,7 +832,7 @@ long sys_set_robust_list(uint64_t head, uint64_t length)
     return 0;
 }
 
-long sys_get_robust_list(int pid, uint64_t user_head, uint64_t user_length)
+SYSCALL_DEFINE3(get_robust_list, int, pid, uint64_t, user_head, uint64_t, user_length)
 {
     uint64_t head, length = ROBUST_LIST_HEAD_SIZE;
     if (pid == 0) {

@@ -1,6 +1,6 @@
-/* Futexes: Linux's futex(2), set_robust_list and get_robust_list, and
- * what a thread's death or an exec does to the futexes it holds
- * (docs/futex.md). */
+/* Futexes: Linux's futex(2), set_robust_list and get_robust_list (their
+ * SYSCALL_DEFINEs are in futex.c), and what a thread's death or an exec
+ * does to the futexes it holds (docs/futex.md). */
 #ifndef KERNEL_FUTEX_H
 #define KERNEL_FUTEX_H
 
@@ -31,11 +31,6 @@
 #define FUTEX_BITSET_MATCH_ANY 0xffffffffu
 #define ROBUST_LIST_LIMIT 2048      /* entries a robust-list walk visits at most, as Linux */
 #define ROBUST_LIST_HEAD_SIZE 24    /* sizeof(struct robust_list_head) */
-
-long sys_futex(uint64_t address, int op, uint32_t value, uint64_t timeout_or_value2, uint64_t address2,
-               uint32_t value3);
-long sys_set_robust_list(uint64_t head, uint64_t length);
-long sys_get_robust_list(int pid, uint64_t user_head, uint64_t user_length);
 
 /* A thread's exit with CLONE_CHILD_CLEARTID (Linux's mm_release): 0 is
  * written to the 32-bit word at address, in the current address space,
