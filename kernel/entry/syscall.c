@@ -91,7 +91,6 @@ WRAP(dup2, sys_dup2((int)a0, (int)a1))
 WRAP(nanosleep, sys_nanosleep((const void *)a0, (void *)a1))
 WRAP(fork, sys_fork())
 WRAP(vfork, sys_vfork())
-WRAP(clone, sys_clone(a0, a1, a2, a3, a4))
 WRAP(execve, sys_execve((const char *)a0, (const char *const *)a1, (const char *const *)a2))
 WRAP(wait4, sys_wait4((int64_t)a0, (int *)a1, a2, (void *)a3))
 WRAP(fcntl, sys_fcntl((int)a0, (int)a1, a2))
@@ -160,7 +159,7 @@ static const struct syscall_entry table[] = {
     W(0, read), W(1, write), W(2, open), W(3, close), W(4, stat), W(5, fstat), W(6, lstat),
     W(8, lseek), W(9, mmap), W(10, mprotect), W(11, munmap), W(12, brk), W(13, rt_sigaction),
     W(14, rt_sigprocmask), W(16, ioctl), W(19, readv), W(20, writev), W(21, access), W(32, dup),
-    W(33, dup2), W(35, nanosleep), W(56, clone), W(57, fork), W(58, vfork),
+    W(33, dup2), W(35, nanosleep), W(57, fork), W(58, vfork),
     W(59, execve), W(61, wait4), W(72, fcntl), W(79, getcwd), W(80, chdir),
     W(83, mkdir), W(84, rmdir), W(87, unlink), W(89, readlink), W(95, umask), W(102, getuid),
     W(105, setuid), [104] = { "getgid", wrap_getuid }, [106] = { "setgid", wrap_setuid },
@@ -175,7 +174,7 @@ static const struct syscall_entry table[] = {
     W(316, renameat2), W(86, link), W(265, linkat), W(88, symlink), W(266, symlinkat), W(90, chmod), W(91, fchmod),
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
     W(60, exit), W(158, arch_prctl),
-    W(218, set_tid_address), [231] = { "exit_group", wrap_exit }, W(151, mlockall), W(152, munlockall),
+    W(218, set_tid_address), W(151, mlockall), W(152, munlockall),
     W(137, statfs), W(138, fstatfs),
 };
 

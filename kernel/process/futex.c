@@ -70,18 +70,18 @@ static struct wait_queue buckets[FUTEX_BUCKETS] = {
 };
 static int pi_waiters;          /* queued in LOCK_PI anywhere: an exit looks for owners only if any */
 
-/* The thread identity in a PI word and a robust list. One thread per
- * process for now: the pid. */
+/* The thread identity in a PI word and a robust list. */
 static int current_tid(void)
 {
-    return current_process()->pid;
+    return current_thread()->tid;
 }
 
-/* Whether a live thread has this TID (a zombie's futexes are released). */
+/* Whether a live thread has this TID (one that exited has released its
+ * futexes: Linux's FUTEX_STATE_DEAD). */
 static bool tid_alive(int tid)
 {
     spin_lock(&process_tree_lock);
-    struct process *owner = process_find_locked(tid);
+    struct thread *owner = thread_find_locked(tid);
     bool alive = owner && !owner->exited;
     spin_unlock(&process_tree_lock);
     return alive;
@@ -291,7 +291,7 @@ static long futex_wait(uint64_t address, unsigned flags, uint32_t value, const u
         if (!deadline)
             break;
         /* With a timeout, the restart goes on to the same deadline. */
-        current_process()->restart = (struct restart_block){
+        current_thread()->restart = (struct restart_block){
             .resume = wait_resume, .deadline_ns = *deadline, .futex_address = address,
             .futex_value = value, .futex_bitset = bitset, .futex_flags = flags | FLAG_HAS_TIMEOUT };
         result = -ERESTART_RESTARTBLOCK;
@@ -828,7 +828,7 @@ SYSCALL_DEFINE2(set_robust_list, uint64_t, head, uint64_t, length)
 {
     if (length != ROBUST_LIST_HEAD_SIZE)
         return -EINVAL;
-    current_process()->robust_list = head;
+    current_thread()->robust_list = head;
     return 0;
 }
 
@@ -836,13 +836,13 @@ SYSCALL_DEFINE3(get_robust_list, int, pid, uint64_t, user_head, uint64_t, user_l
 {
     uint64_t head, length = ROBUST_LIST_HEAD_SIZE;
     if (pid == 0) {
-        head = current_process()->robust_list;
+        head = current_thread()->robust_list;
     } else {
         spin_lock(&process_tree_lock);
-        struct process *process = process_find_locked(pid);
-        head = process ? process->robust_list : 0;
+        struct thread *thread = thread_find_locked(pid);     /* any thread's TID, as Linux */
+        head = thread ? thread->robust_list : 0;
         spin_unlock(&process_tree_lock);
-        if (!process)
+        if (!thread)
             return -ESRCH;
     }
     if (copy_to_user((void *)user_length, &length, sizeof(length)) < 0)

@@ -271,7 +271,7 @@ static void wait_for_memory_back(struct process *parent, struct process *child)
  * it has exec'd or exited, as Linux's vfork: a child writing into our
  * memory (glibc's posix_spawn reports a failed exec that way) is seen.
  * A vfork child's own vfork is a fork: it cannot lend what it borrows. */
-static long fork_onto(uint64_t child_stack, bool share_memory)
+long fork_onto(uint64_t child_stack, bool share_memory)
 {
     struct process *parent = current_process();
     if (parent->memory_borrowed)
@@ -303,30 +303,6 @@ long sys_vfork(void)
     return fork_onto(0, true);
 }
 
-#define CLONE_VM      0x00000100
-#define CLONE_VFORK   0x00004000
-#define CLONE_THREAD  0x00010000
-#define CLONE_SETTLS  0x00080000
-#define CLONE_PARENT_SETTID 0x00100000
-#define CLONE_CHILD_CLEARTID 0x00200000
-#define CLONE_CHILD_SETTID 0x01000000
-
-long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls)
-{
-    (void)tls;
-    if (flags & CLONE_THREAD)
-        return -ENOSYS;     /* no threads: one task per process */
-    if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
-        return -ENOSYS;
-    /* CLONE_VFORK without CLONE_VM (Linux's parent would wait, the child
-     * having a copy) is run as a plain fork: nobody uses it. */
-    long pid = fork_onto(stack, flags & CLONE_VM);
-    if (pid > 0 && flags & CLONE_PARENT_SETTID)
-        copy_to_user((void *)parent_tid, &pid, sizeof(int));
-    (void)child_tid;
-    return pid;
-}
-
 /* --- execve ------------------------------------------------------------ */
 
 long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp)
@@ -356,11 +332,11 @@ long sys_execve(const char *user_path, const char *const *user_argv, const char 
 
 long sys_exit(int code)
 {
-    process_exit(WAIT_STATUS_EXITED(code));
+    thread_exit(WAIT_STATUS_EXITED(code));
 }
 
 
-#define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: one thread per process */
+#define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: threads are never waited for */
 
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage)
 {
@@ -393,10 +369,9 @@ SYSCALL_DEFINE0(getpid)
     return current_process()->pid;
 }
 
-/* One task per process: its thread id is the process id. */
 SYSCALL_DEFINE0(gettid)
 {
-    return current_process()->pid;
+    return current_thread()->tid;
 }
 
 /* Under the lock: an exiting parent hands us to init, and may be freed. */
@@ -410,8 +385,8 @@ SYSCALL_DEFINE0(getppid)
 
 long sys_set_tid_address(uint64_t address)
 {
-    current_process()->tid_address = address;
-    return current_process()->pid;
+    current_thread()->clear_child_tid = address;
+    return current_thread()->tid;
 }
 
 #define ARCH_SET_FS 0x1002
@@ -419,32 +394,36 @@ long sys_set_tid_address(uint64_t address)
 
 long sys_arch_prctl(uint64_t code, uint64_t address)
 {
-    struct process *process = current_process();
+    struct thread *thread = current_thread();
 
     if (code == ARCH_SET_FS) {
         if (address >= USER_MAP_END)
             return -EPERM;      /* Linux's TASK_SIZE_MAX: not even the last page below 2^47 */
-        process->fs_base = address;
+        thread->fs_base = address;
         wrmsr(MSR_FS_BASE, address);
         return 0;
     }
     if (code == ARCH_GET_FS)
-        return copy_to_user((void *)address, &process->fs_base, sizeof(uint64_t));
+        return copy_to_user((void *)address, &thread->fs_base, sizeof(uint64_t));
     return -EINVAL;
 }
 
-/* The process pid (0: the caller), pinned so that it and its task stay
- * after the lock is dropped; the caller puts it (process_put). A zombie
- * is found until it is reaped, as on Linux: its dead task's mask is
- * still there to read or set. */
-static struct process *affinity_target(int64_t pid)
+/* The thread pid (a tid; 0: the caller), its process pinned so that
+ * its task stays after the lock is dropped; the caller puts the process
+ * (process_put). A zombie is found until it is reaped, as on Linux: its
+ * dead task's mask is still there to read or set. */
+static struct thread *affinity_target(int64_t pid)
 {
     spin_lock(&process_tree_lock);
-    struct process *process = pid == 0 ? current_process() : pid > 0 ? process_find_locked((int)pid) : 0;
-    if (process)
-        process_get_locked(process);
+    struct thread *thread = pid == 0 ? current_thread() : pid > 0 ? thread_find_locked((int)pid) : 0;
+    if (!thread && pid > 0) {
+        struct process *zombie = process_find_locked((int)pid);
+        thread = zombie ? &zombie->leader : 0;
+    }
+    if (thread)
+        process_get_locked(thread->process);
     spin_unlock(&process_tree_lock);
-    return process;
+    return thread;
 }
 
 SYSCALL_DEFINE0(sched_yield)
@@ -460,13 +439,13 @@ long sys_sched_getaffinity(int64_t pid, uint64_t size, void *user_mask)
 {
     if (size * 8 < cpu_count || size % sizeof(uint64_t))
         return -EINVAL;
-    struct process *process = affinity_target(pid);
-    if (!process)
+    struct thread *thread = affinity_target(pid);
+    if (!thread)
         return -ESRCH;
     struct cpumask mask;       /* word by word: no lock is held */
     for (size_t i = 0; i < CPUMASK_WORDS; i++)
-        mask.bits[i] = __atomic_load_n(&process->task->affinity.bits[i], __ATOMIC_RELAXED);
-    process_put(process);
+        mask.bits[i] = __atomic_load_n(&thread->task->affinity.bits[i], __ATOMIC_RELAXED);
+    process_put(thread->process);
     size_t length = size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits);
     if (copy_to_user(user_mask, mask.bits, length) < 0)
         return -EFAULT;
@@ -485,10 +464,11 @@ long sys_sched_setaffinity(int64_t pid, uint64_t size, const void *user_mask)
     if (copy_from_user(mask.bits, user_mask, size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
-    struct process *process = affinity_target(pid);
-    if (!process)
+    struct thread *thread = affinity_target(pid);
+    if (!thread)
         return -ESRCH;
-    long result = set_affinity(process->task, &mask);
+    struct process *process = thread->process;
+    long result = set_affinity(thread->task, &mask);
     process_put(process);
     return result;
 }

@@ -2,6 +2,7 @@
 #ifndef KERNEL_PROCESS_SYSCALLS_H
 #define KERNEL_PROCESS_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 long sys_brk(uint64_t address);
@@ -12,9 +13,11 @@ long sys_munmap(uint64_t address, uint64_t length);
 long sys_mprotect(uint64_t address, uint64_t length, uint64_t prot);
 long sys_fork(void);
 long sys_vfork(void);                    /* the parent sleeps until the child execs or exits */
-long sys_clone(uint64_t flags, uint64_t stack, uint64_t parent_tid, uint64_t child_tid, uint64_t tls);
+/* A fork (or, share_memory, a vfork) returning on child_stack (0: ours):
+ * the child's pid or -ENOMEM (kernel/process/clone.c uses it). */
+long fork_onto(uint64_t child_stack, bool share_memory);
 long sys_execve(const char *user_path, const char *const *user_argv, const char *const *user_envp);
-long sys_exit(int code) __attribute__((noreturn));      /* exit and exit_group: one task per process */
+long sys_exit(int code) __attribute__((noreturn));      /* this thread */
 long sys_wait4(int64_t pid, int *user_status, uint64_t options, void *user_rusage);
 long sys_set_tid_address(uint64_t address);
 long sys_arch_prctl(uint64_t code, uint64_t address);

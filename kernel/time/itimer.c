@@ -58,8 +58,8 @@ void itimer_exit(struct process *process)
     for (int which = 0; which < ITIMER_COUNT; which++)
         itimers->timers[which] = (struct itimer){ 0 };
     spin_unlock(&itimers->lock);
-    if (process->task)
-        tick_dep_clear_task(process->task, TICK_KEEP_CPU_TIMER);
+    if (process->leader.task)
+        tick_dep_clear_task(process->leader.task, TICK_KEEP_CPU_TIMER);
     timer_cancel_sync(&itimers->real);
 }
 

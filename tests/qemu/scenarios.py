@@ -330,6 +330,28 @@ SCENARIOS = [
     # Memory exhaustion from user space: a process takes every free page,
     # then gives them back one at a time while another forks at each step;
     # fork says ENOMEM until it works again, and the kernel goes on.
+    # Threads (docs/threads.md): pthread_create and join, TLS, mutexes,
+    # condition variables, barriers, thread- and process-directed signals,
+    # the group's end from a thread, exec from a thread, a thousand threads,
+    # clone's refused flags; the same program passes on the Linux host
+    # (host-pthreads). With musl: its waits spin where futex is missing.
+    _program("pthreads", "pthreads") | {"smp": 4},
+    # Attacks on thread groups: /proc read while threads end, exec and
+    # exit_group racing clone and each other, SIGKILL racing clone, a group
+    # stop and continue, joins racing the end (host-thread_races too).
+    _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
+    # Each thread a nohz task (docs/threads.md): one static program whose
+    # three pthreads, pinned to CPUs 1-3 and each marked through
+    # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the
+    # three CPUs took between the marks its thread wrote: nothing, under
+    # tick=task (musl) and tick=full (glibc), memory locked, no futex.
+    *[{"name": name, "smp": 4, "ktap": False, "timeout": 180, "witness": True, "append": append,
+       "add": ["build/tests-user/nohz_threads.%s:/bin/nohz-threads" % libc], "command": "nohz-threads 3",
+       "must_contain": [r"^nohz_threads: 3 threads, 3 s, done$"] +
+                       [r"^witness: cpu %d window 1: timer 0, all 0, exceptions 0$" % cpu for cpu in (1, 2, 3)],
+       "must_not_contain": [r"^witness: cpu (?![123] window 1:)", r"cannot (pin|mark)", r"PANIC"]}
+      for name, libc, append in [("threads-nohz", "musl", "tick=task"),
+                                 ("threads-nohz-full-glibc", "glibc", "tick=full nohz_full=1-3")]],
     {"name": "oom", "smp": 2, "timeout": 120, "mem": "64M",
      "add": ["build/tests-user/oom.musl:/bin/oom-test"], "command": "oom-test; echo after=$?",
      "must_contain": [r"^# free at the low point: -?\d+ KiB; forks: [1-9]\d* refused", r"^after=0$"]},
