@@ -13,8 +13,9 @@
  * lock, reads the word, and queues itself only if it still holds the
  * value expected; the waker changes the word in user space first, then
  * takes the bucket lock. The word is read under the lock without faulting
- * (interrupts are off); a page not there yet is faulted in outside it, and
- * the step tried again.
+ * (interrupts are off), through the direct map and without the address
+ * space's lock (kernel/mm/uaccess.h); a page not there yet is faulted in
+ * outside it, and the step tried again.
  *
  * A woken waiter has been taken off its queue by the waker, whose last
  * touch of it is `done`: the waiter returns only after seeing it, as its
@@ -702,7 +703,10 @@ static bool futex_death(uint64_t address, int tid, bool pi, bool pending)
         uint32_t new = (value & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
         if (user_fault_in_writable((void *)address, sizeof(uint32_t)) < 0)
             return false;
-        if (user_cmpxchg_u32_nofault((uint32_t *)address, value, new, &found) < 0)
+        uint64_t flags = irq_save();    /* the nofault access wants them off */
+        int error = user_cmpxchg_u32_nofault((uint32_t *)address, value, new, &found);
+        irq_restore(flags);
+        if (error < 0)
             continue;
         if (found != value)
             continue;
