@@ -2,12 +2,12 @@
  *
  * A waiter is a struct futex_waiter on its kernel stack, queued on one of
  * FUTEX_BUCKETS wait queues (sched/wait.h) chosen by a hash of its key; the
- * queue's lock is the bucket lock. A key is (address space, address): a
- * private futex, and also a "shared" one, since every mapping is private
- * for now (nohzk has no MAP_SHARED): a parent and a child that share a
- * page copy-on-write after fork are not joined, a vfork child and its
- * parent are. When shared mappings come, a shared futex on one is keyed
- * by the object behind it and the offset.
+ * queue's lock is the bucket lock. A key is (address space, address,
+ * shared or not): a private futex's, and also a shared one's, since every
+ * mapping is private for now (nohzk has no MAP_SHARED): a parent and a
+ * child that share a page copy-on-write after fork are not joined, a
+ * vfork child and its parent are. When shared mappings come, a shared
+ * futex on one is keyed by the object behind it and the offset.
  *
  * The order that loses no wakeup, as Linux's: the waiter takes the bucket
  * lock, reads the word, and queues itself only if it still holds the
@@ -50,9 +50,13 @@
 #define FLAG_REALTIME    2u     /* FUTEX_CLOCK_REALTIME */
 #define FLAG_HAS_TIMEOUT 4u     /* for the restart of a wait */
 
+/* shared: no FUTEX_PRIVATE_FLAG. Linux keys a shared futex on private
+ * memory by the same address space and address, but marks it
+ * (FUT_OFF_MMSHARED): a private wake does not find a shared waiter. */
 struct futex_key {
     const struct address_space *space;
     uint64_t address;
+    bool shared;
 };
 
 struct futex_waiter {
@@ -96,7 +100,7 @@ static struct wait_queue *bucket_of(const struct futex_key *key)
 
 static bool key_equal(const struct futex_key *a, const struct futex_key *b)
 {
-    return a->space == b->space && a->address == b->address;
+    return a->space == b->space && a->address == b->address && a->shared == b->shared;
 }
 
 static struct futex_waiter *waiter_of(struct wait_entry *entry)
@@ -118,7 +122,7 @@ static long key_get(uint64_t address, unsigned flags, bool for_write, struct fut
                       : copy_from_user(&value, (const void *)address, sizeof(value)) < 0)
             return -EFAULT;
     }
-    *key = (struct futex_key){ current_process()->memory, address };
+    *key = (struct futex_key){ current_process()->memory, address, flags & FLAG_SHARED };
     return 0;
 }
 

@@ -733,6 +733,14 @@ SCENARIOS = [
     # the Linux host too ("host-futex" in tests/run).
     _program("futex", "futex"),
     _program("futex-glibc", "futex", "glibc"),
+    # futexes between threads: wakes by count, in order and by bitset,
+    # requeue and WAKE_OP with waiters, a wake racing the wait, a ping-pong
+    # across two CPUs, a signal, an affinity change and an unmap during a
+    # wait, the PI hand-over at unlock and at the owner's death, robust and
+    # PI mutexes, condition variables, joins. Both libcs; passes on the
+    # Linux host too ("host-futex_threads" in tests/run).
+    _program("futex-threads", "futex_threads"),
+    _program("futex-threads-glibc", "futex_threads", "glibc"),
 
     # The lock check (docs/reliability.md, section 4): a lock held with
     # interrupts off past the bound is reported by its waiter, with the
