@@ -81,15 +81,27 @@ static int current_tid(void)
     return current_thread()->tid;
 }
 
-/* Whether a live thread has this TID (one that exited has released its
- * futexes: Linux's FUTEX_STATE_DEAD). */
-static bool tid_alive(int tid)
+/* The owner a PI waiter names, as Linux's futex_state: alive, releasing
+ * its futexes (futex_exit_robust_list() marks it first), or dead. Asked
+ * with no bucket lock held: process_tree_lock nests under nothing here. */
+enum owner_state { OWNER_ALIVE, OWNER_EXITING, OWNER_DEAD };
+
+static enum owner_state owner_state(int tid)
 {
     spin_lock(&process_tree_lock);
     struct thread *owner = thread_find_locked(tid);
-    bool alive = owner && !owner->exited;
+    enum owner_state state = !owner || owner->exited ? OWNER_DEAD
+                             : owner->futex_exiting  ? OWNER_EXITING
+                                                     : OWNER_ALIVE;
     spin_unlock(&process_tree_lock);
-    return alive;
+    return state;
+}
+
+static void mark_exiting(bool exiting)
+{
+    spin_lock(&process_tree_lock);
+    current_thread()->futex_exiting = exiting;
+    spin_unlock(&process_tree_lock);
 }
 
 static struct wait_queue *bucket_of(const struct futex_key *key)
@@ -534,11 +546,12 @@ static long hand_over_locked(struct wait_queue *bucket, struct futex_waiter *nex
 }
 
 /* Linux's futex_lock_pi_atomic(), bucket held: 1 if we took the lock,
- * 0 if it is owned (FUTEX_WAITERS now set; *owner its TID), or -EDEADLK,
- * -ESRCH (the owner is gone and the word unchanged), -EAGAIN (the word
- * changed: try again), -EFAULT (fault the page in and try again). */
+ * 0 if it is owned (FUTEX_WAITERS now set, *now the word so, *owner its
+ * TID), or -EDEADLK, -EAGAIN (the word changed: try again), -EFAULT
+ * (fault the page in and try again). Whether the owner lives is asked
+ * after, without the bucket lock. */
 static long lock_pi_atomic(struct wait_queue *bucket, const struct futex_key *key, uint64_t address, int tid,
-                           int *owner)
+                           int *owner, uint32_t *now)
 {
     uint32_t *word = (uint32_t *)address, value, found;
 
@@ -559,12 +572,7 @@ static long lock_pi_atomic(struct wait_queue *bucket, const struct futex_key *ke
     if (found != value)
         return -EAGAIN;
     *owner = (int)(value & FUTEX_TID_MASK);
-    if (!waiters && !tid_alive(*owner)) {
-        /* Linux's handle_exit_race(): unchanged since, the owner is gone. */
-        if (user_read_u32_nofault(word, &found) < 0)
-            return -EFAULT;
-        return found == (value | FUTEX_WAITERS) ? -ESRCH : -EAGAIN;
-    }
+    *now = value | FUTEX_WAITERS;
     return 0;
 }
 
@@ -580,8 +588,9 @@ static long futex_lock_pi(uint64_t address, unsigned flags, const uint64_t *dead
         timeout_start(&timeout, *deadline);
     for (;;) {
         int owner = 0;
+        uint32_t now = 0;
         spin_lock(&bucket->lock);
-        result = lock_pi_atomic(bucket, &waiter.key, address, waiter.tid, &owner);
+        result = lock_pi_atomic(bucket, &waiter.key, address, waiter.tid, &owner, &now);
         if (result == 0 && !trylock) {
             waiter.owner_tid = owner;
             enqueue_locked(bucket, &waiter);
@@ -601,6 +610,31 @@ static long futex_lock_pi(uint64_t address, unsigned flags, const uint64_t *dead
         }
         if (result < 0)
             break;
+        /* Owned. Queued first, then the owner looked at: an owner that
+         * starts exiting after this look finds us in its walk. */
+        enum owner_state state = owner_state(owner);
+        if (state != OWNER_ALIVE) {
+            set_current_state(TASK_RUNNABLE);
+            if (!trylock && !unqueue(&waiter)) {
+                result = 0;         /* handed over meanwhile: ours */
+                break;
+            }
+            if (state == OWNER_EXITING) {
+                yield();            /* until its walk is done */
+                continue;
+            }
+            /* Linux's handle_exit_race(): the word unchanged since, the owner is gone */
+            uint32_t seen;
+            if (copy_from_user(&seen, (const void *)address, sizeof(seen)) < 0) {
+                result = -EFAULT;
+                break;
+            }
+            if (seen == now) {
+                result = -ESRCH;
+                break;
+            }
+            continue;
+        }
         if (trylock) {
             result = -EAGAIN;       /* EWOULDBLOCK */
             break;
@@ -759,9 +793,16 @@ static void walk_robust_list(uint64_t head, int tid)
 
 void futex_exit_robust_list(uint64_t head, int tid)
 {
+    mark_exiting(true);
     if (head)
         walk_robust_list(head, tid);
     exit_pi_futexes(tid);
+}
+
+void futex_exec_release(uint64_t head, int tid)
+{
+    futex_exit_robust_list(head, tid);
+    mark_exiting(false);
 }
 
 long futex_wake_at_exit(uint64_t address)

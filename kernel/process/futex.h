@@ -44,5 +44,8 @@ long futex_wake_at_exit(uint64_t address);
  * after ROBUST_LIST_LIMIT entries (a list that loops). Then each PI futex
  * tid still owns with waiters queued goes to its first waiter. */
 void futex_exit_robust_list(uint64_t head, int tid);
+/* The same at exec, after which the thread goes on (Linux's
+ * futex_exec_release()). */
+void futex_exec_release(uint64_t head, int tid);
 
 #endif

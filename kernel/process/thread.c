@@ -201,6 +201,8 @@ static void become_leader(struct process *process, struct thread *self)
     leader->signals = self->signals;
     leader->restart = (struct restart_block){ 0 };
     leader->clear_child_tid = 0;
+    leader->robust_list = self->robust_list;    /* exec walks it, as the exec'ing thread's */
+    leader->futex_exiting = false;
     leader->exited = false;
     current_task()->thread = leader;
     self->task = old;       /* our old slot holds the dead task until a sweep frees both */
