@@ -23,7 +23,6 @@
 #include "kernel/base/printk.h"
 #include "kernel/fs/fs_syscalls.h"
 #include "kernel/process/process.h"
-#include "kernel/process/futex.h"
 #include "kernel/fs/poll.h"
 #include "kernel/process/poweroff.h"
 #include "kernel/process/process_syscalls.h"
@@ -150,9 +149,6 @@ WRAP(fchmodat, sys_fchmodat((int)a0, (const char *)a1, (uint32_t)a2, 0))
 WRAP(exit, sys_exit((int)a0))
 WRAP(arch_prctl, sys_arch_prctl(a0, a1))
 WRAP(set_tid_address, sys_set_tid_address(a0))
-WRAP(futex, sys_futex(a0, (int)a1, (uint32_t)a2, a3, a4, (uint32_t)a5))     /* int op, u32 val, val3 */
-WRAP(set_robust_list, sys_set_robust_list(a0, a1))
-WRAP(get_robust_list, sys_get_robust_list((int)a0, a1, a2))     /* int pid */
 
 WRAP(kill, sys_kill((int)a0, (int)a1))           /* pid_t and int: 32 bits */
 WRAP(reboot, sys_reboot(a0, a1, a2))
@@ -179,7 +175,7 @@ static const struct syscall_entry table[] = {
     W(268, fchmodat), W(38, setitimer), W(36, getitimer), W(37, alarm),
     W(60, exit), W(158, arch_prctl),
     W(218, set_tid_address), W(151, mlockall), W(152, munlockall),
-    W(137, statfs), W(138, fstatfs), W(202, futex), W(273, set_robust_list), W(274, get_robust_list),
+    W(137, statfs), W(138, fstatfs),
 };
 
 #define TABLE_SIZE (sizeof(table) / sizeof(table[0]))

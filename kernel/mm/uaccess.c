@@ -8,7 +8,9 @@
  * nothing can unmap a page between the check and the copy. */
 #include "kernel/mm/uaccess.h"
 
+#include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
+#include "kernel/base/panic.h"
 #include "arch/x86/user_mode.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
@@ -120,33 +122,41 @@ size_t user_accessible_prefix(const void *user_start, size_t length, bool for_wr
     return done < length ? done : length;
 }
 
-/* Mapped for this access now: no fault-in, so callable with interrupts off. */
-static bool word_present(const uint32_t *user_word, bool for_write)
+/* The word, through the kernel's direct map of its page, if the page is
+ * mapped now (for writing: writable, so not copy-on-write), else NULL. A
+ * walk without the address space's lock, with interrupts off: a page or a
+ * page table another CPU unmaps is freed only after every CPU running the
+ * space has flushed at its request (kernel/mm/tlb.c), which this one does
+ * not do before interrupts come back on. Nothing here waits for another
+ * CPU, so a caller may hold a spinlock that CPU is waiting for. */
+static uint32_t *word_mapped(const uint32_t *user_word, bool for_write)
 {
     struct process *process = current_process();
     uint64_t address = (uint64_t)user_word;
+    ASSERT(!irqs_enabled());
     if (!process || !process->memory || address % sizeof(uint32_t) || address >= USER_SPACE_END)
-        return false;
-    return address_space_lookup(process->memory, address & ~(PAGE_SIZE - 1), for_write) != 0;
+        return 0;
+    uint64_t entry = user_tables_entry(process->memory->root_phys, address);
+    if (!(entry & PTE_PRESENT) || !(entry & PTE_USER) || (for_write && !(entry & PTE_WRITE)))
+        return 0;
+    return (uint32_t *)((char *)phys_to_virt(entry & PTE_ADDRESS) + address % PAGE_SIZE);
 }
 
 int user_read_u32_nofault(const uint32_t *user_word, uint32_t *value)
 {
-    if (!word_present(user_word, false))
+    uint32_t *word = word_mapped(user_word, false);
+    if (!word)
         return -EFAULT;
-    user_access_begin();
-    *value = __atomic_load_n(user_word, __ATOMIC_SEQ_CST);
-    user_access_end();
+    *value = __atomic_load_n(word, __ATOMIC_SEQ_CST);
     return 0;
 }
 
 int user_cmpxchg_u32_nofault(uint32_t *user_word, uint32_t expected, uint32_t desired, uint32_t *found)
 {
-    if (!word_present(user_word, true))
+    uint32_t *word = word_mapped(user_word, true);
+    if (!word)
         return -EFAULT;
-    user_access_begin();
-    __atomic_compare_exchange_n(user_word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    user_access_end();
+    __atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     *found = expected;      /* the value seen: desired was stored if it equals the one expected */
     return 0;
 }

@@ -397,7 +397,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
     /* The point of no return: the old program is gone from here on. Its
      * robust futexes are released in its memory first (Linux's
      * exec_mm_release). */
-    futex_exit_robust_list(current_thread()->robust_list, current_thread()->tid);
+    futex_exec_release(current_thread()->robust_list, current_thread()->tid);
     current_thread()->robust_list = 0;
     spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *old = process->memory;

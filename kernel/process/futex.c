@@ -2,19 +2,20 @@
  *
  * A waiter is a struct futex_waiter on its kernel stack, queued on one of
  * FUTEX_BUCKETS wait queues (sched/wait.h) chosen by a hash of its key; the
- * queue's lock is the bucket lock. A key is (address space, address): a
- * private futex, and also a "shared" one, since every mapping is private
- * for now (nohzk has no MAP_SHARED): a parent and a child that share a
- * page copy-on-write after fork are not joined, a vfork child and its
- * parent are. When shared mappings come, a shared futex on one is keyed
- * by the object behind it and the offset.
+ * queue's lock is the bucket lock. A key is (address space, address,
+ * shared or not): a private futex's, and also a shared one's, since every
+ * mapping is private for now (nohzk has no MAP_SHARED): a parent and a
+ * child that share a page copy-on-write after fork are not joined, a
+ * vfork child and its parent are. When shared mappings come, a shared
+ * futex on one is keyed by the object behind it and the offset.
  *
  * The order that loses no wakeup, as Linux's: the waiter takes the bucket
  * lock, reads the word, and queues itself only if it still holds the
  * value expected; the waker changes the word in user space first, then
  * takes the bucket lock. The word is read under the lock without faulting
- * (interrupts are off); a page not there yet is faulted in outside it, and
- * the step tried again.
+ * (interrupts are off), through the direct map and without the address
+ * space's lock (kernel/mm/uaccess.h); a page not there yet is faulted in
+ * outside it, and the step tried again.
  *
  * A woken waiter has been taken off its queue by the waker, whose last
  * touch of it is `done`: the waiter returns only after seeing it, as its
@@ -30,6 +31,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/base/printk.h"
 #include "kernel/base/spinlock.h"
+#include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/uaccess.h"
@@ -48,9 +50,13 @@
 #define FLAG_REALTIME    2u     /* FUTEX_CLOCK_REALTIME */
 #define FLAG_HAS_TIMEOUT 4u     /* for the restart of a wait */
 
+/* shared: no FUTEX_PRIVATE_FLAG. Linux keys a shared futex on private
+ * memory by the same address space and address, but marks it
+ * (FUT_OFF_MMSHARED): a private wake does not find a shared waiter. */
 struct futex_key {
     const struct address_space *space;
     uint64_t address;
+    bool shared;
 };
 
 struct futex_waiter {
@@ -69,19 +75,33 @@ static struct wait_queue buckets[FUTEX_BUCKETS] = {
 };
 static int pi_waiters;          /* queued in LOCK_PI anywhere: an exit looks for owners only if any */
 
-/* The thread identity in a PI word and a robust list: the tid. */
+/* The thread identity in a PI word and a robust list. */
 static int current_tid(void)
 {
     return current_thread()->tid;
 }
 
-/* Whether a live thread has this TID (a zombie's futexes are released). */
-static bool tid_alive(int tid)
+/* The owner a PI waiter names, as Linux's futex_state: alive, releasing
+ * its futexes (futex_exit_robust_list() marks it first), or dead. Asked
+ * with no bucket lock held: process_tree_lock nests under nothing here. */
+enum owner_state { OWNER_ALIVE, OWNER_EXITING, OWNER_DEAD };
+
+static enum owner_state owner_state(int tid)
 {
     spin_lock(&process_tree_lock);
-    bool alive = thread_find_locked(tid) != 0;     /* one that has exited is not found */
+    struct thread *owner = thread_find_locked(tid);
+    enum owner_state state = !owner || owner->exited ? OWNER_DEAD
+                             : owner->futex_exiting  ? OWNER_EXITING
+                                                     : OWNER_ALIVE;
     spin_unlock(&process_tree_lock);
-    return alive;
+    return state;
+}
+
+static void mark_exiting(bool exiting)
+{
+    spin_lock(&process_tree_lock);
+    current_thread()->futex_exiting = exiting;
+    spin_unlock(&process_tree_lock);
 }
 
 static struct wait_queue *bucket_of(const struct futex_key *key)
@@ -92,7 +112,7 @@ static struct wait_queue *bucket_of(const struct futex_key *key)
 
 static bool key_equal(const struct futex_key *a, const struct futex_key *b)
 {
-    return a->space == b->space && a->address == b->address;
+    return a->space == b->space && a->address == b->address && a->shared == b->shared;
 }
 
 static struct futex_waiter *waiter_of(struct wait_entry *entry)
@@ -114,7 +134,7 @@ static long key_get(uint64_t address, unsigned flags, bool for_write, struct fut
                       : copy_from_user(&value, (const void *)address, sizeof(value)) < 0)
             return -EFAULT;
     }
-    *key = (struct futex_key){ current_process()->memory, address };
+    *key = (struct futex_key){ current_process()->memory, address, flags & FLAG_SHARED };
     return 0;
 }
 
@@ -526,11 +546,12 @@ static long hand_over_locked(struct wait_queue *bucket, struct futex_waiter *nex
 }
 
 /* Linux's futex_lock_pi_atomic(), bucket held: 1 if we took the lock,
- * 0 if it is owned (FUTEX_WAITERS now set; *owner its TID), or -EDEADLK,
- * -ESRCH (the owner is gone and the word unchanged), -EAGAIN (the word
- * changed: try again), -EFAULT (fault the page in and try again). */
+ * 0 if it is owned (FUTEX_WAITERS now set, *now the word so, *owner its
+ * TID), or -EDEADLK, -EAGAIN (the word changed: try again), -EFAULT
+ * (fault the page in and try again). Whether the owner lives is asked
+ * after, without the bucket lock. */
 static long lock_pi_atomic(struct wait_queue *bucket, const struct futex_key *key, uint64_t address, int tid,
-                           int *owner)
+                           int *owner, uint32_t *now)
 {
     uint32_t *word = (uint32_t *)address, value, found;
 
@@ -551,12 +572,7 @@ static long lock_pi_atomic(struct wait_queue *bucket, const struct futex_key *ke
     if (found != value)
         return -EAGAIN;
     *owner = (int)(value & FUTEX_TID_MASK);
-    if (!waiters && !tid_alive(*owner)) {
-        /* Linux's handle_exit_race(): unchanged since, the owner is gone. */
-        if (user_read_u32_nofault(word, &found) < 0)
-            return -EFAULT;
-        return found == (value | FUTEX_WAITERS) ? -ESRCH : -EAGAIN;
-    }
+    *now = value | FUTEX_WAITERS;
     return 0;
 }
 
@@ -572,8 +588,9 @@ static long futex_lock_pi(uint64_t address, unsigned flags, const uint64_t *dead
         timeout_start(&timeout, *deadline);
     for (;;) {
         int owner = 0;
+        uint32_t now = 0;
         spin_lock(&bucket->lock);
-        result = lock_pi_atomic(bucket, &waiter.key, address, waiter.tid, &owner);
+        result = lock_pi_atomic(bucket, &waiter.key, address, waiter.tid, &owner, &now);
         if (result == 0 && !trylock) {
             waiter.owner_tid = owner;
             enqueue_locked(bucket, &waiter);
@@ -593,6 +610,31 @@ static long futex_lock_pi(uint64_t address, unsigned flags, const uint64_t *dead
         }
         if (result < 0)
             break;
+        /* Owned. Queued first, then the owner looked at: an owner that
+         * starts exiting after this look finds us in its walk. */
+        enum owner_state state = owner_state(owner);
+        if (state != OWNER_ALIVE) {
+            set_current_state(TASK_RUNNABLE);
+            if (!trylock && !unqueue(&waiter)) {
+                result = 0;         /* handed over meanwhile: ours */
+                break;
+            }
+            if (state == OWNER_EXITING) {
+                yield();            /* until its walk is done */
+                continue;
+            }
+            /* Linux's handle_exit_race(): the word unchanged since, the owner is gone */
+            uint32_t seen;
+            if (copy_from_user(&seen, (const void *)address, sizeof(seen)) < 0) {
+                result = -EFAULT;
+                break;
+            }
+            if (seen == now) {
+                result = -ESRCH;
+                break;
+            }
+            continue;
+        }
         if (trylock) {
             result = -EAGAIN;       /* EWOULDBLOCK */
             break;
@@ -699,7 +741,10 @@ static bool futex_death(uint64_t address, int tid, bool pi, bool pending)
         uint32_t new = (value & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
         if (user_fault_in_writable((void *)address, sizeof(uint32_t)) < 0)
             return false;
-        if (user_cmpxchg_u32_nofault((uint32_t *)address, value, new, &found) < 0)
+        uint64_t flags = irq_save();    /* the nofault access wants them off */
+        int error = user_cmpxchg_u32_nofault((uint32_t *)address, value, new, &found);
+        irq_restore(flags);
+        if (error < 0)
             continue;
         if (found != value)
             continue;
@@ -748,9 +793,16 @@ static void walk_robust_list(uint64_t head, int tid)
 
 void futex_exit_robust_list(uint64_t head, int tid)
 {
+    mark_exiting(true);
     if (head)
         walk_robust_list(head, tid);
     exit_pi_futexes(tid);
+}
+
+void futex_exec_release(uint64_t head, int tid)
+{
+    futex_exit_robust_list(head, tid);
+    mark_exiting(false);
 }
 
 long futex_wake_at_exit(uint64_t address)
@@ -774,8 +826,8 @@ static bool has_timeout(int command)
  * first, then the clock flag, then the operation. Every clock counts from
  * boot here, so CLOCK_REALTIME and CLOCK_MONOTONIC deadlines are the same
  * numbers. */
-long sys_futex(uint64_t address, int op, uint32_t value, uint64_t timeout_or_value2, uint64_t address2,
-               uint32_t value3)
+SYSCALL_DEFINE6(futex, uint64_t, address, int, op, uint32_t, value, uint64_t, timeout_or_value2, uint64_t, address2,
+                uint32_t, value3)
 {
     int command = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
     unsigned flags = (op & FUTEX_PRIVATE_FLAG ? 0 : FLAG_SHARED) | (op & FUTEX_CLOCK_REALTIME ? FLAG_REALTIME : 0);
@@ -821,7 +873,7 @@ long sys_futex(uint64_t address, int op, uint32_t value, uint64_t timeout_or_val
     return -ENOSYS;
 }
 
-long sys_set_robust_list(uint64_t head, uint64_t length)
+SYSCALL_DEFINE2(set_robust_list, uint64_t, head, uint64_t, length)
 {
     if (length != ROBUST_LIST_HEAD_SIZE)
         return -EINVAL;
@@ -829,14 +881,14 @@ long sys_set_robust_list(uint64_t head, uint64_t length)
     return 0;
 }
 
-long sys_get_robust_list(int pid, uint64_t user_head, uint64_t user_length)
+SYSCALL_DEFINE3(get_robust_list, int, pid, uint64_t, user_head, uint64_t, user_length)
 {
     uint64_t head, length = ROBUST_LIST_HEAD_SIZE;
     if (pid == 0) {
         head = current_thread()->robust_list;
     } else {
         spin_lock(&process_tree_lock);
-        struct thread *thread = thread_find_locked(pid);
+        struct thread *thread = thread_find_locked(pid);     /* any thread's TID, as Linux */
         head = thread ? thread->robust_list : 0;
         spin_unlock(&process_tree_lock);
         if (!thread)

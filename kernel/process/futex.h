@@ -1,6 +1,6 @@
-/* Futexes: Linux's futex(2), set_robust_list and get_robust_list, and
- * what a thread's death or an exec does to the futexes it holds
- * (docs/futex.md). */
+/* Futexes: Linux's futex(2), set_robust_list and get_robust_list (their
+ * SYSCALL_DEFINEs are in futex.c), and what a thread's death or an exec
+ * does to the futexes it holds (docs/futex.md). */
 #ifndef KERNEL_FUTEX_H
 #define KERNEL_FUTEX_H
 
@@ -32,11 +32,6 @@
 #define ROBUST_LIST_LIMIT 2048      /* entries a robust-list walk visits at most, as Linux */
 #define ROBUST_LIST_HEAD_SIZE 24    /* sizeof(struct robust_list_head) */
 
-long sys_futex(uint64_t address, int op, uint32_t value, uint64_t timeout_or_value2, uint64_t address2,
-               uint32_t value3);
-long sys_set_robust_list(uint64_t head, uint64_t length);
-long sys_get_robust_list(int pid, uint64_t user_head, uint64_t user_length);
-
 /* A thread's exit with CLONE_CHILD_CLEARTID (Linux's mm_release): 0 is
  * written to the 32-bit word at address, in the current address space,
  * and one waiter on it is woken (pthread_join). A bad address is ignored,
@@ -49,5 +44,8 @@ long futex_wake_at_exit(uint64_t address);
  * after ROBUST_LIST_LIMIT entries (a list that loops). Then each PI futex
  * tid still owns with waiters queued goes to its first waiter. */
 void futex_exit_robust_list(uint64_t head, int tid);
+/* The same at exec, after which the thread goes on (Linux's
+ * futex_exec_release()). */
+void futex_exec_release(uint64_t head, int tid);
 
 #endif

@@ -13,13 +13,13 @@
  * back to user mode (or out of an interruptible wait) and ends there
  * (kernel/process/signal.c). */
 #include "kernel/process/thread.h"
+#include "kernel/process/futex.h"
 
 #include "arch/x86/cpu.h"
 #include "kernel/base/panic.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/uaccess.h"
-#include "kernel/process/futex.h"
 #include "kernel/process/process.h"
 #include "sched/task.h"
 #include "sched/wait.h"
@@ -53,16 +53,13 @@ void thread_kill_others_locked(struct process *process)
     }
 }
 
-/* The futexes a dying thread leaves, while its memory is there (Linux's
- * mm_release): its robust list is walked, and the word at
- * clear_child_tid is zeroed and one waiter woken, so that pthread_join
- * sees the thread gone. A bad address is ignored, as Linux ignores it. */
-static void release_futexes(struct thread *thread)
+/* Zero the word at clear_child_tid and wake a waiter there, as Linux's
+ * mm_release, so that pthread_join sees the thread gone. A bad address is
+ * ignored, as Linux ignores it. */
+static void clear_child_tid(struct thread *thread)
 {
     uint64_t address = thread->clear_child_tid;
 
-    futex_exit_robust_list(thread->robust_list, thread->tid);
-    thread->robust_list = 0;
     thread->clear_child_tid = 0;
     if (address && thread->process->memory)
         futex_wake_at_exit(address);
@@ -73,7 +70,11 @@ void thread_exit(int wait_status)
     struct thread *self = current_thread();
     struct process *process = self->process;
 
-    release_futexes(self);
+    /* Robust futexes first, then the join word, as Linux's exit_mm_release() */
+    if (self->process->memory)
+        futex_exit_robust_list(self->robust_list, self->tid);
+    self->robust_list = 0;
+    clear_child_tid(self);
     spin_lock(&process_tree_lock);
     self->exited = true;
     bool last = --process->live_threads == 0;
@@ -200,6 +201,8 @@ static void become_leader(struct process *process, struct thread *self)
     leader->signals = self->signals;
     leader->restart = (struct restart_block){ 0 };
     leader->clear_child_tid = 0;
+    leader->robust_list = self->robust_list;    /* exec walks it, as the exec'ing thread's */
+    leader->futex_exiting = false;
     leader->exited = false;
     current_task()->thread = leader;
     self->task = old;       /* our old slot holds the dead task until a sweep frees both */

@@ -27,7 +27,8 @@ struct thread {
     bool exited;                        /* left the group; its task dies next (guarded as above) */
     uint64_t fs_base;                   /* arch_prctl(ARCH_SET_FS), CLONE_SETTLS */
     uint64_t clear_child_tid;           /* set_tid_address, CLONE_CHILD_CLEARTID: zeroed and woken at exit */
-    uint64_t robust_list;               /* set_robust_list(): the head, or 0 (kernel/process/futex.c) */
+    uint64_t robust_list;               /* set_robust_list: the head, or 0 (kernel/process/futex.c) */
+    bool futex_exiting;                 /* its futexes are being released: a PI waiter waits for the end */
     struct signal_state signals;        /* mask, thread-directed pending, altstack */
     struct restart_block restart;       /* for restart_syscall */
 };

@@ -735,6 +735,14 @@ SCENARIOS = [
     # the Linux host too ("host-futex" in tests/run).
     _program("futex", "futex"),
     _program("futex-glibc", "futex", "glibc"),
+    # futexes between threads: wakes by count, in order and by bitset,
+    # requeue and WAKE_OP with waiters, a wake racing the wait, a ping-pong
+    # across two CPUs, a signal, an affinity change and an unmap during a
+    # wait, the PI hand-over at unlock and at the owner's death, robust and
+    # PI mutexes, condition variables, joins. Both libcs; passes on the
+    # Linux host too ("host-futex_threads" in tests/run).
+    _program("futex-threads", "futex_threads"),
+    _program("futex-threads-glibc", "futex_threads", "glibc"),
 
     # The lock check (docs/reliability.md, section 4): a lock held with
     # interrupts off past the bound is reported by its waiter, with the
@@ -834,6 +842,10 @@ SCENARIOS = [
           ("symlink", [r"^fuzz: class symlink: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ELOOP [1-9]"]),
           ("memory", [r"^fuzz: class memory: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
                       r"^fuzz: class memory: children [1-9]\d*: .*; killed at the time limit \d+, stuck 0 "]),
+          # futex calls on every kind of word: refused (EFAULT, EINVAL) and
+          # done; a waiting child signalled, stopped and killed is never stuck
+          ("futex", [r"^fuzz: class futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                     r"^fuzz: class futex: children [1-9]\d*: .*Killed [1-9].*; killed at the time limit \d+, stuck 0 "]),
           # crafted frames: children die of a signal, or land where a
           # sanitized frame sends them; none comes back
           ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, landed badly 0, "

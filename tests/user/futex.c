@@ -359,7 +359,7 @@ static int wake_op_on_bad_words(void)
 /* After fork, parent and child share the page of word copy-on-write:
  * still two futexes, private or not. The child waits on its copy; the
  * parent's wakes find nobody, and the child's wait times out. */
-static int fork_does_not_join_futexes(void)
+static int keys_not_joined_after_fork(void)
 {
     for (int op_private = 0; op_private <= FUTEX_PRIVATE_FLAG; op_private += FUTEX_PRIVATE_FLAG) {
         int ready[2];
@@ -791,7 +791,7 @@ static int robust_list_garbage_is_harmless(void)
 }
 
 /* A fork child's robust list starts empty (Linux's copy_process). */
-static int fork_child_has_no_robust_list(void)
+static int robust_list_empty_after_fork(void)
 {
     struct robust_head *mine = 0;
     size_t length;
@@ -839,7 +839,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(requeue_checks_counts_and_value),
     KTAP_CASE(wake_op_changes_the_second_word),
     KTAP_CASE(wake_op_on_bad_words),
-    KTAP_CASE(fork_does_not_join_futexes),
+    KTAP_CASE(keys_not_joined_after_fork),
     KTAP_CASE(signal_without_timeout_restarts_or_eintr),
     KTAP_CASE(signal_with_timeout_is_eintr),
     KTAP_CASE(stop_and_continue_resume_the_wait),
@@ -853,7 +853,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(robust_list_pi_and_pending),
     KTAP_CASE(robust_list_walk_is_bounded),
     KTAP_CASE(robust_list_garbage_is_harmless),
-    KTAP_CASE(fork_child_has_no_robust_list),
+    KTAP_CASE(robust_list_empty_after_fork),
     KTAP_CASE(wait_on_a_page_another_process_unmapped),
 };
 
