@@ -701,6 +701,13 @@ long sys_kill(int64_t pid, int64_t signal)
             found++;
         }
     }
+    /* A thread's tid names its process, as on Linux (the signal is the
+     * process's, not that thread's). */
+    struct thread *thread = !found && pid > 0 ? thread_find_locked((int)pid) : 0;
+    if (thread) {
+        signal_send(thread->process, (int)signal, &origin);
+        found++;
+    }
     spin_unlock(&process_tree_lock);
     return found ? 0 : -ESRCH;
 }

@@ -362,6 +362,30 @@ static int process_signal_to_unblocking_thread(void)
     return 1;
 }
 
+/* kill() with a thread's tid reaches its process (Linux's find_vpid):
+ * the signal is process-directed, taken by the thread that does not
+ * block it. */
+static int kill_by_tid_reaches_the_process(void)
+{
+    pthread_t thread;
+    sigset_t usr2;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    signal(SIGUSR2, note_tid);
+    CHECK(pthread_sigmask(SIG_BLOCK, &usr2, 0) == 0);          /* the worker blocks it too */
+    CHECK(pthread_create(&thread, 0, wait_for_done, 0) == 0);
+    while (!atomic_load(&worker_ready))
+        sched_yield();
+    CHECK(kill(worker_tid, SIGUSR2) == 0);
+    sigset_t pending;
+    CHECK(sigpending(&pending) == 0 && sigismember(&pending, SIGUSR2));
+    CHECK(pthread_sigmask(SIG_UNBLOCK, &usr2, 0) == 0);         /* the leader takes it now */
+    CHECK(handler_runs == 1 && handler_tid == getpid());
+    atomic_store(&worker_done, 1);
+    CHECK(pthread_join(thread, 0) == 0);
+    return 1;
+}
+
 /* tgkill with another process's tgid: ESRCH. */
 static int tgkill_wrong_group(void)
 {
@@ -763,6 +787,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(futex_ping_pong_across_cpus),
     KTAP_CASE(thread_directed_signal),
     KTAP_CASE(process_signal_to_unblocking_thread),
+    KTAP_CASE(kill_by_tid_reaches_the_process),
     KTAP_CASE(tgkill_wrong_group),
     KTAP_CASE(exit_group_from_thread),
     KTAP_CASE(fatal_signal_ends_group),
