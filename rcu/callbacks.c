@@ -21,6 +21,7 @@
 #include "kernel/irq/irq.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/time/tick.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
 
@@ -67,7 +68,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
      * (docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it); an
      * offloaded CPU's are rcuo's business, and its tick stays as it is. */
     if (!rcu_data_of(cpu)->offloaded)
-        tick_recheck();
+        tick_nohz_kick(cpu);
     irq_restore(flags);
 }
 

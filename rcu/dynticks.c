@@ -24,6 +24,7 @@
 #include "arch/x86/cpu.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/time/tick.h"
 #include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 

@@ -16,6 +16,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/time/tick.h"
 #include "kernel/trace/trace.h"
 #include "rcu/internal.h"
 #include "sched/task.h"
@@ -141,6 +142,11 @@ bool rcu_pending(unsigned cpu)
     if (rdp->qs_pending && rdp->passed_qs)
         return true;                /* a QS to report */
     return rcu_callbacks_have_work(rdp);
+}
+
+bool rcu_needs_tick(unsigned cpu, bool busy_and_ticking)
+{
+    return rcu_needs_cpu(cpu) || (busy_and_ticking && rcu_pending(cpu));
 }
 
 /* ---- Kicking a holdout ---- */

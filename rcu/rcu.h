@@ -81,6 +81,11 @@ void rcu_user_exit(void);
  *   advances them as GPs end); a tick may stop only if this is false. */
 bool rcu_pending(unsigned cpu);
 bool rcu_needs_cpu(unsigned cpu);
+/* RCU's one question to cpu's tick: callbacks are queued, or, on a busy
+ * CPU whose tick runs, RCU has work for that tick. An idle CPU or a
+ * stopped tick is not asked about rcu_pending(): a nohz task in user
+ * mode is in an extended QS, and RCU does not need its tick for that. */
+bool rcu_needs_tick(unsigned cpu, bool busy_and_ticking);
 
 /* The one way the force-quiescent-state scan prods a CPU that holds up a
  * grace period and is not in an extended QS. Today a call-function IPI

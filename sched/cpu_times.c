@@ -13,6 +13,7 @@
 #include "kernel/irq/irq.h"
 #include "kernel/lib/format.h"
 #include "kernel/lib/linux_abi.h"
+#include "kernel/time/context_tracking.h"
 #include "sched/task.h"
 
 static uint64_t idle_ns(unsigned cpu)
@@ -41,7 +42,7 @@ struct cpu_times {
 
 static struct cpu_times cpu_times(unsigned cpu, uint64_t now)
 {
-    uint64_t idle = idle_ns(cpu), user = __atomic_load_n(&cpus[cpu]->user_ns, __ATOMIC_RELAXED);
+    uint64_t idle = idle_ns(cpu), user = context_user_ns(cpu);
     uint64_t system = now > idle + user ? now - idle - user : 0;
     return (struct cpu_times){ user_hz_ticks(user), user_hz_ticks(system), user_hz_ticks(idle) };
 }

@@ -1,6 +1,13 @@
 /* struct cpu: everything that belongs to one CPU. Each CPU reaches its own
  * through the GS base (this_cpu()), so no lookup by APIC ID is ever needed
- * on a hot path. Other CPUs' structures are reached through cpus[]. */
+ * on a hot path. Other CPUs' structures are reached through cpus[].
+ *
+ * Per-CPU variables: DEFINE_PER_CPU(type, name) puts one variable in the
+ * .data.percpu section, beside the code that owns it. The section is only
+ * an initial image: each CPU gets its own copy of it when it is set up,
+ * and per_cpu_ptr()/this_cpu_ptr() find a variable in a copy by adding
+ * that CPU's offset from the image. The variable's own name is mangled so
+ * that the image cannot be used by mistake. */
 #ifndef KERNEL_PERCPU_H
 #define KERNEL_PERCPU_H
 
@@ -11,14 +18,13 @@
 #include "kernel/lib/cpumask.h"
 #include "kernel/irq/irq.h"
 #include "kernel/irq/ipi.h"
-#include "kernel/time/tick.h"
-#include "kernel/time/timers.h"
 #include "sched/runqueue.h"
 
 struct cpu {
     struct cpu *self;                   /* must stay first: this_cpu() reads %gs:0 */
     uint64_t syscall_user_rsp;          /* offset 8: arch/x86/syscall_entry.asm */
     uint64_t syscall_stack_top;         /* offset 16: the running task's kernel stack */
+    uintptr_t percpu_offset;            /* this CPU's copy of .data.percpu, less the image */
     unsigned id;                        /* 0 .. cpu_count-1, boot CPU is 0 */
     uint32_t apic_id;
     volatile bool online;
@@ -27,15 +33,8 @@ struct cpu {
     unsigned locks_held;
     unsigned preempt_disabled;
     volatile bool need_resched;
-    volatile bool in_user;              /* kernel/time/context_tracking.c */
-    bool rcu_user_eqs;                  /* in RCU's extended QS for user mode */
-    uint64_t user_exits;
-    uint64_t user_ns;                   /* time in user mode, closed stretches (/proc/stat) */
     uint64_t irq_counts[IRQ_SOURCE_COUNT];
     struct call_queue calls;
-    struct tick_state tick;
-    struct task *nohz_task;             /* kernel/time/nohz_task.c; NULL if none */
-    struct timer_base timers;
     struct runqueue rq;
     struct arch_cpu arch;
 };
@@ -60,6 +59,33 @@ static inline unsigned this_cpu_id(void)
 }
 
 #define for_each_online_cpu(cpu) for_each_cpu_in(cpu, &cpu_online_mask)
+
+#define DECLARE_PER_CPU(type, name) extern __typeof__(type) percpu__##name
+#define DEFINE_PER_CPU(type, name) __typeof__(type) percpu__##name __attribute__((section(".data.percpu")))
+
+/* Offsets of the CPUs' copies from the image; a CPU never set up has an
+ * offset that makes any address non-canonical, so a use faults at once
+ * instead of writing the image. */
+extern uintptr_t percpu_offsets[MAX_CPUS];
+
+/* The compiler must not reason about &var + offset as an address inside
+ * var (it is not): hide where the pointer came from. */
+#define PERCPU_RELOCATE(pointer, offset)                                  \
+    ({                                                                     \
+        uintptr_t percpu_address_;                                         \
+        __asm__("" : "=r"(percpu_address_) : "0"((uintptr_t)(pointer)));   \
+        (__typeof__(pointer))(percpu_address_ + (offset));                 \
+    })
+
+static inline uintptr_t this_cpu_percpu_offset(void)
+{
+    uintptr_t offset;
+    __asm__ volatile("movq %%gs:%c1, %0" : "=r"(offset) : "i"(__builtin_offsetof(struct cpu, percpu_offset)));
+    return offset;
+}
+
+#define per_cpu_ptr(name, cpu_id) PERCPU_RELOCATE(&percpu__##name, percpu_offsets[(cpu_id)])
+#define this_cpu_ptr(name) PERCPU_RELOCATE(&percpu__##name, this_cpu_percpu_offset())
 
 struct cpu *percpu_setup_boot_cpu(void);
 struct cpu *percpu_allocate(unsigned id, uint32_t apic_id);

@@ -31,6 +31,7 @@
 #include "kernel/time/nohz_task.h"
 #include "kernel/init/params.h"
 #include "kernel/base/percpu.h"
+#include "kernel/time/tick.h"
 #include "kernel/base/printk.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"

@@ -3,8 +3,9 @@
  * Every interrupt takes the same path: count it against its source on this
  * CPU, irq_enter(), run the handler, acknowledge the local APIC, irq_exit().
  * irq_enter/irq_exit tell RCU (an interrupt may arrive in an extended
- * quiescent state), and tick_recheck() restarts a stopped tick that the
- * interrupt made necessary. */
+ * quiescent state), and the exit hook, the tick's tick_nohz_irq_exit(),
+ * decides the tick once, after the tick's work or when the interrupt may
+ * have made a stopped tick necessary. */
 #include "kernel/irq/irq.h"
 
 #include "arch/x86/lapic.h"
@@ -23,6 +24,7 @@ struct irq_action {
 };
 
 static struct irq_action actions[VECTOR_COUNT];
+static irq_exit_hook_fn exit_hook;
 
 static const char *const source_names[IRQ_SOURCE_DEVICE_FIRST] = {
     [IRQ_SOURCE_LOCAL_TIMER] = "LOC",   [IRQ_SOURCE_RESCHEDULE] = "RES",
@@ -53,6 +55,11 @@ void irq_register(unsigned vector, enum irq_source source, irq_handler_fn handle
     ASSERT(source < IRQ_SOURCE_COUNT);
     actions[vector].source = source;
     actions[vector].handler = handler;
+}
+
+void irq_set_exit_hook(irq_exit_hook_fn hook)
+{
+    exit_hook = hook;
 }
 
 uint64_t irq_count(unsigned cpu, enum irq_source source)
@@ -103,9 +110,11 @@ void irq_dispatch(struct trap_frame *frame)
     action->handler(frame);
     lapic_eoi();
     trace_irq_exit(vector);
-    /* A stopped tick restarts here when something needs it
+    /* The tick is decided here: it stops after its work if nothing needs
+     * it, and a stopped one restarts when something does
      * (docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes). */
-    tick_recheck();
+    if (exit_hook)
+        exit_hook(trap_from_user(frame));
     irq_exit(cpu);
     sched_preempt_on_irq_exit(frame->rflags & RFLAGS_IF);
 }

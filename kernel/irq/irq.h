@@ -25,6 +25,12 @@ typedef void (*irq_handler_fn)(struct trap_frame *frame);
 
 void irq_init(void);            /* the handlers of the local APIC's own sources */
 void irq_register(unsigned vector, enum irq_source source, irq_handler_fn handler);
+/* Run on every interrupt's way out, after the EOI and before irq_exit():
+ * the tick's decision, which kernel/time/tick.c registers at boot (the
+ * tick sits above interrupts: the call goes down through this pointer).
+ * from_user: the interrupt came from user mode. */
+typedef void (*irq_exit_hook_fn)(bool from_user);
+void irq_set_exit_hook(irq_exit_hook_fn hook);
 void irq_dispatch(struct trap_frame *frame);
 const char *irq_source_name(enum irq_source source);   /* "LOC", "RES", ... */
 uint64_t irq_count(unsigned cpu, enum irq_source source);

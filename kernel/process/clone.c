@@ -17,7 +17,6 @@
 #include "kernel/mm/heap.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/process/process.h"
-#include "kernel/process/process_syscalls.h"
 #include "sched/task.h"
 
 #define CSIGNAL              0x000000ff

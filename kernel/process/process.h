@@ -27,7 +27,7 @@ struct address_space;
 
 /* The user stack (docs/memory.md, section 5): it ends at USER_STACK_TOP,
  * and execve reserves RLIMIT_STACK below it, at most down to
- * USER_STACK_LOWEST, where mmap's area ends (process_syscalls.c). */
+ * USER_STACK_LOWEST, where mmap's area ends (kernel/mm/mmap.c). */
 #define USER_STACK_TOP    0x7ffffffff000ul
 #define USER_STACK_LOWEST 0x7ff000000000ul
 
@@ -106,6 +106,10 @@ struct exec_start {
 };
 long process_execve(const char *path, const char *const *argv, const char *const *envp,
                     struct exec_start *start);
+/* A fork (or, share_memory, a vfork) of the caller, returning from its
+ * system call on child_stack (0: the caller's stack): the child's pid or
+ * -ENOMEM (kernel/process/process_syscalls.c; clone.c uses it). */
+long fork_onto(uint64_t child_stack, bool share_memory);
 /* fork: a copy of parent whose task starts in child_entry(arg). */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
 /* Exec or exit of a vfork child, which has switched away from memory:

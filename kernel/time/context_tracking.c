@@ -25,6 +25,16 @@
 #include "rcu/rcu.h"
 #include "sched/task.h"
 
+/* Each CPU's side of the crossing, and its counts. */
+struct context_tracking {
+    volatile bool in_user;      /* on the user side; read by other CPUs */
+    bool rcu_user_eqs;          /* in RCU's extended QS for user mode */
+    uint64_t user_exits;
+    uint64_t user_ns;           /* time in user mode, closed stretches (/proc/stat) */
+};
+
+static DEFINE_PER_CPU(struct context_tracking, context_tracking);
+
 /* Interrupts off, at boot: the TSC's rate (arch/x86/clock.c). Without it
  * the clocksource stays the account clock. */
 void context_clock_calibrate(void)
@@ -58,7 +68,7 @@ static void account_mode_change(bool entering_user)
     uint64_t stretch = context_clock_since(now, task->mode_since);
     if (task->in_user) {
         task->user_ns += stretch;
-        this_cpu()->user_ns += stretch;
+        this_cpu_ptr(context_tracking)->user_ns += stretch;
     } else
         task->system_ns += stretch;
     __atomic_store_n(&task->mode_since, now, __ATOMIC_RELAXED);
@@ -67,14 +77,14 @@ static void account_mode_change(bool entering_user)
 
 void context_user_exit(void)
 {
-    struct cpu *cpu = this_cpu();
-    ASSERT(cpu->in_user);
-    if (cpu->rcu_user_eqs) {
-        cpu->rcu_user_eqs = false;
+    struct context_tracking *ct = this_cpu_ptr(context_tracking);
+    ASSERT(ct->in_user);
+    if (ct->rcu_user_eqs) {
+        ct->rcu_user_eqs = false;
         rcu_user_exit();        /* first: the kernel may use RCU from here on */
     }
-    cpu->in_user = false;
-    cpu->user_exits++;
+    ct->in_user = false;
+    ct->user_exits++;
     account_mode_change(false);
     trace_user_exit();
 }
@@ -86,25 +96,30 @@ void context_user_exit(void)
  * to the tick. */
 void context_user_enter(void)
 {
-    struct cpu *cpu = this_cpu();
-    ASSERT(!cpu->in_user);
-    bool isolated = tick_policy_isolates(cpu);
-    tick_update_isolated(isolated);     /* the tick comes back if this syscall made it needed, or stops now */
+    struct context_tracking *ct = this_cpu_ptr(context_tracking);
+    ASSERT(!ct->in_user);
+    bool isolated = tick_policy_isolates(this_cpu());
+    tick_nohz_user_enter(isolated);     /* the tick comes back if this syscall made it needed, or stops now */
     trace_user_enter();
-    cpu->in_user = true;
+    ct->in_user = true;
     account_mode_change(true);
     if (isolated) {
-        cpu->rcu_user_eqs = true;
+        ct->rcu_user_eqs = true;
         rcu_user_enter();       /* last: no RCU use after this */
     }
 }
 
 bool context_cpu_in_user(unsigned cpu)
 {
-    return __atomic_load_n(&cpus[cpu]->in_user, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&per_cpu_ptr(context_tracking, cpu)->in_user, __ATOMIC_ACQUIRE);
 }
 
 uint64_t context_user_exits(unsigned cpu)
 {
-    return __atomic_load_n(&cpus[cpu]->user_exits, __ATOMIC_RELAXED);
+    return __atomic_load_n(&per_cpu_ptr(context_tracking, cpu)->user_exits, __ATOMIC_RELAXED);
+}
+
+uint64_t context_user_ns(unsigned cpu)
+{
+    return __atomic_load_n(&per_cpu_ptr(context_tracking, cpu)->user_ns, __ATOMIC_RELAXED);
 }

@@ -13,6 +13,7 @@ void context_user_exit(void);       /* entered the kernel from ring 3 */
 void context_user_enter(void);      /* about to return to ring 3 */
 bool context_cpu_in_user(unsigned cpu);
 uint64_t context_user_exits(unsigned cpu);
+uint64_t context_user_ns(unsigned cpu);     /* cpu's time in user mode, closed stretches */
 
 /* The clock of user and system time: the TSC in ns, calibrated at boot
  * against the clocksource (context_tracking.c). Stretches are measured

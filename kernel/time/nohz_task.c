@@ -27,6 +27,14 @@
 
 struct cpumask cpu_has_nohz_task;
 static struct spinlock nohz_lock = SPINLOCK_INIT("nohz");
+/* Each CPU's nohz task, NULL if none: written under nohz_lock, read with
+ * atomics (cpu_nohz_task()). */
+static DEFINE_PER_CPU(struct task *, nohz_task);
+
+struct task *cpu_nohz_task(unsigned cpu)
+{
+    return __atomic_load_n(per_cpu_ptr(nohz_task, cpu), __ATOMIC_ACQUIRE);
+}
 
 bool task_is_nohz(const struct task *task)
 {
@@ -123,7 +131,7 @@ static int try_set(struct task *task)
     }
     __atomic_store_n(&task->nohz, true, __ATOMIC_RELEASE);
     tick_policy_isolation_changed();
-    cpus[cpu]->nohz_task = task;
+    __atomic_store_n(per_cpu_ptr(nohz_task, cpu), task, __ATOMIC_RELEASE);
     cpumask_set_atomic(&cpu_has_nohz_task, cpu);
     /* No unpinned timers land here (docs/nohz-task.md#patch-02-unpinned-timers-avoid-nohz-cpus). */
     housekeeping_remove(cpu);
@@ -158,8 +166,8 @@ void nohz_task_clear(struct task *task)
     spin_lock(&task->lock);
     if (task->nohz) {
         unsigned cpu = cpumask_first(&task->affinity);
-        ASSERT(cpus[cpu]->nohz_task == task);
-        cpus[cpu]->nohz_task = 0;
+        ASSERT(cpu_nohz_task(cpu) == task);
+        __atomic_store_n(per_cpu_ptr(nohz_task, cpu), 0, __ATOMIC_RELEASE);
         cpumask_clear_atomic(&cpu_has_nohz_task, cpu);
         housekeeping_add(cpu);
         __atomic_store_n(&task->nohz, false, __ATOMIC_RELEASE);

@@ -23,6 +23,7 @@ extern struct cpumask cpu_has_nohz_task;
 
 bool task_is_nohz(const struct task *task);
 bool cpu_has_nohz(unsigned cpu);
+struct task *cpu_nohz_task(unsigned cpu);      /* cpu's nohz task, or NULL */
 
 /* nohz_full= (with tick=full): CPUs where any task running alone stops the
  * tick. Set once at boot by nohz_full_init(), after the CPUs are up and

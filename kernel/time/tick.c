@@ -1,8 +1,9 @@
 /* The tick: a periodic interrupt on every CPU, built from one-shot timer
  * deadlines (arch/x86/timer.h). Each tick the CPU does its periodic work
  * (timekeeping and the clocksource watchdog, kernel/time/timekeeping.c;
- * the scheduler checks time slices; RCU notes quiescent states); then
- * kernel/time/tick_stop.c decides whether the tick goes on (docs/tick.md).
+ * the scheduler checks time slices; RCU notes quiescent states); the
+ * interrupt's exit then decides whether the tick goes on
+ * (kernel/time/tick_stop.c, docs/tick.md).
  *
  * Deadlines are absolute and advance by exactly one period, so ticks do not
  * drift. If the CPU ran late (a vCPU not scheduled by the host for a while)
@@ -24,13 +25,16 @@
 
 #define NS_PER_SECOND 1000000000ul
 
+DEFINE_PER_CPU(struct tick_state, tick_state);
+
 unsigned tick_hz = 1000;
 uint64_t tick_period_ns;
 
 static void tick_do_periodic_work(struct cpu *cpu, uint64_t now, bool interrupted_user)
 {
-    cpu->tick.ticks++;
-    trace_tick_fire(cpu->tick.ticks);
+    struct tick_state *tick = this_tick();
+    tick->ticks++;
+    trace_tick_fire(tick->ticks);
     timekeeping_tick(cpu, now);
     sched_tick(now);
     itimer_tick();
@@ -55,7 +59,7 @@ static void tick_advance_deadline(struct tick_state *tick, uint64_t now)
  * for the earlier of the two, or for none. Interrupts must be off. */
 void tick_program_hardware(void)
 {
-    const struct tick_state *tick = &this_cpu()->tick;
+    const struct tick_state *tick = this_tick();
     uint64_t deadline = timers_next_deadline();
 
     if (tick->running && tick->next_deadline < deadline)
@@ -69,14 +73,15 @@ void tick_program_hardware(void)
 static void tick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
     uint64_t now = clock_now();
 
     timers_run_expired(now);
     if (tick->running && now >= tick->next_deadline) {
         tick_do_periodic_work(cpu, now, trap_from_user(frame));
         tick_advance_deadline(tick, now);
-        tick_try_stop_after_tick(cpu, now);
+        tick->ticked = true;    /* the interrupt's exit decides (kernel/time/tick_stop.c) */
+        tick->ticked_at = now;
     } else if (tick->running) {
         tick->early++;          /* for a timer, or the LAPIC's range ran out */
     }
@@ -88,17 +93,19 @@ void tick_init(void)
     tick_period_ns = NS_PER_SECOND / tick_hz;
     irq_register(VECTOR_LOCAL_TIMER, IRQ_SOURCE_LOCAL_TIMER, tick_interrupt);
     irq_register(VECTOR_NOHZ_KICK, IRQ_SOURCE_NOHZ_KICK, nohz_kick_interrupt);
+    irq_set_exit_hook(tick_nohz_irq_exit);
 }
 
 void tick_start_this_cpu(void)
 {
     struct cpu *cpu = this_cpu();
-    struct tick_state *tick = &cpu->tick;
+    struct tick_state *tick = this_tick();
 
     spin_lock(&cpu->rq.lock);
     tick->next_deadline = clock_now() + tick_period_ns;
     tick->running = true;
     tick->reason = TICK_KEEP_POLICY;
+    tick->decided_in_entry = TICK_DECIDED_IN_NO_ENTRY;
     spin_unlock(&cpu->rq.lock);
     tick_program_hardware();
 }

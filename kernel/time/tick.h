@@ -13,90 +13,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Why a CPU keeps its tick. Every time the tick may not stop, the reason
- * is counted by name (/proc/tick), as Linux's tick-sched names its tick
- * dependencies. Some reasons are dependency bits, set and cleared by the
- * event that causes them (kernel/time/tick_dep.c: tasks, rcu, cputimer); the
- * others are questions asked each time the tick tries to stop (policy,
- * timer, timekeeping, clock, and queued RCU callbacks). */
-enum tick_keep_reason {
-    TICK_MAY_STOP,              /* nothing needs it */
-    TICK_KEEP_POLICY,           /* the policy's busy_may_stop or stop_when_idle said no */
-    TICK_KEEP_TASKS,            /* more than one runnable task: time slices */
-    /* RCU needs this CPU: docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it */
-    TICK_KEEP_RCU,
-    TICK_KEEP_TIMER,            /* a timer is due within a period anyway */
-    TICK_KEEP_TIMEKEEPING,      /* the timekeeper, while isolated CPUs exist */
-    TICK_KEEP_CLOCK,            /* the timekeeper, when the clocksource must be read often (PIT) */
-    TICK_KEEP_CPU_TIMER,        /* the running task has a CPU-time timer (setitimer VIRTUAL/PROF) */
-    TICK_KEEP_REASON_COUNT
-};
+#include "kernel/base/percpu.h"
+#include "kernel/time/tick_policy.h"
 
 extern const char *const tick_keep_reason_names[TICK_KEEP_REASON_COUNT];   /* kernel/time/tick_stop.c */
 
 struct cpu;
 
 /* ---- Tick policies (docs/tick-policy.md) ----
- * A policy is one file, kernel/time/tick_policy_NAME.c, that ends with
- * TICK_POLICY(NAME, ...): tick=, /proc/sys/kernel/tick_policy and
- * /proc/sys/kernel/tick_policies find it with no other edit. It answers
- * from a narrow view of one CPU, always that CPU itself with interrupts
- * off; everything else that keeps a tick (a second task, RCU,
- * timekeeping, timers) is checked by kernel/time/tick_stop.c for every
- * policy alike, so a policy cannot stop a tick that something needs. */
-#define TICK_POLICY_STATE_WORDS 4
-
-struct tick_policy_view {
-    unsigned cpu;
-    bool cpu_is_nohz_full;      /* listed in nohz_full= */
-    uint64_t now;               /* clock_now(), ns; 0 when asked isolates() */
-    struct {                    /* the task running on this CPU */
-        unsigned id;            /* the scheduler's task id */
-        bool is_idle;           /* the idle task: nothing to run */
-        bool is_nohz;           /* a nohz task (/proc/self/nohz) */
-        uint64_t ran_ns;        /* since it was switched in; 0 when now is 0 */
-    } task;
-    /* The policy's own words on this CPU: zero when the policy becomes
-     * current here, then only the policy writes them. */
-    uint64_t *state;
-};
-
-struct tick_policy {
-    const char *name;               /* at most 15 characters */
-    const char *summary;            /* one line, for /proc/sys/kernel/tick_policies */
-    unsigned rank;                  /* place in the list; 0: after the ranked ones, by name */
-    bool stop_when_idle;            /* an idle CPU may stop its tick */
-    /* May this CPU, running a task, stop its tick? NULL: never. Once
-     * yes for a task, it must stay yes as time passes: a stopped tick is
-     * asked again only when something changes (tick_want_recheck). */
-    bool (*busy_may_stop)(const struct tick_policy_view *view);
-    /* Does this CPU run user code without a tick? Then RCU treats its
-     * user mode as an extended quiescent state, and the tick is looked
-     * at again on every return to user mode (kernel/time/context_tracking.c).
-     * Asked on every system call's way out: answer without time. NULL:
-     * nothing is isolated. */
-    bool (*isolates)(const struct tick_policy_view *view);
-    /* Events, each optional: the policy became current on this CPU (its
-     * state was just zeroed), the tick stopped, the tick restarted, a task
-     * was switched in. */
-    void (*switched_to)(const struct tick_policy_view *view);
-    void (*tick_stopped)(const struct tick_policy_view *view);
-    void (*tick_restarted)(const struct tick_policy_view *view);
-    void (*task_switched_in)(const struct tick_policy_view *view);
-    /* busy_may_stop answers from nohz_full=: without that list no busy
-     * tick stops, and under a policy without this flag the list stops
-     * none (nohz_full_init() says so at boot). */
-    bool uses_nohz_full;
-};
-
-/* Register a policy, collected at link time (section .tick_policies):
- *   TICK_POLICY(patient, .summary = "...", .stop_when_idle = true, ...); */
-#define TICK_POLICY(policy_name, ...)                                                  \
-    static const struct tick_policy policy_name##_tick_policy = {                      \
-        .name = #policy_name, __VA_ARGS__                                              \
-    };                                                                                 \
-    static const struct tick_policy *const policy_name##_tick_policy_entry             \
-        __attribute__((used, section(".tick_policies"))) = &policy_name##_tick_policy
+ * A policy sees kernel/time/tick_policy.h only. Whatever else keeps a tick
+ * (a second task, RCU, timekeeping, timers) is asked by tick_stop.c for
+ * every policy alike, so a policy cannot stop a tick that something needs. */
 
 /* Every registered policy in a stable order: by rank, then by name. */
 const struct tick_policy *tick_policy_first(void);
@@ -105,6 +32,8 @@ const struct tick_policy *tick_policy_next(const struct tick_policy *policy);
     for ((policy) = tick_policy_first(); (policy); (policy) = tick_policy_next(policy))
 const struct tick_policy *tick_policy_find(const char *name);   /* or NULL */
 
+/* One CPU's tick: a per-CPU variable (DEFINE_PER_CPU) of kernel/time/tick.c,
+ * reached with this_tick() on the CPU itself, tick_state_of() elsewhere. */
 struct tick_state {
     /* `running`: a tick deadline is programmed. Written by the CPU itself
      * with its runqueue lock held, so that a CPU enqueueing a task there
@@ -123,8 +52,19 @@ struct tick_state {
     uint32_t dep_mask;          /* this CPU's dependency bits (kernel/time/tick_dep.c), atomic */
     uint64_t dep_kicks;         /* kicks sent because a dependency mask became non-empty */
     uint64_t watchdog_checks;   /* clocksource watchdog checks of this CPU's TSC (timekeeping.c) */
-    /* A stopped busy tick is looked at again on the next return to user
-     * mode (tick_want_recheck, any CPU; cleared by tick_recheck). */
+    /* The decision (kernel/time/tick_stop.c tick_decide): how many times
+     * it ran here, for /proc/tick. */
+    uint64_t decisions;
+    /* This interrupt did the tick's work (at `ticked_at`): its exit
+     * decides. Set by tick.c, cleared at the interrupt's exit. */
+    bool ticked;
+    uint64_t ticked_at;
+    /* context_user_exits() of the entry from user mode whose interrupt
+     * decided at its exit: the way back from that same entry need not
+     * decide again. A task switch, and the start, set it to none. */
+    uint64_t decided_in_entry;
+    /* A stopped busy tick is looked at again at the next decision point
+     * (tick_want_recheck, any CPU; cleared by the decision). */
     bool recheck_wanted;
     /* tick_policy_isolates()'s last answer here, good while the global
      * isolation generation is this one (0: none; kernel/time/tick_policy.c). */
@@ -138,6 +78,16 @@ struct tick_state {
     uint64_t policy_state[TICK_POLICY_STATE_WORDS];
     const struct tick_policy *policy_state_owner;
 };
+
+DECLARE_PER_CPU(struct tick_state, tick_state);
+static inline struct tick_state *tick_state_of(unsigned cpu)
+{
+    return per_cpu_ptr(tick_state, cpu);
+}
+static inline struct tick_state *this_tick(void)
+{
+    return this_cpu_ptr(tick_state);
+}
 
 /* ---- The periodic tick (kernel/time/tick.c) ---- */
 extern unsigned tick_hz;              /* hz= */
@@ -161,7 +111,7 @@ void tick_policy_names(char *buffer, unsigned size);
 
 /* The questions and events, for cpu == this CPU, interrupts off (the
  * runqueue lock held except for isolates). */
-bool tick_policy_busy_may_stop(const struct tick_policy *policy, struct cpu *cpu, uint64_t now);
+bool tick_policy_busy_may_stop(const struct tick_policy *policy, struct cpu *cpu, uint64_t now, uint32_t needs);
 bool tick_policy_isolates(struct cpu *cpu);
 enum tick_policy_event {
     TICK_EVENT_STOPPED, TICK_EVENT_RESTARTED, TICK_EVENT_TASK_SWITCHED_IN,
@@ -185,22 +135,30 @@ static inline bool tick_policy_listens(enum tick_policy_event event)
     } while (0)
 
 /* ---- Stopping and restarting (kernel/time/tick_stop.c) ----
- * The stop/restart points, all on the CPU concerned, interrupts off. */
-void tick_idle_enter(void);           /* idle_loop, before halting: may stop */
-void tick_idle_exit(void);            /* idle_loop, a task to run: restart */
-void tick_recheck(void);              /* a stopped tick: restart it if something needs it now */
-void tick_update(void);               /* the same, and stop a running tick at once if nothing needs it */
-void tick_update_isolated(bool isolated);  /* tick_update() for a caller that asked tick_policy_isolates() */
+ * One function decides whether this CPU's tick runs (tick_decide); it
+ * runs at the points where the answer can change, each on the CPU
+ * concerned with interrupts off, and at most once per event:
+ *   - the exit of an interrupt that did the tick's work on a busy CPU, or
+ *     found the tick stopped (kernel/irq/irq.c); from_user: the
+ *     interrupt came from user mode, so the way back needs no decision;
+ *   - the way to user mode, on a CPU the policy isolates, unless the
+ *     interrupt that brought it in decided (context_tracking.c);
+ *   - a task switch (sched/sched.c);
+ *   - idle entry (sched/sched.c idle_loop).
+ * Leaving idle restarts the tick for the task, whatever it would say. */
+void tick_nohz_irq_exit(bool from_user);
+#define TICK_DECIDED_IN_NO_ENTRY UINT64_MAX     /* tick_state.decided_in_entry */
+void tick_nohz_user_enter(bool isolated);
+void tick_nohz_task_switch(void);
+void tick_nohz_idle_enter(void);
+void tick_nohz_idle_exit(void);
 /* A change on cpu that may need its stopped tick back, without an
- * interrupt to bring it: the next return to user mode rechecks. */
+ * interrupt to bring it: the next decision point looks again. */
 void tick_want_recheck(unsigned cpu);
-/* From the tick interrupt, after the tick's work: a busy CPU stops its
- * tick if nothing needs it (an idle one stops in tick_idle_enter). */
-void tick_try_stop_after_tick(struct cpu *cpu, uint64_t now);
 
-/* Make cpu look at its tick again: the nohz kick IPI
- * (docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes),
- * or a direct recheck on this CPU. */
+/* Make cpu look at its stopped tick now: the nohz kick IPI, whose exit
+ * decides (docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes),
+ * or the decision at once on this CPU. */
 void tick_nohz_kick(unsigned cpu);
 struct trap_frame;
 void nohz_kick_interrupt(struct trap_frame *frame);     /* IPI_NOHZ_KICK's handler */
@@ -214,6 +172,9 @@ extern volatile unsigned timekeeper_cpu;  /* TIMEKEEPER_NONE when every CPU's ti
 void timekeeping_tick(struct cpu *cpu, uint64_t now);
 /* Hand timekeeping to a CPU other than cpu (a nohz CPU never keeps time). */
 void tick_timekeeper_move_off(unsigned cpu);
+/* The timekeeper's question: TICK_KEEP_TIMEKEEPING or TICK_KEEP_CLOCK if
+ * cpu's tick must run for timekeeping, else TICK_MAY_STOP. */
+enum tick_keep_reason timekeeping_needs_tick(unsigned cpu);
 
 /* ---- Tick dependencies (kernel/time/tick_dep.c, docs/tick-dependencies.md) ----
  * A CPU must tick while any bit is set in the global mask, in its own
@@ -221,8 +182,6 @@ void tick_timekeeper_move_off(unsigned cpu);
  * CPU concerned only when that mask goes from empty to non-empty and its
  * tick is stopped: a non-empty mask means the tick is already running.
  * Clearing never kicks: the tick stops at its next check. */
-#define TICK_DEP(reason) (1u << (reason))
-
 struct task;
 void tick_dep_set_global(enum tick_keep_reason reason);
 void tick_dep_clear_global(enum tick_keep_reason reason);

@@ -8,7 +8,7 @@
  *   - per task: cputimer (a CPU-time timer, kernel/time/itimer.c), which holds
  *     the tick of whichever CPU the task runs on.
  * A busy CPU stops its tick only when all three are empty
- * (kernel/time/tick_stop.c keep_reason); an idle CPU ignores them, as on Linux. So a non-empty mask
+ * (kernel/time/tick_stop.c tick_decide); an idle CPU ignores them, as on Linux. So a non-empty mask
  * means the tick already runs, or a kick is on its way: setting a bit
  * kicks only when its mask was empty, and clearing never kicks (the tick
  * notices at its next check).
@@ -46,7 +46,7 @@ uint32_t tick_dep_mask_of(unsigned cpu)
     struct cpu *c = cpus[cpu];
     struct task *current = __atomic_load_n(&c->rq.current, __ATOMIC_ACQUIRE);
     uint32_t mask = __atomic_load_n(&tick_dep_global_mask, __ATOMIC_ACQUIRE);
-    mask |= __atomic_load_n(&c->tick.dep_mask, __ATOMIC_ACQUIRE);
+    mask |= __atomic_load_n(&tick_state_of(cpu)->dep_mask, __ATOMIC_ACQUIRE);
     if (current)
         mask |= __atomic_load_n(&current->tick_dep_mask, __ATOMIC_ACQUIRE);
     return mask;
@@ -66,7 +66,7 @@ uint32_t tick_dep_mask_read(unsigned cpu)
 /* The runqueue lock of cpu is held. A kick is needed iff the tick is
  * stopped while a task runs; task, if given, must be that task. An idle
  * CPU is not kicked: dependencies hold the tick of a busy CPU only (as on
- * Linux), and leaving idle restarts the tick anyway (tick_idle_exit). */
+ * Linux), and leaving idle restarts the tick anyway (tick_nohz_idle_exit). */
 static bool kick_needed_locked(unsigned cpu, const struct task *task)
 {
     struct cpu *c = cpus[cpu];
@@ -75,12 +75,12 @@ static bool kick_needed_locked(unsigned cpu, const struct task *task)
         return false;
     if (task && c->rq.current != task)
         return false;           /* it will be checked when the task is switched in */
-    return !c->tick.running;
+    return !tick_state_of(cpu)->running;
 }
 
 static void kick(unsigned cpu, enum tick_keep_reason reason)
 {
-    __atomic_add_fetch(&cpus[cpu]->tick.dep_kicks, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&tick_state_of(cpu)->dep_kicks, 1, __ATOMIC_RELAXED);
     trace_tick_dep_kick(cpu, tick_keep_reason_names[reason]);
     tick_nohz_kick(cpu);
 }
@@ -99,28 +99,28 @@ static bool kick_if_stopped(unsigned cpu, const struct task *task, enum tick_kee
 
 bool tick_dep_set_cpu_locked(unsigned cpu, enum tick_keep_reason reason)
 {
-    if (bit_set(&cpus[cpu]->tick.dep_mask, reason))
+    if (bit_set(&tick_state_of(cpu)->dep_mask, reason))
         return false;           /* was non-empty: the tick runs */
     if (!kick_needed_locked(cpu, 0))
         return false;
-    __atomic_add_fetch(&cpus[cpu]->tick.dep_kicks, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&tick_state_of(cpu)->dep_kicks, 1, __ATOMIC_RELAXED);
     trace_tick_dep_kick(cpu, tick_keep_reason_names[reason]);
     return true;
 }
 
 bool tick_dep_set_cpu(unsigned cpu, enum tick_keep_reason reason)
 {
-    return !bit_set(&cpus[cpu]->tick.dep_mask, reason) && kick_if_stopped(cpu, 0, reason);
+    return !bit_set(&tick_state_of(cpu)->dep_mask, reason) && kick_if_stopped(cpu, 0, reason);
 }
 
 void tick_dep_clear_cpu(unsigned cpu, enum tick_keep_reason reason)
 {
-    bit_clear(&cpus[cpu]->tick.dep_mask, reason);
+    bit_clear(&tick_state_of(cpu)->dep_mask, reason);
 }
 
 /* The task may move between reading task->cpu and taking that CPU's lock;
  * then it is no longer running there, and its new CPU sees the bit when it
- * switches the task in (tick_recheck after every switch). */
+ * switches the task in (tick_nohz_task_switch decides after every switch). */
 void tick_dep_set_task(struct task *task, enum tick_keep_reason reason)
 {
     if (!bit_set(&task->tick_dep_mask, reason))

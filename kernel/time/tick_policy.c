@@ -1,5 +1,5 @@
 /* The registered tick policies, the one in force, and the view each sees
- * (docs/tick-policy.md). Policies register with TICK_POLICY (kernel/time/tick.h)
+ * (docs/tick-policy.md). Policies register with TICK_POLICY (kernel/time/tick_policy.h)
  * in kernel/time/tick_policy_NAME.c; the linker gathers them in
  * .tick_policies, in no particular order, and the list is read in rank
  * order. The policy is chosen by name with tick= at boot, and switched at
@@ -103,7 +103,7 @@ int tick_policy_switch(const char *name)
     __atomic_store_n(&tick_policy, policy, __ATOMIC_SEQ_CST);
     tick_policy_isolation_changed();
     for_each_online_cpu(cpu) {
-        if (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE))
+        if (!__atomic_load_n(&tick_state_of(cpu)->running, __ATOMIC_ACQUIRE))
             tick_nohz_kick(cpu);
     }
     return 0;
@@ -114,7 +114,7 @@ int tick_policy_switch(const char *name)
 /* What policy may see of cpu (this CPU, interrupts off). The state words
  * belong to one policy at a time: the first look by another zeroes them
  * and tells it switched_to. */
-static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t now,
+static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t now, uint32_t needs,
                     struct tick_policy_view *view)
 {
     const struct task *task = cpu->rq.current;
@@ -125,26 +125,28 @@ static void view_of(const struct tick_policy *policy, struct cpu *cpu, uint64_t 
     view->task.is_idle = task->is_idle;
     view->task.is_nohz = task_is_nohz(task);
     view->task.ran_ns = now && now > task->switched_in_at ? now - task->switched_in_at : 0;
-    view->state = cpu->tick.policy_state;
-    if (cpu->tick.policy_state_owner != policy) {
-        memset(cpu->tick.policy_state, 0, sizeof(cpu->tick.policy_state));
-        cpu->tick.policy_state_owner = policy;
+    view->needs = needs;
+    struct tick_state *tick = this_tick();
+    view->state = tick->policy_state;
+    if (tick->policy_state_owner != policy) {
+        memset(tick->policy_state, 0, sizeof(tick->policy_state));
+        tick->policy_state_owner = policy;
         if (policy->switched_to)
             policy->switched_to(view);
     }
 }
 
-bool tick_policy_busy_may_stop(const struct tick_policy *policy, struct cpu *cpu, uint64_t now)
+bool tick_policy_busy_may_stop(const struct tick_policy *policy, struct cpu *cpu, uint64_t now, uint32_t needs)
 {
     struct tick_policy_view view;
     if (!policy->busy_may_stop)
         return false;
-    view_of(policy, cpu, now, &view);
+    view_of(policy, cpu, now, needs, &view);
     return policy->busy_may_stop(&view);
 }
 
 /* The answer is asked on every return to user mode, and changes only when
- * its inputs do: the task (a context switch, tick_update()), the policy's
+ * its inputs do: the task (a context switch, tick_nohz_task_switch()), the policy's
  * state (its events, tick_policy_tell()), or, on any CPU, the policy in
  * force or a nohz attribute (the generation, bumped by
  * tick_policy_isolation_changed()). Read first, so that a bump during the
@@ -159,17 +161,18 @@ void tick_policy_isolation_changed(void)
 bool tick_policy_isolates(struct cpu *cpu)
 {
     uint64_t generation = __atomic_load_n(&isolation_generation, __ATOMIC_ACQUIRE);
-    if (cpu->tick.isolation_generation == generation)
-        return cpu->tick.isolated;
+    struct tick_state *tick = this_tick();
+    if (tick->isolation_generation == generation)
+        return tick->isolated;
     const struct tick_policy *policy = __atomic_load_n(&tick_policy, __ATOMIC_ACQUIRE);
     struct tick_policy_view view;
     bool isolated = false;
     if (policy->isolates) {
-        view_of(policy, cpu, 0, &view);
+        view_of(policy, cpu, 0, 0, &view);
         isolated = policy->isolates(&view);
     }
-    cpu->tick.isolated = isolated;
-    cpu->tick.isolation_generation = generation;
+    tick->isolated = isolated;
+    tick->isolation_generation = generation;
     return isolated;
 }
 
@@ -182,7 +185,8 @@ void tick_policy_tell(struct cpu *cpu, uint64_t now, enum tick_policy_event even
     struct tick_policy_view view;
     if (!callback)
         return;
-    view_of(policy, cpu, now, &view);
+    struct tick_state *tick = this_tick();
+    view_of(policy, cpu, now, event == TICK_EVENT_RESTARTED ? TICK_DEP(tick->reason) : 0, &view);
     callback(&view);
-    cpu->tick.isolation_generation = 0;     /* the policy's state changed */
+    tick->isolation_generation = 0;     /* the policy's state changed */
 }

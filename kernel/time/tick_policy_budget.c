@@ -7,7 +7,7 @@
  * State, per CPU: when the current second began, and the busy restarts
  * counted in it. A second starts at the first question or restart after
  * the previous one ended, so a quiet CPU does no work to keep it. */
-#include "kernel/time/tick.h"
+#include "kernel/time/tick_policy.h"
 
 #define BUDGET 10               /* busy tick restarts a second */
 #define NS_PER_SECOND 1000000000ul

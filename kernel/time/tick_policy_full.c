@@ -1,6 +1,6 @@
 /* tick=full: Linux's NO_HZ_FULL. Any task on a CPU of nohz_full=, no
  * marking at all (the reviewers' objection in the article). */
-#include "kernel/time/tick.h"
+#include "kernel/time/tick_policy.h"
 
 static bool cpu_is_nohz_full(const struct tick_policy_view *view)
 {

@@ -7,7 +7,7 @@
  * Left out: a real "alone since" clock. ran_ns counts from the last
  * switch-in, so a competitor that came and went without a switch does not
  * make it wait again. */
-#include "kernel/time/tick.h"
+#include "kernel/time/tick_policy.h"
 
 #define PATIENCE_MS 50
 #define NS_PER_MS 1000000ul

@@ -1,5 +1,5 @@
 /* tick=periodic: every CPU ticks, always, as before dynticks. */
-#include "kernel/time/tick.h"
+#include "kernel/time/tick_policy.h"
 
 TICK_POLICY(periodic,
     .summary = "every CPU ticks, always",

@@ -3,7 +3,7 @@
  * Only a task that asked, through /proc/self/nohz, stops its CPU's tick,
  * and its user mode is an extended quiescent state for RCU
  * (docs/nohz-task.md#patches-10-and-11-user-mode-is-an-extended-quiescent-state). */
-#include "kernel/time/tick.h"
+#include "kernel/time/tick_policy.h"
 
 static bool current_is_nohz_task(const struct tick_policy_view *view)
 {

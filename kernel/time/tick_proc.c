@@ -6,9 +6,11 @@
 #include <stdint.h>
 
 #include "arch/x86/clock.h"
+#include "arch/x86/cpu.h"
 #include "kernel/base/percpu.h"
 #include "kernel/fs/proc_parse.h"
 #include "kernel/fs/procfs.h"
+#include "kernel/irq/irq.h"
 #include "kernel/lib/cpumask.h"
 #include "kernel/lib/format.h"
 #include "kernel/process/process.h"
@@ -39,7 +41,7 @@ static void print_tick_deps(struct proc_text *text, uint32_t mask)
 static void nohz_owner(unsigned cpu, char *owner, size_t size)
 {
     spin_lock(&process_tree_lock);
-    struct task *nohz = __atomic_load_n(&cpus[cpu]->nohz_task, __ATOMIC_ACQUIRE);
+    struct task *nohz = cpu_nohz_task(cpu);
     if (nohz && nohz->thread)       /* a thread's tid: its pid if it is alone */
         snprintf(owner, size, "%d", nohz->thread->tid);
     else if (nohz)
@@ -59,6 +61,27 @@ static void print_clocksource(struct proc_text *text)
     else
         proc_printf(text, "unstable: cpu %u measured %lu kHz, reference %lu kHz\n", tsc_watchdog.unstable_cpu,
                     tsc_watchdog.unstable_khz, tsc_watchdog.reference_khz);
+}
+
+/* How many times each CPU decided its tick (kernel/time/tick_stop.c
+ * tick_decide), beside its interrupts: on an isolated CPU each timer
+ * interrupt decides once. This CPU's row is read with interrupts off, so
+ * that no interrupt falls between its counts; another CPU's row may be a
+ * moment apart. */
+static void print_decisions(struct proc_text *text)
+{
+    unsigned cpu;
+    proc_printf(text, "tick decisions, and the interrupts that may bring one\n%-4s %12s %12s %12s\n", "cpu",
+                "decisions", "timer_irqs", "all_irqs");
+    for_each_online_cpu(cpu) {
+        uint64_t flags = irq_save();
+        uint64_t decisions = __atomic_load_n(&tick_state_of(cpu)->decisions, __ATOMIC_RELAXED), all = 0;
+        for (unsigned source = 0; source < IRQ_SOURCE_COUNT; source++)
+            all += irq_count(cpu, source);
+        uint64_t timer = irq_count(cpu, IRQ_SOURCE_LOCAL_TIMER);
+        irq_restore(flags);
+        proc_printf(text, "%-4u %12lu %12lu %12lu\n", cpu, decisions, timer, all);
+    }
 }
 
 /* Per CPU: whether it ticks and why (the reason the last check found),
@@ -83,7 +106,7 @@ static void generate_tick(struct proc_text *text)
     proc_printf(text, "%-4s %-8s %-12s %-5s %10s %8s %8s %8s %8s %8s %8s\n", "cpu", "state", "reason", "nohz",
                 "ticks", "missed", "stops", "restarts", "kicks", "wasted", "watchdog");
     for_each_online_cpu(cpu) {
-        struct tick_state *tick = &cpus[cpu]->tick;
+        struct tick_state *tick = tick_state_of(cpu);
         char owner[12];
         nohz_owner(cpu, owner, sizeof(owner));
         proc_printf(text, "%-4u %-8s %-12s %-5s %10lu %8lu %8lu %8lu %8lu %8lu %8lu\n", cpu,
@@ -98,7 +121,7 @@ static void generate_tick(struct proc_text *text)
     for_each_online_cpu(cpu) {
         proc_printf(text, "%-4u", cpu);
         for (unsigned reason = TICK_KEEP_POLICY; reason < TICK_KEEP_REASON_COUNT; reason++)
-            proc_printf(text, " %lu", cpus[cpu]->tick.refusals[reason]);
+            proc_printf(text, " %lu", tick_state_of(cpu)->refusals[reason]);
         proc_printf(text, "\n");
     }
     proc_printf(text, "dependencies: global ");
@@ -107,13 +130,14 @@ static void generate_tick(struct proc_text *text)
     for_each_online_cpu(cpu) {
         proc_printf(text, "%-4u ", cpu);
         print_tick_deps(text, tick_dep_mask_read(cpu) & ~tick_dep_global_mask);
-        proc_printf(text, " %lu\n", cpus[cpu]->tick.dep_kicks);
+        proc_printf(text, " %lu\n", tick_state_of(cpu)->dep_kicks);
     }
     proc_printf(text, "stopped-tick rechecks on the way to user mode\n%-4s %12s %12s\n", "cpu", "skipped",
                 "made");
     for_each_online_cpu(cpu)
-        proc_printf(text, "%-4u %12lu %12lu\n", cpu, cpus[cpu]->tick.rechecks_skipped,
-                    cpus[cpu]->tick.rechecks_made);
+        proc_printf(text, "%-4u %12lu %12lu\n", cpu, tick_state_of(cpu)->rechecks_skipped,
+                    tick_state_of(cpu)->rechecks_made);
+    print_decisions(text);
 }
 
 static void generate_tick_policy(struct proc_text *text)

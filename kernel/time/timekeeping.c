@@ -61,7 +61,7 @@ static void watchdog_check_this_cpu(struct cpu *cpu)
     if (watchdog_round_seen[cpu->id] == round || cpu_is_isolated(cpu->id))
         return;
     watchdog_round_seen[cpu->id] = round;
-    cpu->tick.watchdog_checks++;
+    tick_state_of(cpu->id)->watchdog_checks++;
     if (!tsc_is_stable())
         return;             /* nothing left to watch */
     for (int attempt = 0; attempt < WATCHDOG_READ_ATTEMPTS && verdict == TSC_SKEWED; attempt++) {
@@ -105,4 +105,16 @@ void tick_timekeeper_move_off(unsigned cpu)
         return;     /* cannot happen: a nohz task never takes the last free CPU */
     __atomic_store_n(&timekeeper_cpu, target, __ATOMIC_SEQ_CST);
     tick_nohz_kick(target);     /* if its tick is stopped: it must tick now */
+}
+
+/* The timekeeper's tick runs while isolated CPUs exist (they keep no time
+ * themselves), and always on the PIT, which wraps every 55 ms: someone
+ * must read it more often than that (arch/x86/pit.c). */
+enum tick_keep_reason timekeeping_needs_tick(unsigned cpu)
+{
+    if (cpu != timekeeper_cpu)
+        return TICK_MAY_STOP;
+    if (isolated_cpus_exist())
+        return TICK_KEEP_TIMEKEEPING;
+    return clock_needs_periodic_reads() ? TICK_KEEP_CLOCK : TICK_MAY_STOP;
 }

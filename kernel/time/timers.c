@@ -16,6 +16,19 @@
 #include "kernel/time/tick.h"
 #include "sched/task.h"
 
+/* Each CPU's timers, beside the code that runs them. */
+struct timer_base {
+    struct spinlock lock;
+    struct timer *head;         /* sorted by deadline */
+    /* head's deadline, or UINT64_MAX: written under the lock, read
+     * without it (timers_next_deadline) */
+    uint64_t next_deadline;
+    uint64_t fired;
+    struct timer *running;      /* whose function runs now (timer_cancel_sync) */
+};
+
+static DEFINE_PER_CPU(struct timer_base, timer_bases);
+
 void timer_init(struct timer *timer, timer_fn function, void *data)
 {
     *timer = (struct timer){ .function = function, .data = data };
@@ -23,8 +36,8 @@ void timer_init(struct timer *timer, timer_fn function, void *data)
 
 void timers_init_this_cpu(void)
 {
-    spin_lock_init(&this_cpu()->timers.lock, "timers");
-    this_cpu()->timers.next_deadline = UINT64_MAX;
+    spin_lock_init(&this_cpu_ptr(timer_bases)->lock, "timers");
+    this_cpu_ptr(timer_bases)->next_deadline = UINT64_MAX;
 }
 
 /* After the list's head changed; the caller holds the lock. */
@@ -51,7 +64,7 @@ bool timer_cancel(struct timer *timer)
 {
     for (;;) {
         unsigned cpu = __atomic_load_n(&timer->cpu, __ATOMIC_ACQUIRE);
-        struct timer_base *base = &cpus[cpu]->timers;
+        struct timer_base *base = per_cpu_ptr(timer_bases, cpu);
         spin_lock(&base->lock);
         if (timer->cpu != cpu) {        /* restarted elsewhere meanwhile */
             spin_unlock(&base->lock);
@@ -69,7 +82,7 @@ static bool timer_running_anywhere(const struct timer *timer)
 {
     unsigned cpu;
     for_each_online_cpu(cpu) {
-        if (__atomic_load_n(&cpus[cpu]->timers.running, __ATOMIC_SEQ_CST) == timer)
+        if (__atomic_load_n(&per_cpu_ptr(timer_bases, cpu)->running, __ATOMIC_SEQ_CST) == timer)
             return true;
     }
     return false;
@@ -95,7 +108,7 @@ unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
     timer_cancel(timer);
     preempt_disable();          /* "this CPU" must stay this CPU */
     unsigned cpu = pinned ? this_cpu_id() : housekeeping_pick_cpu();
-    struct timer_base *base = &cpus[cpu]->timers;
+    struct timer_base *base = per_cpu_ptr(timer_bases, cpu);
 
     spin_lock(&base->lock);
     timer->deadline = deadline;
@@ -128,7 +141,7 @@ unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
 
 void timers_run_expired(uint64_t now)
 {
-    struct timer_base *base = &this_cpu()->timers;
+    struct timer_base *base = this_cpu_ptr(timer_bases);
 
     for (;;) {
         spin_lock(&base->lock);
@@ -153,7 +166,12 @@ void timers_run_expired(uint64_t now)
  * also interrupts us (timer_start), and we look again then. */
 uint64_t timers_next_deadline(void)
 {
-    return __atomic_load_n(&this_cpu()->timers.next_deadline, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&this_cpu_ptr(timer_bases)->next_deadline, __ATOMIC_ACQUIRE);
+}
+
+bool timers_need_tick(uint64_t now)
+{
+    return timers_next_deadline() < now + tick_period_ns;
 }
 
 struct sleeper {

@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/base/spinlock.h"
 
 struct timer;
 typedef void (*timer_fn)(struct timer *timer);
@@ -26,16 +25,6 @@ struct timer {
     bool pending;
 };
 
-struct timer_base {
-    struct spinlock lock;
-    struct timer *head;         /* sorted by deadline */
-    /* head's deadline, or UINT64_MAX: written under the lock, read
-     * without it (timers_next_deadline) */
-    uint64_t next_deadline;
-    uint64_t fired;
-    struct timer *running;      /* whose function runs now (timer_cancel_sync) */
-};
-
 void timer_init(struct timer *timer, timer_fn function, void *data);
 /* Start (or restart) the timer; returns the CPU it will fire on. */
 unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned);
@@ -47,6 +36,9 @@ void timer_cancel_sync(struct timer *timer);
 void timers_init_this_cpu(void);
 void timers_run_expired(uint64_t now);       /* from the timer interrupt */
 uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_MAX */
+/* The timers' question to this CPU's tick: one is due within a period, so
+ * stopping the tick would save nothing. */
+bool timers_need_tick(uint64_t now);
 
 /* Sleep for at least ns (the calling task; not from interrupts). */
 void sleep_ns(uint64_t ns);

@@ -22,13 +22,13 @@
  *     can restart the tick now: the round must kick, and the kick must
  *     find it stopped;
  *   - edge: the waker wakes as soon as it sees the tick stopped, usually
- *     while the nohz CPU is still leaving the tick interrupt that stopped
- *     it. If the enqueue lands before that interrupt's own tick_recheck(),
- *     the owner restarts its tick by itself, and the kick, already on its
- *     way, finds it running: counted as wasted, and harmless;
+ *     while the nohz CPU is still leaving the code that stopped it. If
+ *     another decision there (another interrupt's exit) comes before the
+ *     kick, the owner restarts its tick by itself, and the kick, already
+ *     on its way, finds it running: counted as wasted, and harmless;
  *   - early (1 round in 64): the waker wakes as soon as the sleeper is off
  *     the CPU, within 20 us, while the nohz CPU is still deciding to stop
- *     its tick after the switch back to the nohz task (tick_update()), so
+ *     its tick after the switch back to the nohz task (tick_nohz_task_switch()), so
  *     the enqueue lands just before or just after the stop decision. Before it: no kick, and the owner must keep its
  *     tick for the sleeper, which waits for the nohz task's time slice to
  *     end (SCHED_SLICE_NS), as any task behind a CPU hog does.
@@ -58,7 +58,7 @@
 #include "sched/task.h"
 
 /* 100,000 wakeups. The tick stops again as soon as the sleeper has
- * left (tick_update() after the switch back to the nohz task), so a round
+ * left (tick_nohz_task_switch() after the switch back to the nohz task), so a round
  * takes a fraction of a millisecond; an early round that lands before the
  * stop waits a time slice (docs/reliability.md, 3a). */
 #define RACE_WAKEUPS 100000
@@ -433,7 +433,7 @@ static bool nohz_task_alone_with_its_tick_stopped(const struct race *race)
 {
     const struct runqueue *rq = &cpus[race->cpu]->rq;
     return !tick_running(race) && rq->nr_running == 1 && rq->current == race->worker &&
-           cpus[race->cpu]->nohz_task == race->worker && cpu_has_nohz(race->cpu);
+           cpu_nohz_task(race->cpu) == race->worker && cpu_has_nohz(race->cpu);
 }
 
 static bool wait_until_alone_and_stopped(struct race *race)
@@ -521,7 +521,7 @@ static void wakeups_onto_a_nohz_cpu_lose_no_kick(struct ktest *test)
     }
     rcu_barrier();      /* earlier suites' callbacks done: no grace period needs the nohz CPU during the run */
     race = (struct race){ .cpu = cpu_count - 1, .wakers = cpu_count - 1, .random = 9 };
-    race.tick = &cpus[race.cpu]->tick;
+    race.tick = tick_state_of(race.cpu);
     wait_queue_init(&race.sleeper_queue);
     for (unsigned i = 0; i < race.wakers; i++)
         wait_queue_init(&race.waker_queues[i]);
@@ -614,7 +614,7 @@ out:
     kthread_join(race.sleeper);
     if (race.worker)
         kthread_join(race.worker);
-    KTEST_EXPECT(test, !cpu_has_nohz(race.cpu) && !cpus[race.cpu]->nohz_task, "cpu %u still has a nohz task",
+    KTEST_EXPECT(test, !cpu_has_nohz(race.cpu) && !cpu_nohz_task(race.cpu), "cpu %u still has a nohz task",
                  race.cpu);
 }
 

@@ -11,6 +11,7 @@
 #include "kernel/irq/ipi.h"
 #include "kernel/debug/ktest.h"
 #include "kernel/time/nohz_task.h"
+#include "kernel/time/tick.h"
 #include "kernel/base/percpu.h"
 #include "kernel/time/timers.h"
 #include "rcu/rcu.h"
@@ -56,9 +57,9 @@ static bool wait_for(volatile bool *flag)
 static bool wait_tick_stopped(unsigned cpu)
 {
     uint64_t limit = clock_now() + WAIT_LIMIT_NS;
-    while (__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE) && clock_now() < limit)
+    while (__atomic_load_n(&tick_state_of(cpu)->running, __ATOMIC_ACQUIRE) && clock_now() < limit)
         sleep_ns(MS);
-    return !cpus[cpu]->tick.running;
+    return !tick_state_of(cpu)->running;
 }
 
 static bool start_worker(struct ktest *test, struct worker *worker)
@@ -89,7 +90,7 @@ static void stop_worker(struct ktest *test, struct worker *worker)
 {
     __atomic_store_n(&worker->stop, true, __ATOMIC_RELEASE);
     kthread_join(worker->task);
-    KTEST_EXPECT(test, !cpu_has_nohz(worker->cpu) && !cpus[worker->cpu]->nohz_task,
+    KTEST_EXPECT(test, !cpu_has_nohz(worker->cpu) && !cpu_nohz_task(worker->cpu),
                  "cpu %u still has a nohz task after it exited", worker->cpu);
 }
 
@@ -116,9 +117,9 @@ static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
     struct worker worker = { 0 };
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
-    KTEST_EXPECT(test, cpu_has_nohz(worker.cpu) && cpus[worker.cpu]->nohz_task == worker.task, "mask not set");
+    KTEST_EXPECT(test, cpu_has_nohz(worker.cpu) && cpu_nohz_task(worker.cpu) == worker.task, "mask not set");
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "cpu %u still ticks: %s", worker.cpu,
-                 tick_keep_reason_names[cpus[worker.cpu]->tick.reason]);
+                 tick_keep_reason_names[tick_state_of(worker.cpu)->reason]);
     uint64_t before = local_timer_interrupts(worker.cpu);
     sleep_ns(300 * MS);
     uint64_t taken = local_timer_interrupts(worker.cpu) - before;
@@ -127,7 +128,7 @@ static void alone_on_its_cpu_the_tick_stops(struct ktest *test)
     stop_worker(test, &worker);
     sleep_ns(10 * MS);
     const struct cpu *cpu = cpus[worker.cpu];
-    KTEST_EXPECT(test, cpu->tick.running || cpu->rq.current->is_idle, "cpu %u neither ticks nor idles", worker.cpu);
+    KTEST_EXPECT(test, tick_state_of(cpu->id)->running || cpu->rq.current->is_idle, "cpu %u neither ticks nor idles", worker.cpu);
 }
 
 /* docs/nohz-task.md#patch-02-unpinned-timers-avoid-nohz-cpus:
@@ -178,7 +179,7 @@ struct newcomer {
 static void newcomer_main(void *arg)
 {
     struct newcomer *newcomer = arg;
-    newcomer->ticks_at_first_run = cpus[newcomer->cpu]->tick.ticks;
+    newcomer->ticks_at_first_run = tick_state_of(newcomer->cpu)->ticks;
     __atomic_store_n(&newcomer->ran, true, __ATOMIC_RELEASE);
 }
 
@@ -188,7 +189,7 @@ static void a_second_task_kicks_the_tick_back(struct ktest *test)
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
-    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    struct tick_state *tick = tick_state_of(worker.cpu);
     uint64_t kicks = tick->kicks_received, wasted = tick->kicks_while_ticking, ticks = tick->ticks;
     struct newcomer newcomer = { .cpu = worker.cpu };
     struct cpumask only = cpumask_of(worker.cpu);
@@ -242,7 +243,7 @@ static void queued_callbacks_keep_the_tick(struct ktest *test)
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
-    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    struct tick_state *tick = tick_state_of(worker.cpu);
     uint64_t kept_for_rcu = tick->refusals[TICK_KEEP_RCU], restarts = tick->restarts;
     run_action(&worker, queue_callback, &probe);
     KTEST_EXPECT(test, tick->running || probe.invoked, "callbacks queued, tick stopped");
@@ -299,7 +300,7 @@ static void offloaded_callbacks_leave_the_tick_stopped(struct ktest *test)
     if (!start_worker(test, &worker))
         return;
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
-    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    struct tick_state *tick = tick_state_of(worker.cpu);
     uint64_t kept_for_rcu = tick->refusals[TICK_KEEP_RCU], restarts = tick->restarts, kicks = tick->kicks_sent;
     uint64_t timer_interrupts = local_timer_interrupts(worker.cpu);
     nocb = (struct nocb_probes){ 0 };
@@ -337,7 +338,7 @@ static void rcu_prod_kicks_a_stopped_tick(struct ktest *test)
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
-    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    struct tick_state *tick = tick_state_of(worker.cpu);
     uint64_t kicks = tick->kicks_received, dep_kicks = tick->dep_kicks, restarts = tick->restarts;
     uint64_t calls = cpus[worker.cpu]->irq_counts[IRQ_SOURCE_CALL_FUNCTION];
     synchronize_rcu();
@@ -374,9 +375,9 @@ static void read_until_told(struct worker *worker)
 static bool wait_tick_running(unsigned cpu)
 {
     uint64_t limit = clock_now() + WAIT_LIMIT_NS;
-    while (!__atomic_load_n(&cpus[cpu]->tick.running, __ATOMIC_ACQUIRE) && clock_now() < limit)
+    while (!__atomic_load_n(&tick_state_of(cpu)->running, __ATOMIC_ACQUIRE) && clock_now() < limit)
         sleep_ns(MS);
-    return cpus[cpu]->tick.running;
+    return tick_state_of(cpu)->running;
 }
 
 static void rcu_prod_of_a_reader_holds_the_tick(struct ktest *test)
@@ -387,7 +388,7 @@ static void rcu_prod_of_a_reader_holds_the_tick(struct ktest *test)
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop");
-    struct tick_state *tick = &cpus[worker.cpu]->tick;
+    struct tick_state *tick = tick_state_of(worker.cpu);
     reader = (struct reader){ 0 };
     probe = (struct callback_probe){ 0 };
     worker.action = read_until_told;
@@ -421,7 +422,7 @@ static void dependency_bits_kick_once(struct ktest *test)
     if (!need_cpus(test) || !start_worker(test, &worker))
         return;
     unsigned cpu = worker.cpu;
-    struct tick_state *tick = &cpus[cpu]->tick;
+    struct tick_state *tick = tick_state_of(cpu);
     KTEST_EXPECT(test, wait_tick_stopped(cpu), "the tick did not stop");
     uint64_t dep_kicks = tick->dep_kicks, wasted = tick->kicks_while_ticking;
 
@@ -492,12 +493,12 @@ static void watchdog_and_timekeeping_leave_the_nohz_cpu(struct ktest *test)
         return;
     unsigned keeper = timekeeper_cpu;
     KTEST_EXPECT(test, keeper != worker.cpu && keeper != TIMEKEEPER_NONE, "timekeeper is %u", keeper);
-    uint64_t nohz_checks = cpus[worker.cpu]->tick.watchdog_checks;
-    uint64_t keeper_checks = keeper < cpu_count ? cpus[keeper]->tick.watchdog_checks : 0;
+    uint64_t nohz_checks = tick_state_of(worker.cpu)->watchdog_checks;
+    uint64_t keeper_checks = keeper < cpu_count ? tick_state_of(keeper)->watchdog_checks : 0;
     uint64_t jiffies_before = jiffies;
     sleep_ns(1200 * MS);
-    KTEST_EXPECT(test, cpus[worker.cpu]->tick.watchdog_checks == nohz_checks, "the watchdog ran on the nohz cpu");
-    KTEST_EXPECT(test, keeper < cpu_count && cpus[keeper]->tick.watchdog_checks > keeper_checks,
+    KTEST_EXPECT(test, tick_state_of(worker.cpu)->watchdog_checks == nohz_checks, "the watchdog ran on the nohz cpu");
+    KTEST_EXPECT(test, keeper < cpu_count && tick_state_of(keeper)->watchdog_checks > keeper_checks,
                  "the watchdog never ran on the timekeeper %u", keeper);
     KTEST_EXPECT(test, jiffies > jiffies_before, "jiffies stood still");
     stop_worker(test, &worker);
@@ -518,7 +519,7 @@ static void timekeeping_handed_to_an_idle_cpu_wakes_it(struct ktest *test)
     }
     struct cpumask before = current_task()->affinity, elsewhere = cpumask_of(cpu_count - 2);
     KTEST_EXPECT(test, set_affinity(current_task(), &elsewhere) == 0, "cannot leave cpu %u", target);
-    const struct tick_state *tick = &cpus[target]->tick;
+    const struct tick_state *tick = tick_state_of(target);
     KTEST_EXPECT(test, wait_tick_stopped(target), "idle cpu %u still ticks: %s", target,
                  tick_keep_reason_names[tick->reason]);
     uint64_t kicks = tick->kicks_received, restarts = tick->restarts;
@@ -557,9 +558,9 @@ static void switching_policy_rechecks_stopped_ticks(struct ktest *test)
     KTEST_EXPECT(test, wait_tick_stopped(worker.cpu), "the tick did not stop under task");
     KTEST_EXPECT(test, tick_policy_switch("periodic") == 0, "cannot switch to periodic");
     sleep_ns(20 * MS);
-    KTEST_EXPECT(test, cpus[worker.cpu]->tick.running, "periodic, but the tick is still stopped");
-    KTEST_EXPECT(test, cpus[worker.cpu]->tick.reason == TICK_KEEP_POLICY, "reason %s",
-                 tick_keep_reason_names[cpus[worker.cpu]->tick.reason]);
+    KTEST_EXPECT(test, tick_state_of(worker.cpu)->running, "periodic, but the tick is still stopped");
+    KTEST_EXPECT(test, tick_state_of(worker.cpu)->reason == TICK_KEEP_POLICY, "reason %s",
+                 tick_keep_reason_names[tick_state_of(worker.cpu)->reason]);
     KTEST_EXPECT(test, tick_policy_switch("no-such-policy") == -EINVAL, "an unknown policy was accepted");
     KTEST_EXPECT(test, tick_policy_switch("task") == 0 && wait_tick_stopped(worker.cpu),
                  "back to task, the tick did not stop");
@@ -572,7 +573,7 @@ static void switching_policy_rechecks_stopped_ticks(struct ktest *test)
 static uint64_t ticks_until_stopped(struct ktest *test, const char *policy)
 {
     struct worker worker = { 0 };
-    const struct tick_state *tick = &cpus[cpu_count - 1]->tick;
+    const struct tick_state *tick = tick_state_of(cpu_count - 1);
     tick_policy_switch(policy);
     /* Periods, counted from before the worker exists: ticks taken, and
      * those the host did not run the vCPU for (missed). */
@@ -646,7 +647,7 @@ static void set_while_another_cpu_rebinds_it(struct ktest *test)
     KTEST_EXPECT(test, setter.result == 0, "nohz_task_set gave %d", setter.result);
     KTEST_EXPECT(test, setter.set_on == to, "set on cpu %u, bound to cpu %u", setter.set_on, to);
     kthread_join(task);
-    KTEST_EXPECT(test, !cpu_has_nohz(to) && !cpus[to]->nohz_task, "cpu %u still has a nohz task", to);
+    KTEST_EXPECT(test, !cpu_has_nohz(to) && !cpu_nohz_task(to), "cpu %u still has a nohz task", to);
     set_affinity(current_task(), &before);
 }
 

@@ -282,7 +282,7 @@ static void queue_on_the_offloaded_cpu(void *unused)
 {
     (void)unused;
     unsigned cpu = this_cpu_id();
-    struct tick_state *tick = &cpus[cpu]->tick;
+    struct tick_state *tick = tick_state_of(cpu);
 
     offload.restarts = tick->restarts;
     offload.kept_for_rcu = tick->refusals[TICK_KEEP_RCU];
@@ -328,7 +328,7 @@ static void offloaded_callbacks_run_elsewhere_in_a_task(struct ktest *test)
     kthread_join(queuer);
     rcu_barrier();
     unsigned long ran = __atomic_load_n(&callbacks_ran, __ATOMIC_ACQUIRE);
-    const struct tick_state *tick = &cpus[cpu]->tick;
+    const struct tick_state *tick = tick_state_of(cpu);
     uint64_t restarts = tick->restarts - offload.restarts, kept = tick->refusals[TICK_KEEP_RCU] - offload.kept_for_rcu;
     for (unsigned i = 0; i < OFFLOAD_CALLBACKS; i++) {
         const struct recorded_callback *callback = &offload.callbacks[i];

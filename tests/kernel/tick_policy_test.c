@@ -8,17 +8,28 @@
 
 #define NAME_SIZE 16    /* /proc/sys/kernel/tick_policy's buffer (kernel/time/tick_proc.c) */
 
-static const char *const tree_policies[] = { "periodic", "idle", "task", "full", "patient" };
-#define TREE_POLICY_COUNT (sizeof(tree_policies) / sizeof(tree_policies[0]))
+/* The section TICK_POLICY fills (linker.ld): every policy there, whatever
+ * its name, is checked below; no list of names is kept here. */
+extern const struct tick_policy *const __tick_policies_start[], *const __tick_policies_end[];
+
+static unsigned order_of(const struct tick_policy *policy)
+{
+    return policy->rank ? policy->rank : ~0u;
+}
+
+/* Ranked first, by rank; then the unranked; names break ties. */
+static bool comes_before(const struct tick_policy *a, const struct tick_policy *b)
+{
+    return order_of(a) != order_of(b) ? order_of(a) < order_of(b) : strcmp(a->name, b->name) < 0;
+}
 
 static void policies_are_listed_in_a_stable_order(struct ktest *test)
 {
-    const struct tick_policy *policy, *other;
-    unsigned count = 0;
+    const struct tick_policy *policy, *other, *previous = 0;
+    unsigned count = 0, registered = (unsigned)(__tick_policies_end - __tick_policies_start);
     for_each_tick_policy(policy) {
-        if (count < TREE_POLICY_COUNT)
-            KTEST_EXPECT(test, !strcmp(policy->name, tree_policies[count]), "policy %u is %s, not %s", count,
-                         policy->name, tree_policies[count]);
+        KTEST_EXPECT(test, !previous || comes_before(previous, policy), "%s listed after %s", policy->name,
+                     previous ? previous->name : "");
         KTEST_EXPECT(test, strlen(policy->name) < NAME_SIZE, "%s: name too long to be written", policy->name);
         KTEST_EXPECT(test, policy->summary && policy->summary[0], "%s: no summary", policy->name);
         KTEST_EXPECT(test, tick_policy_find(policy->name) == policy, "%s: found as another", policy->name);
@@ -26,21 +37,31 @@ static void policies_are_listed_in_a_stable_order(struct ktest *test)
         for_each_tick_policy(other)
             same += !strcmp(other->name, policy->name);
         KTEST_EXPECT(test, same == 1, "%s: registered %u times", policy->name, same);
+        previous = policy;
         count++;
     }
-    KTEST_EXPECT(test, count >= TREE_POLICY_COUNT, "%u policies registered, want at least %u", count,
-                 (unsigned)TREE_POLICY_COUNT);
+    KTEST_EXPECT(test, count == registered, "%u policies listed, %u registered", count, registered);
+    KTEST_EXPECT(test, tick_policy_find(TICK_POLICY_DEFAULT), "the default, %s, is not registered",
+                 TICK_POLICY_DEFAULT);
 }
 
 static void unknown_names_change_nothing(struct ktest *test)
 {
-    const struct tick_policy *before = tick_policy;
+    const struct tick_policy *before = tick_policy, *policy;
     KTEST_EXPECT(test, tick_policy_select("no-such-policy") == -EINVAL, "an unknown policy was selected");
     KTEST_EXPECT(test, tick_policy_select("") == -EINVAL, "an empty name was selected");
     KTEST_EXPECT(test, tick_policy == before, "a refused name changed the policy");
-    char names[128];
+    char names[256], expected[256];
+    size_t length = 0;
     tick_policy_names(names, sizeof(names));
-    KTEST_EXPECT(test, !strncmp(names, "periodic idle task full patient", 31), "names listed as '%s'", names);
+    for_each_tick_policy(policy) {
+        if (length)
+            expected[length++] = ' ';
+        memcpy(expected + length, policy->name, strlen(policy->name));
+        length += strlen(policy->name);
+    }
+    expected[length] = 0;
+    KTEST_EXPECT(test, !strcmp(names, expected), "names listed as '%s', want '%s'", names, expected);
 }
 
 static bool asks_isolates(const struct tick_policy *policy, bool is_nohz, bool nohz_full)
@@ -51,18 +72,17 @@ static bool asks_isolates(const struct tick_policy *policy, bool is_nohz, bool n
     return policy->isolates && policy->isolates(&view);
 }
 
-/* Which CPUs each policy of the tree isolates: the rule that
- * context_tracking.c and tick_update() follow. */
+/* Which CPUs each registered policy isolates, the rule that
+ * context_tracking.c and the decision on the way to user mode follow: a
+ * policy that stops busy ticks isolates the CPUs it stops them on, the
+ * nohz_full= ones if it answers from that list, else a nohz task's; one
+ * that stops none isolates nothing; and none isolates an ordinary CPU. */
 static void each_policy_isolates_its_own_cpus(struct ktest *test)
 {
-    for (unsigned i = 0; i < TREE_POLICY_COUNT; i++) {
-        const struct tick_policy *policy = tick_policy_find(tree_policies[i]);
-        if (!policy) {
-            KTEST_EXPECT(test, policy, "%s is not registered", tree_policies[i]);
-            continue;
-        }
-        bool by_task = !strcmp(policy->name, "task") || !strcmp(policy->name, "patient");
-        bool by_list = !strcmp(policy->name, "full");
+    const struct tick_policy *policy;
+    for_each_tick_policy(policy) {
+        bool stops_busy = policy->busy_may_stop;
+        bool by_task = stops_busy && !policy->uses_nohz_full, by_list = stops_busy && policy->uses_nohz_full;
         KTEST_EXPECT(test, asks_isolates(policy, true, false) == by_task, "%s: a nohz task's cpu", policy->name);
         KTEST_EXPECT(test, asks_isolates(policy, false, true) == by_list, "%s: a nohz_full cpu", policy->name);
         KTEST_EXPECT(test, !asks_isolates(policy, false, false), "%s: an ordinary cpu", policy->name);

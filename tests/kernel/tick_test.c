@@ -38,8 +38,8 @@ static void every_cpu_ticks_at_hz(struct ktest *test)
 
     for_each_online_cpu(cpu) {
         before[cpu] = irq_count(cpu, IRQ_SOURCE_LOCAL_TIMER);
-        ticks_before[cpu] = cpus[cpu]->tick.ticks;
-        missed_before[cpu] = cpus[cpu]->tick.missed;
+        ticks_before[cpu] = tick_state_of(cpu)->ticks;
+        missed_before[cpu] = tick_state_of(cpu)->missed;
     }
     uint64_t start = clock_now();
     wait_on_clock(WINDOW_NS);
@@ -48,12 +48,12 @@ static void every_cpu_ticks_at_hz(struct ktest *test)
 
     for_each_online_cpu(cpu) {
         uint64_t interrupts = irq_count(cpu, IRQ_SOURCE_LOCAL_TIMER) - before[cpu];
-        uint64_t ticks = cpus[cpu]->tick.ticks - ticks_before[cpu];
+        uint64_t ticks = tick_state_of(cpu)->ticks - ticks_before[cpu];
         ktest_log(test, "cpu %u: %lu LOC interrupts, %lu ticks, expected %lu (missed so far %lu)", cpu,
-                  interrupts, ticks, expected, cpus[cpu]->tick.missed);
+                  interrupts, ticks, expected, tick_state_of(cpu)->missed);
         /* A period the host did not run this vCPU in is counted as missed
          * (tick_advance_deadline): late, not lost. */
-        uint64_t missed = cpus[cpu]->tick.missed - missed_before[cpu];
+        uint64_t missed = tick_state_of(cpu)->missed - missed_before[cpu];
         KTEST_EXPECT(test, within_tolerance(interrupts + missed, expected),
                      "cpu %u: %lu LOC + %lu missed, expected %lu +-%d%%", cpu, interrupts, missed, expected,
                      TOLERANCE_PERCENT);
@@ -119,7 +119,7 @@ struct due_timer {
 static void due_timer_fired(struct timer *timer)
 {
     struct due_timer *due = timer->data;
-    due->tick_was_running = this_cpu()->tick.running;
+    due->tick_was_running = this_tick()->running;
     __atomic_store_n(&due->fired, true, __ATOMIC_RELEASE);
 }
 
@@ -147,7 +147,7 @@ static void idle_cpu_keeps_its_tick_for_a_due_timer(struct ktest *test)
         ktest_skip(test, "a policy that stops idle ticks, and a CPU that is neither ours nor the timekeeper");
         return;
     }
-    const struct tick_state *tick = &cpus[cpu]->tick;
+    const struct tick_state *tick = tick_state_of(cpu);
     uint64_t refusals = tick->refusals[TICK_KEEP_TIMER];
     for (unsigned round = 0; round < TIMER_ROUNDS; round++) {
         timer_init(&due.timer, due_timer_fired, &due);

@@ -12,6 +12,7 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
+#include "kernel/time/tick.h"
 #include "kernel/time/tsc_watchdog.h"
 #include "kernel/fs/vfs.h"
 
@@ -72,8 +73,8 @@ static bool proc_tick_has(const char *wanted)
 /* Busy here, ticking, for ROUNDS_TO_WATCH watchdog rounds of this CPU. */
 static bool watch_rounds(void)
 {
-    uint64_t checks = this_cpu()->tick.watchdog_checks, start = clock_now();
-    while (this_cpu()->tick.watchdog_checks < checks + ROUNDS_TO_WATCH) {
+    uint64_t checks = this_tick()->watchdog_checks, start = clock_now();
+    while (this_tick()->watchdog_checks < checks + ROUNDS_TO_WATCH) {
         if (clock_now() - start > GIVE_UP_NS)
             return false;
         cpu_relax();

@@ -436,7 +436,7 @@ class RealTree(unittest.TestCase):
         self.assertTrue({"nohz-spin", "nohz-race"} <= repo.scenarios())
         self.assertTrue({"run", "test", "docs"} <= repo.make_targets())
         self.assertIn("a_second_task_kicks_the_tick_back", repo.test_cases())
-        self.assertTrue({"try_stop", "tick_recheck", "keep_reason"} <= repo.definitions("kernel/time/tick_stop.c"))
+        self.assertTrue({"tick_decide", "tick_nohz_irq_exit", "keep_reason"} <= repo.definitions("kernel/time/tick_stop.c"))
         self.assertIn("tick_do_periodic_work", repo.definitions("kernel/time/tick.c"))
         self.assertNotIn("tick_do_periodic_work", repo.definitions("kernel/time/tick_stop.c"))
         for made_up in ("nohz_sprint", "tock"):

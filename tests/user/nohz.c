@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -453,7 +454,7 @@ static int stopped_nohz_task_keeps_its_cpu(void)
 
 /* With its tick stopped, a nohz task's system calls ask nothing about the
  * tick on their way out unless something asked for a recheck
- * (tick_update_isolated(), tick_want_recheck()): the "skipped" count grows
+ * (tick_nohz_user_enter(), tick_want_recheck()): the "skipped" count grows
  * with the calls, the "made" one does not, and the tick stays stopped. */
 #define RECHECK_CALLS 5000
 static int system_calls_skip_the_recheck_of_a_stopped_tick(void)
@@ -483,6 +484,80 @@ static int system_calls_skip_the_recheck_of_a_stopped_tick(void)
     int status = exit_status_of(child);
     if (status != 0)
         printf("# the child exited with %d (9: nohz refused, 10: tick never stopped, 11: no table)\n", status);
+    CHECK(status == 0);
+    return 1;
+}
+
+/* cpu's row of /proc/tick's "tick decisions" table, read with open, one
+ * read and close (the file is generated at open): 1 with the counts, 0
+ * if there is none. */
+struct decisions {
+    unsigned long decisions, timer_irqs, all_irqs;
+};
+
+static char decisions_text[65536];
+
+static int decisions_read(int cpu, struct decisions *counts)
+{
+    int fd = open("/proc/tick", O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, decisions_text, sizeof(decisions_text) - 1);
+    close(fd);
+    if (got <= 0)
+        return 0;
+    decisions_text[got] = 0;
+    char *table = strstr(decisions_text, "tick decisions");
+    for (char *line = table; line && (line = strchr(line, '\n')); ) {
+        int row_cpu;
+        line++;
+        if (sscanf(line, "%d %lu %lu %lu", &row_cpu, &counts->decisions, &counts->timer_irqs,
+                   &counts->all_irqs) == 4 && row_cpu == cpu)
+            return 1;
+    }
+    return 0;
+}
+
+/* One timer interrupt, one decision: a nohz task whose tick a CPU-time
+ * timer keeps (the cputimer dependency) spins in user mode, and each
+ * tick that interrupts it decides the tick once, at the interrupt's
+ * exit, not again on the way back to user mode
+ * (kernel/time/tick_stop.c). Its own CPU reads the counts, in the open
+ * of /proc/tick; between the two opens, three system calls return to
+ * user mode on an isolated CPU with the tick running, each deciding
+ * once (the first open's, its read's and its close's), and nothing else
+ * runs there. So the decisions are the timer interrupts plus 3, and no
+ * other interrupt comes. */
+#define SYSCALLS_BETWEEN_READS 3
+static int each_timer_interrupt_decides_the_tick_once(void)
+{
+    int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    CHECK(cpu >= 1);
+    pid_t child = fork();
+    if (child == 0) {
+        struct decisions before, after;
+        struct itimerval virtual_timer = { .it_value = { .tv_sec = 1000 } };
+        if (pin_to_cpu(0, cpu) != 0 || write_nohz(getpid(), "1") != 0)
+            _exit(9);
+        if (setitimer(ITIMER_VIRTUAL, &virtual_timer, NULL) != 0)
+            _exit(10);
+        if (!decisions_read(cpu, &before) || !decisions_read(cpu, &before))   /* the first touches the pages */
+            _exit(11);
+        for (volatile unsigned long i = 0; i < 20000000; i++)
+            ;
+        if (!decisions_read(cpu, &after))
+            _exit(11);
+        unsigned long decisions = after.decisions - before.decisions, timer = after.timer_irqs - before.timer_irqs;
+        unsigned long all = after.all_irqs - before.all_irqs;
+        printf("# cpu %d, tick kept by a CPU-time timer: %lu timer interrupts, %lu interrupts in all, %lu decisions "
+               "(%d of them on system calls' way out)\n", cpu, timer, all, decisions, SYSCALLS_BETWEEN_READS);
+        fflush(stdout);
+        _exit(timer >= 10 && all == timer && decisions == timer + SYSCALLS_BETWEEN_READS ? 0 : 12);
+    }
+    int status = exit_status_of(child);
+    if (status != 0)
+        printf("# the child exited with %d (9: nohz refused, 10: setitimer failed, 11: no table, "
+               "12: counts differ)\n", status);
     CHECK(status == 0);
     return 1;
 }
@@ -537,6 +612,7 @@ int main(void)
         KTAP_CASE(stopped_nohz_task_keeps_its_cpu),
         KTAP_CASE(system_calls_skip_the_recheck_of_a_stopped_tick),
         KTAP_CASE(clearing_the_attribute_brings_the_tick_back),
+        KTAP_CASE(each_timer_interrupt_decides_the_tick_once),
     };
     return ktap_main_each_in_a_child(cases, KTAP_COUNT(cases));
 }
