@@ -33,7 +33,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
                   $(patsubst %.asm,$(BUILD)/obj/%.o,$(KERNEL_ASM_SOURCES))
 
 KERNEL := $(BUILD)/nohzk.elf
-BOOT   := tools/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
+BOOT   := tools/run/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
 .PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test linux-tests mutants bench compare-linux trace clean help deps fuzz soak docs lab-start grade
 
@@ -54,7 +54,7 @@ $(BUILD)/user/%: user/%.c $(wildcard user/lib/*.h)
 
 # Test programs (tests/user/*.c), each built twice from one source: with
 # musl and with the host's glibc, both static; scenarios add them with
-# tools/boot --add and compare their output with a run on the host.
+# tools/run/boot --add and compare their output with a run on the host.
 TEST_PROGRAMS := $(foreach p,$(patsubst tests/user/%.c,%,$(wildcard tests/user/*.c)),\
                    $(BUILD)/tests-user/$(p).musl $(BUILD)/tests-user/$(p).glibc)
 
@@ -70,12 +70,12 @@ $(BUILD)/tests-user/%.glibc: tests/user/%.c $(wildcard tests/user/*.h) $(wildcar
 
 user-programs: $(USER_PROGRAMS) $(TEST_PROGRAMS)
 
-# The initrd: Debian's busybox-static and its applets (tools/mkinitrd) and
-# our programs; tools/boot puts build/initrd.cpio in every ISO it makes.
+# The initrd: Debian's busybox-static and its applets (tools/build/mkinitrd) and
+# our programs; tools/run/boot puts build/initrd.cpio in every ISO it makes.
 initrd: $(BUILD)/initrd.cpio
-$(BUILD)/initrd.cpio: tools/mkinitrd tools/lib/newc.py $(USER_PROGRAMS)
+$(BUILD)/initrd.cpio: tools/build/mkinitrd tools/lib/newc.py $(USER_PROGRAMS)
 	@echo "  INITRD  $@"
-	@tools/mkinitrd -o $@ $(USER_PROGRAMS)
+	@tools/build/mkinitrd -o $@ $(USER_PROGRAMS)
 
 help:
 	@echo "make run        boot nohzk in QEMU (-smp $(CPUS), SeaBIOS), console on this terminal"
@@ -85,28 +85,29 @@ help:
 	@echo "make linux-tests  the test programs on Debian's Linux 6.1 under QEMU (part of make test)"
 	@echo "make mutants    only the kept mutations: each plausible bug must fail its test (tests/mutations/)"
 	@echo "make bench      boot time, scheduler costs, noise, probes against Linux; build/bench.json"
-	@echo "                (tools/bench --only probes: the probes against Linux alone, about 30 s)"
+	@echo "                (tools/measure/bench --only probes: the probes against Linux alone, about 30 s)"
 	@echo "make compare-linux  the tick policies against Debian's Linux, counted by QEMU (COMPARE_ARGS=...)"
 	@echo "make trace CMD='...'  run CMD traced; build/trace.json (Perfetto) and build/trace.svg"
 	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS each (default 60)"
 	@echo "make soak       mixed load at -smp 4 for SOAK_SECONDS (default 600): no stall, panic or leak"
-	@echo "make docs       redraw docs/img/*.svg from docs/diagrams/*.dot, then check the book (tools/check-docs)"
+	@echo "make docs       redraw docs/img/*.svg from docs/diagrams/*.dot, then check the book (tools/check/check-docs)"
 	@echo "make lab-start LAB=NAME  the lab's skeleton: a worktree on branch lab/NAME (docs/labs/)"
 	@echo "make grade LAB=NAME      run the lab's tests in QEMU and score them"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
+	@echo "the programs behind these targets, by role (build, check, run, measure, course): tools/README.md"
 
 deps:
-	@tools/check-deps
+	@tools/build/check-deps
 
 # The labs (docs/labs/README.md): the skeleton is made from today's sources.
 lab-start:
-	@test -n "$(LAB)" || { echo "usage: make lab-start LAB=NAME (tools/lab list)"; exit 2; }
-	@tools/lab start $(LAB)
+	@test -n "$(LAB)" || { echo "usage: make lab-start LAB=NAME (tools/course/lab list)"; exit 2; }
+	@tools/course/lab start $(LAB)
 
 grade: kernel initrd
-	@test -n "$(LAB)" || { echo "usage: make grade LAB=NAME (tools/lab list)"; exit 2; }
-	@tools/grade $(LAB)
+	@test -n "$(LAB)" || { echo "usage: make grade LAB=NAME (tools/course/lab list)"; exit 2; }
+	@tools/course/grade $(LAB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -143,8 +144,8 @@ $(BUILD)/nohzk.pass1.elf: $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o linker.ld $(B
 	@echo "  LD      $@ (first pass)"
 	@$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms_empty.o
 
-$(BUILD)/ksyms.S: $(BUILD)/nohzk.pass1.elf tools/ksyms.sh
-	@NM=$(NM) tools/ksyms.sh $< > $@
+$(BUILD)/ksyms.S: $(BUILD)/nohzk.pass1.elf tools/build/ksyms.sh
+	@NM=$(NM) tools/build/ksyms.sh $< > $@
 
 $(BUILD)/ksyms.o: $(BUILD)/ksyms.S
 	@$(CC) -c -o $@ $<
@@ -152,7 +153,7 @@ $(BUILD)/ksyms.o: $(BUILD)/ksyms.S
 $(KERNEL): $(KERNEL_OBJECTS) $(BUILD)/ksyms.o linker.ld $(BUILD)/objects.list
 	@echo "  LD      $@"
 	@$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJECTS) $(BUILD)/ksyms.o
-	@NM=$(NM) tools/ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: addresses moved between links"; rm -f $@; exit 1; }
+	@NM=$(NM) tools/build/ksyms.sh $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: addresses moved between links"; rm -f $@; exit 1; }
 
 host-tests:
 	$(MAKE) -C tests/host OUT=$(abspath $(BUILD))/host
@@ -162,7 +163,7 @@ host-tests:
 # FUZZ_SECONDS per target (default 60). Needs clang.
 FUZZ_SECONDS ?= 60
 fuzz: deps
-	@FUZZ=1 tools/check-deps
+	@FUZZ=1 tools/build/check-deps
 	$(MAKE) -C tests/fuzz fuzz OUT=$(abspath $(BUILD))/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 run: deps $(KERNEL) $(BUILD)/initrd.cpio
@@ -176,13 +177,13 @@ GDB_PORT ?= $(shell echo $$((20000 + $$(id -u) % 20000)))
 debug: deps $(KERNEL) $(BUILD)/initrd.cpio
 	@echo "QEMU waits for gdb on port $(GDB_PORT); the console goes to $(BUILD)/debug-console.log"
 	$(BOOT) --gdb $(GDB_PORT) --interactive > $(BUILD)/debug-console.log 2>&1 < /dev/null & \
-	sleep 1; gdb -q -ex "target remote 127.0.0.1:$(GDB_PORT)" -x tools/gdbinit $(KERNEL); \
+	sleep 1; gdb -q -ex "target remote 127.0.0.1:$(GDB_PORT)" -x tools/run/gdbinit $(KERNEL); \
 	kill %1 2>/dev/null || true
 
 # The long mixed-load run (docs/reliability.md): SOAK_SECONDS (default 600).
 SOAK_SECONDS ?= 600
 soak: deps all
-	CPUS=$(CPUS) tools/soak $(SOAK_SECONDS)
+	CPUS=$(CPUS) tools/run/soak $(SOAK_SECONDS)
 
 test: deps all
 	tests/run
@@ -191,7 +192,7 @@ test: deps all
 # the exact reference for their answers (docs/testing.md); make test runs
 # them too, as items linux-NAME.LIBC.
 linux-tests: deps $(TEST_PROGRAMS)
-	tools/linux-tests
+	tools/run/linux-tests
 
 # Only the kept mutations (tests/mutations/, docs/testing.md "Mutations"),
 # which `make test` runs last: each mutant must fail its test.
@@ -199,14 +200,14 @@ mutants: deps all
 	tests/run --only '^mutant/'
 
 bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(TEST_PROGRAMS)
-	CPUS=$(CPUS) tools/bench
+	CPUS=$(CPUS) tools/measure/bench
 
 # nohzk's tick policies against Debian's Linux 6.1 (docs/noise.md), at -smp
 # 4: its kernel is downloaded once into build/linux/. COMPARE_ARGS passes
-# options to tools/compare-linux, e.g. "--runs 3 --seconds 5".
+# options to tools/measure/compare-linux, e.g. "--runs 3 --seconds 5".
 COMPARE_ARGS ?=
 compare-linux: deps $(KERNEL) $(BUILD)/initrd.cpio $(USER_PROGRAMS) $(TEST_PROGRAMS)
-	tools/compare-linux $(COMPARE_ARGS)
+	tools/measure/compare-linux $(COMPARE_ARGS)
 
 # CMD is read from the environment (make puts command-line variables
 # there), so that its quotes reach the guest's shell untouched.
@@ -217,7 +218,7 @@ TRACE_SIZE ?= 16384
 CMD        ?= sleep 1
 export CMD
 trace: deps $(KERNEL) $(BUILD)/initrd.cpio
-	tools/trace --smp $(CPUS) --classes $(TRACE) --size $(TRACE_SIZE) $(if $(ARGS),--append "$(ARGS)") -- "$$CMD"
+	tools/measure/trace --smp $(CPUS) --classes $(TRACE) --size $(TRACE_SIZE) $(if $(ARGS),--append "$(ARGS)") -- "$$CMD"
 
 # The pictures of the book: docs/diagrams/NAME.dot drawn by graphviz into
 # docs/img/NAME.svg (both committed; `make test` fails if they differ),
@@ -227,7 +228,7 @@ docs: deps
 	    echo "  DOT     $$source"; \
 	    dot -Tsvg "$$source" -o "docs/img/$$(basename "$$source" .dot).svg" || exit 1; \
 	done
-	tools/check-docs
+	tools/check/check-docs
 
 clean:
 	rm -rf $(BUILD)

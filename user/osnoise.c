@@ -39,7 +39,7 @@
  *                       close" before the last read and "witness close"
  *                       after it, from this CPU, to stdout: QEMU's
  *                       per-vCPU logs count what the vCPU took between
- *                       them (tools/boot --witness, docs/noise.md)
+ *                       them (tools/run/boot --witness, docs/noise.md)
  *   --mark-uart         the same marks written to the UART at 0x3f8 by
  *                       this program itself (ioperm): Linux sends a
  *                       program's console text from its serial interrupt,

@@ -18,7 +18,7 @@
  *                         spin: witness open: cpu 3, ticks 1204
  *                         spin: witness close: cpu 3, ticks 1204
  *                       The lines are written from spin's CPU: QEMU's
- *                       per-vCPU logs find the window by them (tools/boot
+ *                       per-vCPU logs find the window by them (tools/run/boot
  *                       --witness, docs/noise.md)
  *
  * At the end it prints one line, e.g.

@@ -1,5 +1,5 @@
 /* Ending a run. Under QEMU the isa-debug-exit device (port 0xf4) ends the
- * emulator; tools/boot reads the status from the console line printed
+ * emulator; tools/run/boot reads the status from the console line printed
  * before it (QEMU's own exit code holds only 7 bits). */
 #ifndef ARCH_X86_POWER_H
 #define ARCH_X86_POWER_H

@@ -1,5 +1,5 @@
 /* The kernel's own symbol table (function names), for backtraces. The build
- * links the kernel twice: the second link adds the table that tools/ksyms.sh
+ * links the kernel twice: the second link adds the table that tools/build/ksyms.sh
  * made from the first (see linker.ld). */
 #ifndef KERNEL_KSYMS_H
 #define KERNEL_KSYMS_H

@@ -1,7 +1,7 @@
 /* When the kernel finds itself broken: panic() prints "PANIC:" with the CPU,
  * the registers (if it came from a trap) and a backtrace with symbol names,
  * stops every other CPU with an NMI, and ends the run with the panic status
- * (tools/boot exits 253). ASSERT checks an invariant and panics if it fails. */
+ * (tools/run/boot exits 253). ASSERT checks an invariant and panics if it fails. */
 #ifndef KERNEL_PANIC_H
 #define KERNEL_PANIC_H
 

@@ -198,7 +198,7 @@ static int run_shell_command(const char *text, size_t length)
 }
 
 /* The first task, pinned to the boot CPU: run the in-kernel tests, or the
- * command that tools/boot passed, or stay up for an interactive session. */
+ * command that tools/run/boot passed, or stay up for an interactive session. */
 static void init_task(void *unused)
 {
     bool have_shell = start_user_space();

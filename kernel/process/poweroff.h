@@ -1,7 +1,7 @@
 /* How a run ends from user space (kernel/process/poweroff.c): busybox's
  * poweroff, halt and reboot. Under QEMU there is no difference worth
  * keeping between them: all three power off with status 0, which
- * tools/boot reports. */
+ * tools/run/boot reports. */
 #ifndef KERNEL_POWEROFF_H
 #define KERNEL_POWEROFF_H
 

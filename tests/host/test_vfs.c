@@ -1061,7 +1061,7 @@ static void removes_entries(void **state)
     assert_int_equal(sys_chdir("/"), 0);
 }
 
-/* build/initrd.cpio from tools/mkinitrd, when it has been built: busybox
+/* build/initrd.cpio from tools/build/mkinitrd, when it has been built: busybox
  * and its applet links come out whole. Looked for from the top of the
  * repository and from tests/host. */
 static void unpacks_the_real_initrd(void **state)

@@ -1,24 +1,24 @@
 """The QEMU scenarios of `make test`, run in order by tests/run, each one
-boot through tools/boot. To add one, append a dict to SCENARIOS.
+boot through tools/run/boot. To add one, append a dict to SCENARIOS.
 
 Keys (defaults in DEFAULTS):
   name             unique; the log is build/test-logs/NAME.log
   smp              CPUs (-smp)
   uefi             boot through OVMF instead of SeaBIOS
-  mem              guest memory (QEMU -m syntax), None = tools/boot's default
+  mem              guest memory (QEMU -m syntax), None = tools/run/boot's default
   append           kernel command line (ktest=SUITE,... selects in-kernel
                    KTAP suites; they power off with 0 if all passed, else 1)
   qemu             extra QEMU arguments ("-machine ..." replaces the default)
-  add              list of tools/boot --add specs (HOSTFILE[:/GUEST/PATH])
-  witness          tools/boot --witness: QEMU's per-vCPU logs count the
+  add              list of tools/run/boot --add specs (HOSTFILE[:/GUEST/PATH])
+  witness          tools/run/boot --witness: QEMU's per-vCPU logs count the
                    interrupts between "witness open"/"witness close" lines
   command          shell command line run with sh -c; None = none
   script           a file in tests/qemu/scripts/ that drives the
-                   interactive shell through the serial port (tools/boot
+                   interactive shell through the serial port (tools/run/boot
                    --script); use with command None
-  timeout          seconds before tools/boot gives up (exit 124)
-  expect_status    tools/boot's exit status (253 panic, 254 reset, 124
-                   timeout; see tools/boot --help)
+  timeout          seconds before tools/run/boot gives up (exit 124)
+  expect_status    tools/run/boot's exit status (253 panic, 254 reset, 124
+                   timeout; see tools/run/boot --help)
   ktap             the output must hold a complete, all-passing KTAP v1
                    document (tests/qemu/ktap.py)
   must_contain     regexes (re.MULTILINE) that must each match the output
@@ -30,8 +30,8 @@ Keys (defaults in DEFAULTS):
   check            a function given the output, returning a list of
                    reasons it fails (empty: fine); for what regexes cannot
                    say, e.g. the order of trace events (trace_checks.py)
-  tool             instead of one tools/boot: a host tool and its
-                   arguments (["tools/noise-bench", ...]), which boots QEMU
+  tool             instead of one tools/run/boot: a host tool and its
+                   arguments (["tools/measure/noise-bench", ...]), which boots QEMU
                    itself; expect_status, must_contain and check apply to
                    its exit status and output
 
@@ -121,7 +121,7 @@ def _program(name, program, libc="musl"):
 
 
 def _compare_linux_alone(text):
-    """tools/compare-linux's table, column alone (witness counts of CPU 3):
+    """tools/measure/compare-linux's table, column alone (witness counts of CPU 3):
     nohzk's task policy takes nothing, Linux without isolation ticks (the
     witness sees a ticking vCPU), and nohz_full=1-3 takes fewer."""
     found = {}
@@ -164,7 +164,7 @@ SCENARIOS = [
     {"name": "sched", "smp": 4, "timeout": 240, "append": "ktest=sched"},
     {"name": "sched-smp2", "smp": 2, "timeout": 240, "append": "ktest=sched"},
     {"name": "timers", "smp": 4, "append": "ktest=timers"},
-    # Debian's busybox-static, unmodified: tools/boot runs a command line in
+    # Debian's busybox-static, unmodified: tools/run/boot runs a command line in
     # its sh and exits with the command's status.
     {"name": "busybox-status", "smp": 2, "ktap": False, "expect_status": 3,
      "command": "echo hello from busybox; exit 3", "must_contain": [r"^hello from busybox$"]},
@@ -780,7 +780,7 @@ SCENARIOS = [
     # once: the last CPU's nohz task takes no interrupt after its first
     # second, counted by the kernel (spin's /proc/interrupts figures, the
     # /proc/tick count at both ends of the window) and by QEMU itself
-    # (tools/boot --witness: the interrupts QEMU's vCPU 254 took between
+    # (tools/run/boot --witness: the interrupts QEMU's vCPU 254 took between
     # the two lines spin --mark wrote from it); the same run without
     # --nohz first shows every one of those counts non-zero. Then
     # osnoise, both ways, on the same CPU.
@@ -881,13 +881,13 @@ SCENARIOS = [
     # download fails), booted with and without nohz_full=, against tick=task;
     # make bench's probes come out of both kernels (present, never timed).
     {"name": "noise-bench-short", "ktap": False, "timeout": 400,
-     "tool": ["tools/noise-bench", "--policies", "periodic", "--scenarios", "alone", "--seconds", "3", "--runs", "1",
+     "tool": ["tools/measure/noise-bench", "--policies", "periodic", "--scenarios", "alone", "--seconds", "3", "--runs", "1",
               "--check", "--out", "build/test-logs/noise-bench-short"],
      "must_contain": [r"^periodic +alone +1 +yes +[1-9]\d* +[1-9]\d* +[1-9]\d* +[1-9]\d* ",
                       r"^periodic +\d+ +\d+ +\d+\.\d\d$", r"^written: .*noise-bench-alone\.svg$"],
      "must_not_contain": [r"^DISAGREE", r"noise-bench: .*(lost|failed|exited)"]},
     {"name": "compare-linux-short", "ktap": False, "timeout": 900,
-     "tool": ["tools/compare-linux", "--policies", "task", "--scenarios", "alone", "--seconds", "3", "--check",
+     "tool": ["tools/measure/compare-linux", "--policies", "task", "--scenarios", "alone", "--seconds", "3", "--check",
               "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",

@@ -1,4 +1,4 @@
-"""tools/check-docs (run by tests/run as a self-test): for each class of
+"""tools/check/check-docs (run by tests/run as a self-test): for each class of
 problem, a doc line that names something missing fails, and a line that
 names what exists passes. The lines are checked against a small tree made
 here, so that the cases do not change with the kernel; one case checks
@@ -12,7 +12,7 @@ import textwrap
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_loader = importlib.machinery.SourceFileLoader("check_docs", os.path.join(TOP, "tools", "check-docs"))
+_loader = importlib.machinery.SourceFileLoader("check_docs", os.path.join(TOP, "tools", "check", "check-docs"))
 _spec = importlib.util.spec_from_loader("check_docs", _loader)
 check_docs = importlib.util.module_from_spec(_spec)
 _loader.exec_module(check_docs)
@@ -29,6 +29,8 @@ TREE = {
         """),
     "kernel/time/tick_policy_periodic.c": "TICK_POLICY(periodic,\n    .summary = \"every CPU ticks\");\n",
     "kernel/time/tick_policy_task.c": "TICK_POLICY(task, .summary = \"a nohz task\");\n",
+    "kernel/time/tick_policy_more.c": "TICK_POLICY(idle, .rank = 20);\nTICK_POLICY(full, .rank = 40);\n",
+    "tools/lib/probes.py": 'PROBES = ["getppid_cpu3", "pipe_cpu3", "spawn", "fork"]\n',
     "kernel/fs/procfs.c": textwrap.dedent("""\
         #define PROC_FILE(path, generate, write) { path, generate, write }
         void procfs_init(void) { vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0); }
@@ -62,7 +64,7 @@ TREE = {
         """),
     "tests/user/nohz.c": "static const struct ktap_case cases[] = { KTAP_CASE(exec_keeps_it) };\n",
     "tests/qemu/scenarios.py": 'SCENARIOS = [{"name": "nohz-spin"}, {"name": "tick"}]\n',
-    "tools/boot": "#!/usr/bin/env python3\ndef grub_cfg(append):\n    pass\n",
+    "tools/run/boot": "#!/usr/bin/env python3\ndef grub_cfg(append):\n    pass\n",
     "docs/README.md": "# Book\n\n1. [The tick](tick.md)\n",
     "docs/tick.md": "# The tick\n\n## Stopping it\n",
     "docs/architecture.md": "# Design\n",
@@ -117,8 +119,8 @@ class Paths(Tree):
         self.passes("[stopping](tick.md#stopping-it), [index](README.md), [web](https://example.org/x.md)")
 
     def test_missing_tool(self):
-        self.fails("tool", "Run `tools/bootme --smp 4`.")
-        self.passes("Run `tools/boot --smp 4`.")
+        self.fails("tool", "Run `tools/run/bootme --smp 4`.")
+        self.passes("Run `tools/run/boot --smp 4`.")
 
 
 class Functions(Tree):
@@ -131,11 +133,27 @@ class Functions(Tree):
         self.fails("function", "`kernel/tick.c` (`try_stop()`, `try_start()`)")
         self.fails("function", "`kernel/tick.c` `try_start()`, `try_stop()`")
         self.fails("function", "`tick.c: try_start()`")
-        self.fails("function", "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `try_start()`")
+        self.fails("function", "`kernel/tick.c: try_stop()` (5), `tick_recheck()` and `try_start()`")
         self.passes("`kernel/tick.c` (`RES`, `CAL`) are IPI names, not definitions; "
                     "`kernel/tick.c` (`try_stop()`, `TICK_MACRO()`), `tick.c: tick_recheck()`, "
                     "`kernel/tick.c` `tick_hz`, `kernel/tick.c: tick_state`, "
-                    "`kernel/tick.c: try_stop()` (15), `tick_recheck()` and `TICK_MACRO()`")
+                    "`kernel/tick.c: try_stop()` (5), `tick_recheck()` and `TICK_MACRO()`")
+
+    def test_lengths(self):
+        # try_stop() runs from its name's line to its brace: 5 lines;
+        # tick_recheck() is one; struct tick_state one; kernel/tick.h one.
+        self.passes("`kernel/tick.c: try_stop()` (5) and `tick_recheck()` (1; a wrapper); "
+                    "`kernel/tick.c: tick_state` (1), `kernel/tick.h` (1, a prototype).")
+        self.fails("length", "`kernel/tick.c: try_stop()` (4)")
+        self.fails("length", "`kernel/tick.c: tick_recheck()` (1) and `try_stop()` (6, the heart)")
+        self.fails("length", "`kernel/tick.c: tick_state` (2)")
+        self.fails("length", "`kernel/tick.h` (2; one prototype)")
+        self.passes("`kernel/tick.c: try_stop()`, `tick_recheck()` (6 together)")
+        self.fails("length", "`kernel/tick.c: try_stop()` and `tick_recheck()` (5 together)")
+        # The file is the last one named in the paragraph, or the one file
+        # that defines the name.
+        self.fails("length", "`kernel/tick.h` names it; `tick_recheck()` (2)")
+        self.passes("Counts: (10 cases), `kernel/tick.c` (11 lines), `try_stop()` (x).")
 
     def test_a_mention_in_a_comment_or_call_is_not_a_definition(self):
         self.fails("function", "`kernel/tick.c: tick_imaginary()`")
@@ -144,7 +162,7 @@ class Functions(Tree):
     def test_headers_declare_asm_labels_and_scripts(self):
         self.fails("function", "`kernel/tick.c: tick_declared()`")
         self.passes("`kernel/tick.h: tick_declared()`, `arch/x86/entry.asm: trap_return`, "
-                    "`tools/boot: grub_cfg()`")
+                    "`tools/run/boot: grub_cfg()`")
 
     def test_bare_names(self):
         self.fails("name", "Then `tick_restart()` runs.")
@@ -155,15 +173,15 @@ class Functions(Tree):
 class Parameters(Tree):
     def test_unknown_parameter(self):
         self.fails("param", "Boot with `nohz=on`.")
-        self.fails("param", "tools/boot --append 'hz=100 nohz=on'")
-        self.passes("Boot with `hz=100` or tick=task; tools/boot --append 'hz=100 tick=periodic'.")
+        self.fails("param", "tools/run/boot --append 'hz=100 nohz=on'")
+        self.passes("Boot with `hz=100` or tick=task; tools/run/boot --append 'hz=100 tick=periodic'.")
 
     def test_enum_value(self):
         self.fails("param", "Boot with `tick=sometimes`.")
 
     def test_output_fields_are_not_parameters(self):
         self.passes("The console says `status=0` and the trace `reason=timer`.")
-        self.fails("param", "tools/boot --append 'status=0'")
+        self.fails("param", "tools/run/boot --append 'status=0'")
 
     def test_linux_parameters_in_a_sentence_about_linux(self):
         self.passes("Linux leaves this to `isolcpus=`.")
@@ -181,7 +199,7 @@ class Proc(Tree):
 class Suites(Tree):
     def test_unknown_suite(self):
         self.fails("suite", "Run `ktest=tock`.")
-        self.fails("suite", "tools/boot --append 'ktest=tick,tock'")
+        self.fails("suite", "tools/run/boot --append 'ktest=tick,tock'")
         self.passes("Run `ktest=tick` or `ktest=all`.")
 
 
@@ -237,6 +255,48 @@ class Allow(Tree):
         self.fails("allow", "<!-- check-docs: allow /proc/tick -->\nRead `/proc/tick`.")
 
 
+class Figures(Tree):
+    TABLE = "\n\n| run | ticks |\n| --- | --- |\n| 1 | 12 |\n"
+
+    def test_a_dated_figure_names_its_commit_and_command(self):
+        self.passes("`tools/run/boot --smp 4 -- 'spin 1'`, 2026-12-04, commit 3c6d64e:" + self.TABLE)
+        self.fails("figure", "`tools/run/boot --smp 4 -- 'spin 1'`, 2026-12-04:" + self.TABLE)
+        self.fails("figure", "Spinning for a second, 2026-12-04, commit 3c6d64e:" + self.TABLE)
+        self.passes("Spinning, 2026-12-04, commit 3c6d64e:\n\n    $ tools/run/boot -- 'spin 1'\n    ticks 12\n")
+        self.passes("Read off the code on 2026-12-04 (commit not recorded, no command):" + self.TABLE)
+        # Not a figure: no date, or the paragraph does not lead into the block.
+        self.passes("Spinning for a second:" + self.TABLE)
+        self.passes("Spinning for a second on 2026-12-04." + self.TABLE)
+
+    def test_the_commit_must_exist(self):
+        repo = check_docs.Repo(TOP)
+        if not os.path.exists(os.path.join(TOP, ".git")):
+            self.skipTest("no .git: any hex word passes")
+        head = check_docs.subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"],
+                                         stdout=check_docs.subprocess.PIPE, text=True).stdout.strip()
+        self.assertTrue(repo.is_commit(head))
+        self.assertFalse(repo.is_commit("0000000"))
+
+
+class Lists(Tree):
+    def test_a_list_of_all_the_policies_but_one(self):
+        self.passes("Policies: `periodic`, `idle`, `task` and `full`.")
+        self.passes("| `tick=` | `tick=periodic`, `tick=idle`, `tick=task`, `tick=full` |")
+        self.fails("list", "Policies: `periodic`, `idle` and `task`.")
+        self.fails("list", "| `tick=` | `periodic`, `idle`, `full` |\n| other | row |")
+        self.passes("The ones that stop a busy tick: `task` and `full`.")
+
+    def test_a_table_column(self):
+        self.fails("list", "| probe | ratio |\n| --- | --- |\n| `getppid_cpu3` | 1 |\n| `pipe_cpu3` | 2 |\n"
+                           "| `spawn` | 3 |\n")
+        self.passes("| probe | ratio |\n| --- | --- |\n| `getppid_cpu3` | 1 |\n| `pipe_cpu3` | 2 |\n"
+                    "| `spawn` | 3 |\n| `fork` | 4 |\n")
+
+    def test_probes(self):
+        self.fails("list", "Probes: `getppid_cpu3`, `pipe_cpu3` and `spawn`.")
+        self.passes("Probes: `getppid_cpu3`, `pipe_cpu3`, `spawn` and `fork`.")
+
+
 class Tables(Tree):
     def table(self, rows):
         return ("<!-- check-docs: ktap-suites -->\n| suite | checks |\n| --- | --- |\n%s\n"
@@ -257,6 +317,12 @@ class Tables(Tree):
                     "| `/proc/PID/nohz` | e |\n<!-- /check-docs -->\n")
         self.passes("<!-- check-docs: make-targets -->\n| c | d |\n| --- | --- |\n| `make all`, `make run` | a |"
                     "\n| `make test` | b |\n| `make docs` | c |\n<!-- /check-docs -->\n")
+
+    def test_tools_table(self):
+        table = "<!-- check-docs: tools -->\n| program | use |\n| --- | --- |\n%s\n<!-- /check-docs -->\n"
+        self.passes(table % "| **run** | |\n| `tools/run/boot` | boots |")
+        self.fails("table", table % "| `tools/run/boot` | boots |\n| `tools/run/bootme` | gone |")
+        self.fails("table", table % "| `tools/measure/trace` | moved |")
 
     def test_unclosed_or_unknown_table(self):
         self.fails("table", "<!-- check-docs: ktap-suites -->\n| s |\n| --- |\n| `tick` |\n")
@@ -311,6 +377,24 @@ class Sources(Tree):
             shutil.rmtree(top)
 
 
+class Chapters(unittest.TestCase):
+    def test_every_chapter_has_exercises(self):
+        top = tempfile.mkdtemp(prefix="check-docs-chapters-")
+        try:
+            for rel, text in TREE.items():
+                os.makedirs(os.path.dirname(os.path.join(top, rel)), exist_ok=True)
+                with open(os.path.join(top, rel), "w") as f:
+                    f.write(text)
+            chapters = lambda: [p.message for _, p in check_docs.run(top, diagrams=False) if p.cls == "chapter"]
+            self.assertEqual(["chapter 1 has no Exercises heading (docs/README.md says every chapter has)"],
+                             chapters())
+            with open(os.path.join(top, "docs", "tick.md"), "a") as f:
+                f.write("\n## Exercises\n\n1. Stop it.\n")
+            self.assertEqual([], chapters())
+        finally:
+            shutil.rmtree(top)
+
+
 class Diagrams(unittest.TestCase):
     SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d"><g id="node1" class="node"><title>a</title>'
            '<ellipse cx="%d" cy="1" rx="2" ry="3"/><text x="%d" y="4">%s</text></g></svg>')
@@ -320,7 +404,7 @@ class Diagrams(unittest.TestCase):
         self.assertEqual(shape(self.SVG % (10, 1, 2, "ticking")), shape(self.SVG % (12, 5, 7, "ticking")))
         self.assertNotEqual(shape(self.SVG % (10, 1, 2, "ticking")), shape(self.SVG % (10, 1, 2, "stopped")))
 
-    @unittest.skipUnless(shutil.which("dot"), "graphviz not installed (tools/check-deps)")
+    @unittest.skipUnless(shutil.which("dot"), "graphviz not installed (tools/build/check-deps)")
     def test_out_of_date_svg(self):
         top = tempfile.mkdtemp(prefix="check-docs-dot-")
         try:

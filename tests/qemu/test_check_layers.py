@@ -1,4 +1,4 @@
-"""tools/check-layers (run by tests/run as a self-test): an include that
+"""tools/check/check-layers (run by tests/run as a self-test): an include that
 goes down, stays in its layer or names a core interface passes; one that
 goes up fails and names the file, the line and both layers; a prototype
 in the wrong place fails. The cases use a small tree made here."""
@@ -10,7 +10,7 @@ import textwrap
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CHECK = os.path.join(TOP, "tools", "check-layers")
+CHECK = os.path.join(TOP, "tools", "check", "check-layers")
 
 ARCHITECTURE = textwrap.dedent("""\
     # Layers

@@ -9,7 +9,7 @@ import re
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_loader = importlib.machinery.SourceFileLoader("syscall_table", os.path.join(TOP, "tools", "syscall-table"))
+_loader = importlib.machinery.SourceFileLoader("syscall_table", os.path.join(TOP, "tools", "check", "syscall-table"))
 _spec = importlib.util.spec_from_loader("syscall_table", _loader)
 table = importlib.util.module_from_spec(_spec)
 _loader.exec_module(table)
@@ -18,7 +18,7 @@ _loader.exec_module(table)
 class SyscallTable(unittest.TestCase):
     def test_doc_is_current(self):
         with open(table.DOC) as doc:
-            self.assertEqual(doc.read(), table.render(), "run tools/syscall-table")
+            self.assertEqual(doc.read(), table.render(), "run tools/check/syscall-table")
 
     def test_kernel_names_are_linux_names(self):
         names = table.linux_names()

@@ -1,5 +1,5 @@
-"""Unit tests of the trace tools (tools/lib/tracefile.py, tools/trace2perfetto,
-tools/trace2svg) on a captured /proc/trace (tests/qemu/data/trace-sample.txt:
+"""Unit tests of the trace tools (tools/lib/tracefile.py, tools/measure/trace2perfetto,
+tools/measure/trace2svg) on a captured /proc/trace (tests/qemu/data/trace-sample.txt:
 `taskset -c 2 spin 1` with trace=all, an excerpt). Registered in tests/run's
 SELFTESTS. Counts and order only, never times."""
 

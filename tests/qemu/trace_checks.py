@@ -26,7 +26,7 @@ COMMAND = ("taskset -c 2 spin 1; echo %s; cat /proc/trace; echo %s; "
 
 
 def load_tool(name):
-    loader = importlib.machinery.SourceFileLoader(name.replace("2", "_to_"), os.path.join(TOOLS, name))
+    loader = importlib.machinery.SourceFileLoader(name.replace("2", "_to_"), os.path.join(TOOLS, "measure", name))
     spec = importlib.util.spec_from_loader(loader.name, loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)

@@ -11,14 +11,14 @@
 #   tick policies a hook: switched every few seconds once
 #                 /proc/sys/kernel/tick_policy exists
 #
-# Then, with the load stopped, fail-nth's whole walk if tools/soak added
+# Then, with the load stopped, fail-nth's whole walk if tools/run/soak added
 # it (/bin/fail-nth-test --all, tests/user/fail_nth.c): every fallible
 # point of every system call class failed in turn, no leak.
 #
 # Every job notes its failures in /tmp/soak/failed. At the end, with
 # everything stopped, free pages and heap objects (/proc/meminfo) must be
 # back within the slack, and the root directory unchanged. Prints "soak: PASS" and exits 0, or "soak: FAIL".
-# The host side (tools/boot's output) checks for stalls and panics.
+# The host side (tools/run/boot's output) checks for stalls and panics.
 S=${1:-600}
 PAGE_SLACK=128      # after the kernel stacks' page tables (KernelStackTables), counted apart
 HEAP_SLACK=64

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -220,7 +221,7 @@ static int nested_handlers_stay_on_it(void)
 
 #define GUARD (64 * 1024)
 #define SMALL_ALT (16 * 1024)
-static char roomy[GUARD + SMALL_ALT] __attribute__((aligned(16)));
+static char roomy[GUARD + SMALL_ALT] __attribute__((aligned(4096)));
 static int report_fd;
 
 static void dig(int signal, siginfo_t *info, void *context)
@@ -233,8 +234,22 @@ static void dig(int signal, siginfo_t *info, void *context)
     raise(signal);
 }
 
+/* On Linux the frame's size follows the CPU's XSAVE area, so the last
+ * handler that fits may leave too little room for raise() itself, which
+ * then runs below the bottom; the next signal, taken off the alternate
+ * stack, starts again at its top, for ever. A page with no access just
+ * below the bottom turns that into the SIGSEGV this case expects. nohzk's
+ * frame size is fixed and the page stays writable there, so its own
+ * refusal to write past the bottom is what is tested. */
+static void guard_below_the_alt_stack(void)
+{
+    if (!on_nohzk() && mprotect(roomy + GUARD - 4096, 4096, PROT_NONE) != 0)
+        _exit(5);
+}
+
 static void overflow_the_alt_stack(void)
 {
+    guard_below_the_alt_stack();
     if (set_alt(roomy + GUARD, SMALL_ALT, 0) != 0 || set_onstack_handler(SIGUSR1, dig, SA_NODEFER) != 0)
         _exit(2);
     raise(SIGUSR1);

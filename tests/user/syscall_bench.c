@@ -1,5 +1,5 @@
 /* syscall_bench: the costs of the user/kernel boundary, for make bench
- * (tools/bench). Runs the same on Linux and nohzk.
+ * (tools/measure/bench). Runs the same on Linux and nohzk.
  *   getpid   TSC cycles of one syscall(SYS_getpid) round trip, median of
  *            ROUNDS batches of BATCH calls (rdtsc works in user mode)
  *   getppid  the same for getppid (which glibc never caches)
@@ -7,18 +7,18 @@
  *            SPAWNS runs (clock_gettime)
  * Output: "bench: getpid cycles_median=N batches=N per_batch=N" (and
  * getppid) and "bench: fork_exec_wait ns_median=N runs=N", the format
- * tools/bench reads. Usage: syscall_bench [--syscalls-only] [TRUE_PATH];
+ * tools/measure/bench reads. Usage: syscall_bench [--syscalls-only] [TRUE_PATH];
  * --syscalls-only skips the spawns (run it under taskset to pick a CPU).
  *
  * syscall_bench --getppid CPU [--nohz]: only the getppid round trip, pinned
  * to CPU, after a one-second warm-up loop (a nohz CPU's tick stops
  * meanwhile); with --nohz it first writes 1 to /proc/self/nohz where that
- * file exists (not on Linux). Output, for tools/noise-bench:
+ * file exists (not on Linux). Output, for tools/measure/noise-bench:
  * "bench: getppid_cpuN cycles_median=N cycles_min=N batches=N per_batch=N nohz=0|1".
  * Status 1 if it cannot pin or the kernel refuses nohz.
  *
  * syscall_bench --probes [--rounds N] [--cpus LIST] [TRUE_PATH]: the probes
- * tools/bench holds against Linux, in nanoseconds (CLOCK_MONOTONIC per
+ * tools/measure/bench holds against Linux, in nanoseconds (CLOCK_MONOTONIC per
  * round, so both kernels use one unit), each the median of N rounds
  * (default 11) with the least and the most. For each CPU of LIST (default
  * 3,0), in a child pinned there: pipe_cpuC, one byte there and back

@@ -1,6 +1,6 @@
 """The labs (docs/labs/README.md): reading a lab file, finding a C
 function's body in today's sources, and replacing it by the lab's stub.
-Used by tools/lab and tools/grade.
+Used by tools/course/lab and tools/course/grade.
 
 A lab file, docs/labs/NAME.lab, is JSON:
 
@@ -16,7 +16,7 @@ A lab file, docs/labs/NAME.lab, is JSON:
                 "skeleton": "fail"}]}     ("pass": the skeleton keeps it)
 
 A test may give "scenario": NAME (tests/qemu/scenarios.py) instead of
-"boot"; tools/grade then boots and judges it as that scenario.
+"boot"; tools/course/grade then boots and judges it as that scenario.
 
 A function is found by its definition: a line at column 0 naming it,
 followed by its parameters and then "{" (a prototype ends with ";"
@@ -213,7 +213,7 @@ def copy_tree(repo, target, tracked):
     """A plain copy of the tracked files (times kept) into target, its
     build/ seeded from repo's objects when repo has them, so that
     `make -C target kernel` recompiles only what was changed after the
-    copy (tools/lab skeleton, tools/mutate)."""
+    copy (tools/course/lab skeleton, tools/check/mutate)."""
     if os.path.exists(target):
         shutil.rmtree(target)
     for path in tracked:

@@ -1,6 +1,6 @@
 """The kept mutations (tests/mutations/, docs/testing.md "Mutations"):
 reading a mutation file and applying it to a copy of the tree, with the
-function finder of the labs (tools/lib/labs.py). Used by tools/mutate.
+function finder of the labs (tools/lib/labs.py). Used by tools/check/mutate.
 
 A mutation file, tests/mutations/NAME.patch, is a few header lines and
 one or more hunks:

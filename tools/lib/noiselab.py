@@ -2,7 +2,7 @@
 scenarios as shell command lines for nohzk and for Linux, what one boot
 printed read back into numbers, the outside witness held against the
 guest's own counts, statistics over runs, and the JSON, CSV and SVG
-writers. tools/noise-bench and tools/compare-linux use it.
+writers. tools/measure/noise-bench and tools/measure/compare-linux use it.
 
 One boot runs several scenarios one after the other ("a session"); each
 scenario is one `osnoise --mark` run on the measured CPU, between the lines
@@ -166,7 +166,7 @@ def parse_policies(text):
 # Reading a session back.
 
 def parse_witness_lines(text):
-    """tools/boot --witness's lines: {cpu: [window dicts in order]}."""
+    """tools/run/boot --witness's lines: {cpu: [window dicts in order]}."""
     windows = {}
     for m in WITNESS_RE.finditer(text):
         window = {"timer_outer": int(m.group(3)), "all_outer": int(m.group(4)), "exceptions": int(m.group(5))}

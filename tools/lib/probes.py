@@ -1,7 +1,7 @@
 """The probes make bench holds against Linux (docs/performance.md): what
 `syscall_bench --probes` prints read back into numbers, the ratio of
-two kernels' medians, and the table. tools/bench, tools/compare-linux and
-tools/noise-bench use it.
+two kernels' medians, and the table. tools/measure/bench, tools/measure/compare-linux and
+tools/measure/noise-bench use it.
 
 A probe line (tests/user/syscall_bench.c):
 

@@ -1,4 +1,4 @@
-"""Self-test of tools/lib/labs.py, the function finder of tools/lab."""
+"""Self-test of tools/lib/labs.py, the function finder of tools/course/lab."""
 
 import os
 import sys

@@ -1,4 +1,4 @@
-"""Self-test of tools/lib/mutants.py, the mutations of tools/mutate."""
+"""Self-test of tools/lib/mutants.py, the mutations of tools/check/mutate."""
 
 import os
 import sys

@@ -1,5 +1,5 @@
 """Self-test of tools/lib/noiselab.py (statistics, the session's parser, the
-witness check, the JSON/CSV/SVG writers) and of tools/compare-linux's QEMU
+witness check, the JSON/CSV/SVG writers) and of tools/measure/compare-linux's QEMU
 line: python3 -m unittest tools/lib/test_noiselab.py (run by tests/run)."""
 
 import csv
@@ -105,14 +105,14 @@ class WriterTest(unittest.TestCase):
 
     def test_svg_carries_the_caption(self):
         path = os.path.join(self.dir, "alone.svg")
-        noiselab.plot_scenario(path, "alone", self.cells, "2026-12-04, tools/noise-bench --runs 2", "timer")
+        noiselab.plot_scenario(path, "alone", self.cells, "2026-12-04, tools/measure/noise-bench --runs 2", "timer")
         with open(path) as f:
             text = f.read()
         self.assertTrue(text.startswith("<?xml"))
-        for words in ("2026-12-04, tools/noise-bench --runs 2", "scenario alone", ">task<", ">linux<"):
+        for words in ("2026-12-04, tools/measure/noise-bench --runs 2", "scenario alone", ">task<", ">linux<"):
             self.assertTrue(words in text, "%r not in the SVG" % words)
         again = os.path.join(self.dir, "again.svg")
-        noiselab.plot_scenario(again, "alone", self.cells, "2026-12-04, tools/noise-bench --runs 2", "timer")
+        noiselab.plot_scenario(again, "alone", self.cells, "2026-12-04, tools/measure/noise-bench --runs 2", "timer")
         with open(again) as f:
             self.assertTrue(f.read() == text, "the same data drew another SVG")
 
@@ -227,7 +227,7 @@ class WitnessCheckTest(unittest.TestCase):
 class CompareLinuxTest(unittest.TestCase):
 
     def load(self, name):
-        loader = importlib.machinery.SourceFileLoader("tool_" + name.replace("-", "_"),
+        loader = importlib.machinery.SourceFileLoader("tool_" + os.path.basename(name).replace("-", "_"),
                                                       os.path.join(TOP, "tools", name))
         spec = importlib.util.spec_from_loader(loader.name, loader)
         module = importlib.util.module_from_spec(spec)
@@ -235,7 +235,7 @@ class CompareLinuxTest(unittest.TestCase):
         return module
 
     def test_linux_boots_on_tools_boots_qemu(self):
-        compare, boot = self.load("compare-linux"), self.load("boot")
+        compare, boot = self.load("measure/compare-linux"), self.load("run/boot")
         linux = compare.qemu_command("VMLINUZ", "INITRD", "console=ttyS0 nohz_full=1-3", "/logs")
         nohzk = boot.qemu_command({"qemu": [], "smp": 4, "mem": "256", "interactive": False, "uefi": False,
                                    "gdb": None}, "ISO")
@@ -248,7 +248,7 @@ class CompareLinuxTest(unittest.TestCase):
         self.assertEqual(linux[-4:], ["-d", "int,tid,trace:serial_write", "-D", "/logs/vcpu-%d.log"])
 
     def test_package_names(self):
-        compare = self.load("compare-linux")
+        compare = self.load("measure/compare-linux")
         self.assertTrue(compare.PACKAGE_RE.match("linux-image-6.1.0-57-amd64"))
         for name in ("linux-image-6.1.0-57-amd64-unsigned", "linux-image-6.12.0-1-amd64", "linux-image-amd64"):
             self.assertIsNone(compare.PACKAGE_RE.match(name), name)

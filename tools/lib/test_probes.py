@@ -137,7 +137,7 @@ class PlaceTest(unittest.TestCase):
         self.assertNotIn("--probes", noiselab.session_command(["alone"], "linux", 3, 2))
 
     def test_linux_without_the_witness(self):
-        loader = importlib.machinery.SourceFileLoader("tool_compare_linux", os.path.join(TOP, "tools", "compare-linux"))
+        loader = importlib.machinery.SourceFileLoader("tool_compare_linux", os.path.join(TOP, "tools", "measure", "compare-linux"))
         spec = importlib.util.spec_from_loader(loader.name, loader)
         compare = importlib.util.module_from_spec(spec)
         loader.exec_module(compare)

@@ -1,5 +1,5 @@
-"""Reading nohzk's /proc/trace text (docs/trace.md), for tools/trace2perfetto,
-tools/trace2svg and the tests. Python 3 standard library only.
+"""Reading nohzk's /proc/trace text (docs/trace.md), for tools/measure/trace2perfetto,
+tools/measure/trace2svg and the tests. Python 3 standard library only.
 
 A console log may hold the trace between the markers BEGIN and END (what
 `make trace` prints); without markers the whole text is taken as the trace.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Make the kernel's symbol table (kernel/base/ksyms.c reads it) from a linked
 # kernel: text symbols sorted by address, written as GNU assembler input.
-# Usage: tools/ksyms.sh KERNEL.elf > ksyms.S
+# Usage: tools/build/ksyms.sh KERNEL.elf > ksyms.S
 set -eu
 "${NM:-nm}" -n --defined-only "$1" | awk '
 $2 ~ /^[tT]$/ && $3 !~ /^\./ { address[n] = $1; name[n] = $3; n++ }
