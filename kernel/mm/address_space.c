@@ -186,11 +186,17 @@ int address_space_map_shared(struct address_space *space, uint64_t address, uint
     return error;
 }
 
+/* Without the lock: callers hold other locks (a futex's bucket), and the
+ * space lock is never taken inside one (its holder may wait for the
+ * flush of a CPU spinning there). The walk runs with interrupts off
+ * instead: a table an unmap frees is freed after the shootdown, which
+ * this CPU (it has the space loaded) answers only when the walk is done,
+ * as Linux's lockless walks rely on. */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write)
 {
-    uint64_t irq = space_lock(space);
+    uint64_t irq = irq_save();
     uint64_t entry = user_tables_entry(space->root_phys, address);
-    space_unlock(space, irq);
+    irq_restore(irq);
     if (!(entry & PTE_PRESENT) || !(entry & PTE_USER))
         return 0;
     if (for_write && !(entry & PTE_WRITE))

@@ -17,7 +17,9 @@ struct address_space {
      * of another. */
     struct cpumask cpus;
     /* The threads of a process change its tables at once: every change
-     * holds this (interrupts off; its spin answers shootdowns). */
+     * holds this (interrupts off; its spin answers shootdowns). Never
+     * taken inside another lock: its holder may wait for a CPU that
+     * spins there with interrupts off. */
     uint32_t lock;
     /* The pages mapped, and those of them that are the zero page (mapped,
      * not resident): /proc/PID's VmSize and VmRSS. Changed by the owner

@@ -4,8 +4,9 @@
  * is an -EFAULT, never a kernel fault. A copy-on-write page to be written
  * is copied by the check (address_space_write_fault), as Linux copies it
  * in the fault the write would take; a stack page not touched yet is
- * mapped (stack_fault_in), as the fault would. Processes have one thread, so
- * nothing can unmap a page between the check and the copy. */
+ * mapped (stack_fault_in), as the fault would. A sibling thread may still
+ * unmap or protect a page between the check and the copy: the copy is
+ * user_copy(), whose fault stops it (EFAULT), not the kernel. */
 #include "kernel/mm/uaccess.h"
 
 #include "arch/x86/cpu.h"
@@ -47,9 +48,9 @@ int copy_from_user(void *dst, const void *user_src, size_t length)
     if (!range_accessible((uint64_t)user_src, length, false))
         return -EFAULT;
     user_access_begin();
-    memcpy(dst, user_src, length);
+    uint64_t left = user_copy(dst, user_src, length);
     user_access_end();
-    return 0;
+    return left ? -EFAULT : 0;
 }
 
 int copy_to_user(void *user_dst, const void *src, size_t length)
@@ -57,9 +58,9 @@ int copy_to_user(void *user_dst, const void *src, size_t length)
     if (!range_accessible((uint64_t)user_dst, length, true))
         return -EFAULT;
     user_access_begin();
-    memcpy(user_dst, src, length);
+    uint64_t left = user_copy(user_dst, src, length);
     user_access_end();
-    return 0;
+    return left ? -EFAULT : 0;
 }
 
 long strncpy_from_user(char *dst, const char *user_src, size_t max)
@@ -84,13 +85,14 @@ long strnlen_user(const char *user_src, size_t max)
         size_t chunk = PAGE_SIZE - at % PAGE_SIZE;
         if (chunk > max - done)
             chunk = max - done;
-        if (!range_accessible(at, chunk, false))
+        char bytes[256];
+        if (chunk > sizeof(bytes))
+            chunk = sizeof(bytes);
+        if (copy_from_user(bytes, (const void *)at, chunk) < 0)
             return -EFAULT;
         size_t length = 0;
-        user_access_begin();
-        while (length < chunk && ((const char *)at)[length])
+        while (length < chunk && bytes[length])
             length++;
-        user_access_end();
         done += length;
         if (length < chunk)
             return (long)done;

@@ -62,21 +62,28 @@ static void memory_pages(struct process *process, unsigned long *mapped, unsigne
     *resident = *mapped > zero ? *mapped - zero : 0;
 }
 
-/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0.
+/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0:
+ * signals pending, blocked, ignored and caught are fields 31 to 34,
+ * exit_signal 38 and the CPU 39.
  * Of a process: its leader's, with the times of all its threads; of one
  * thread (/proc/PID/task/TID/stat): its own. */
 static void stat_of(struct proc_text *text, struct process *process, struct thread *thread, uint64_t user,
                     uint64_t system)
 {
     unsigned long mapped, resident;
+    uint64_t ignored, caught;
     memory_pages(process, &mapped, &resident);
+    signal_dispositions(&process->signals, &ignored, &caught);
     proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu %lu %lu "
-                "18446744073709551615 0 0 0 0 0 %llu 0 0 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+                "18446744073709551615 0 0 0 0 0 %llu %llu %llu %llu 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
                 thread->tid, process->name, thread_state(thread), parent_pid(process),
                 process->process_group, process->session, to_user_hz(user), to_user_hz(system),
                 to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
                 thread_count_locked(process), to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
-                (unsigned long long)thread->signals.blocked, thread->task->cpu);
+                (unsigned long long)(__atomic_load_n(&thread->signals.pending, __ATOMIC_RELAXED) |
+                                     __atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED)),
+                (unsigned long long)thread->signals.blocked, (unsigned long long)ignored,
+                (unsigned long long)caught, thread->task->cpu);
 }
 
 static void generate_pid_stat(struct proc_text *text, struct process *process)
@@ -138,6 +145,12 @@ static void generate_pid_cmdline(struct proc_text *text, struct process *process
     proc_write_bytes(text, process->cmdline, process->cmdline_length);
 }
 
+/* A thread's is its process's (busybox's ps -T shows it). */
+static void generate_tid_cmdline(struct proc_text *text, struct thread *thread)
+{
+    generate_pid_cmdline(text, thread->process);
+}
+
 /* The nohz task attribute, 0 or 1 (docs/nohz-task.md#patch-15-procselfnohz):
  * /proc/PID/nohz is the leader's, /proc/PID/task/TID/nohz that thread's
  * (docs/threads.md); writes: nohz_task_proc_write(). */
@@ -182,6 +195,6 @@ static long write_pid_fail_nth(int pid, const char *data, size_t count)
 
 PROC_PID_TID_FILE("stat", generate_pid_stat, generate_tid_stat, NULL);
 PROC_PID_TID_FILE("status", generate_pid_status, generate_tid_status, NULL);
-PROC_PID_FILE("cmdline", generate_pid_cmdline, NULL);
+PROC_PID_TID_FILE("cmdline", generate_pid_cmdline, generate_tid_cmdline, NULL);
 PROC_PID_TID_FILE("nohz", generate_pid_nohz, generate_tid_nohz, nohz_task_proc_write);
 PROC_PID_TID_FILE("fail-nth", generate_pid_fail_nth, generate_tid_fail_nth, write_pid_fail_nth);

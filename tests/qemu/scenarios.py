@@ -334,12 +334,14 @@ SCENARIOS = [
     # condition variables, barriers, thread- and process-directed signals,
     # the group's end from a thread, exec from a thread, a thousand threads,
     # clone's refused flags; the same program passes on the Linux host
-    # (host-pthreads). With musl: its waits spin where futex is missing.
+    # (host-pthreads).
     _program("pthreads", "pthreads") | {"smp": 4},
+    _program("pthreads-glibc", "pthreads", "glibc") | {"smp": 4},
     # Attacks on thread groups: /proc read while threads end, exec and
     # exit_group racing clone and each other, SIGKILL racing clone, a group
     # stop and continue, joins racing the end (host-thread_races too).
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
+    _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
     # Each thread a nohz task (docs/threads.md): one static program whose
     # three pthreads, pinned to CPUs 1-3 and each marked through
     # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the

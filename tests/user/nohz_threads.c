@@ -6,7 +6,7 @@
  * spins SECONDS more, reading the clock every CLOCK_EVERY iterations (a
  * system call, not an interrupt), then writes
  *   nohz_threads: witness close: cpu N
- * and QEMU's witness (tools/boot --witness, docs/noise.md) counts the
+ * and QEMU's witness (tools/run/boot --witness, docs/noise.md) counts the
  * interrupts each CPU took in between. Memory is locked first (mlockall)
  * and nothing is mapped or unmapped until every window is closed, so that
  * neither a page fault nor a TLB shootdown lands in a window. The threads

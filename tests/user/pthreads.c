@@ -7,6 +7,7 @@
  * fails alone. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -207,6 +208,92 @@ static int barriers(void)
     CHECK(!atomic_load(&order_broken));
     for (int phase = 0; phase < 3; phase++)
         CHECK(atomic_load(&phase_arrivals[phase]) == WORKERS);
+    return 1;
+}
+
+static pthread_mutex_t pi_lock;
+
+static void *count_up_pi(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ROUNDS / 4; i++) {
+        pthread_mutex_lock(&pi_lock);
+        counter++;
+        pthread_mutex_unlock(&pi_lock);
+    }
+    return 0;
+}
+
+/* A priority-inheritance mutex (FUTEX_LOCK_PI and UNLOCK_PI when
+ * contended): mutual exclusion still holds. */
+static int pi_mutex(void)
+{
+    pthread_mutexattr_t attributes;
+    pthread_t threads[WORKERS];
+    CHECK(pthread_mutexattr_init(&attributes) == 0);
+    CHECK(pthread_mutexattr_setprotocol(&attributes, PTHREAD_PRIO_INHERIT) == 0);
+    CHECK(pthread_mutex_init(&pi_lock, &attributes) == 0);
+    counter = 0;
+    for (int i = 0; i < WORKERS; i++)
+        CHECK(pthread_create(&threads[i], 0, count_up_pi, 0) == 0);
+    for (int i = 0; i < WORKERS; i++)
+        CHECK(pthread_join(threads[i], 0) == 0);
+    CHECK(counter == (long)WORKERS * (ROUNDS / 4));
+    CHECK(pthread_mutex_destroy(&pi_lock) == 0);
+    return 1;
+}
+
+/* --- a futex ping-pong across CPUs -------------------------------------- */
+
+#define PINGS 2000
+#define FUTEX_WAIT_PRIVATE 128      /* FUTEX_WAIT | FUTEX_PRIVATE_FLAG (musl has no <linux/futex.h>) */
+#define FUTEX_WAKE_PRIVATE 129
+
+static atomic_int turn;     /* 0: the pinger's, 1: the ponger's */
+static atomic_int pongs;
+
+static void futex_wait_while(atomic_int *word, int value)
+{
+    while (atomic_load(word) == value)
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, 0, 0, 0);
+}
+
+static void *pong(void *arg)
+{
+    (void)arg;
+    if (pin_to_cpu(0, 1) != 0) {
+        atomic_store(&pongs, -1);
+        atomic_store(&turn, 0);
+        return (void *)1;
+    }
+    for (int i = 0; i < PINGS; i++) {
+        futex_wait_while(&turn, 0);
+        atomic_fetch_add(&pongs, 1);
+        atomic_store(&turn, 0);
+        syscall(SYS_futex, &turn, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+    }
+    return 0;
+}
+
+/* Two threads on CPUs 0 and 1 hand a turn back and forth through a
+ * futex, each sleeping in FUTEX_WAIT until the other's FUTEX_WAKE:
+ * every round trip happens, in order. */
+static int futex_ping_pong_across_cpus(void)
+{
+    pthread_t thread;
+    void *result = 0;
+    atomic_store(&turn, 0);
+    atomic_store(&pongs, 0);
+    CHECK(pin_to_cpu(0, 0) == 0);
+    CHECK(pthread_create(&thread, 0, pong, 0) == 0);
+    for (int i = 0; i < PINGS; i++) {
+        CHECK(atomic_load(&pongs) == i);
+        atomic_store(&turn, 1);
+        syscall(SYS_futex, &turn, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+        futex_wait_while(&turn, 1);
+    }
+    CHECK(pthread_join(thread, &result) == 0 && result == 0);
+    CHECK(atomic_load(&pongs) == PINGS);
     return 1;
 }
 
@@ -581,6 +668,65 @@ static int cow_break_reaches_sibling(void)
     return 1;
 }
 
+/* --- /proc/PID/task/TID and /proc/thread-self ------------------------ */
+
+static char thread_stat[512], thread_self_link[64];
+static pid_t stat_reader_tid;
+
+static void *read_own_stat(void *arg)
+{
+    (void)arg;
+    stat_reader_tid = tid();
+    if (pin_to_cpu(0, 1) != 0)
+        return (void *)1;
+    int fd = open("/proc/thread-self/stat", O_RDONLY);
+    ssize_t length = fd < 0 ? -1 : read(fd, thread_stat, sizeof(thread_stat) - 1);
+    if (fd >= 0)
+        close(fd);
+    if (length <= 0)
+        return (void *)2;
+    thread_stat[length] = 0;
+    length = readlink("/proc/thread-self", thread_self_link, sizeof(thread_self_link) - 1);
+    if (length <= 0)
+        return (void *)3;
+    thread_self_link[length] = 0;
+    return 0;
+}
+
+/* Field n (1-based, Linux's numbering in proc(5)) of a stat line. */
+static long stat_field(const char *line, int n)
+{
+    const char *at = strrchr(line, ')');
+    if (!at || n < 3)
+        return -1;
+    at += 2;                            /* field 3 */
+    for (int field = 3; field < n; field++) {
+        at = strchr(at, ' ');
+        if (!at)
+            return -1;
+        at++;
+    }
+    return strtol(at, 0, 10);
+}
+
+/* A thread's own stat: its tid first, the process's thread count (20),
+ * and the CPU it runs on (39, "processor"); /proc/thread-self is
+ * PID/task/TID. */
+static int task_stat_names_the_thread(void)
+{
+    pthread_t thread;
+    void *result = 0;
+    CHECK(pthread_create(&thread, 0, read_own_stat, 0) == 0);
+    CHECK(pthread_join(thread, &result) == 0 && result == 0);
+    CHECK(atoi(thread_stat) == stat_reader_tid);
+    CHECK(stat_field(thread_stat, 20) == 2);
+    CHECK(stat_field(thread_stat, 39) == 1);
+    char expected[64];
+    snprintf(expected, sizeof(expected), "%d/task/%d", getpid(), stat_reader_tid);
+    CHECK(strcmp(thread_self_link, expected) == 0);
+    return 1;
+}
+
 /* --- clone's flags, as Linux refuses them ------------------------------ */
 
 #define CLONE_DETACHED_FLAG 0x00400000
@@ -613,6 +759,8 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(mutex),
     KTAP_CASE(condition_variable),
     KTAP_CASE(barriers),
+    KTAP_CASE(pi_mutex),
+    KTAP_CASE(futex_ping_pong_across_cpus),
     KTAP_CASE(thread_directed_signal),
     KTAP_CASE(process_signal_to_unblocking_thread),
     KTAP_CASE(tgkill_wrong_group),
@@ -624,6 +772,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(munmap_reaches_sibling),
     KTAP_CASE(mprotect_reaches_sibling),
     KTAP_CASE(cow_break_reaches_sibling),
+    KTAP_CASE(task_stat_names_the_thread),
     KTAP_CASE(clone_flag_errors),
 };
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -322,6 +323,57 @@ static int join_racing_exit(void)
     return 1;
 }
 
+/* A system call copying to or from user memory while a sibling unmaps
+ * it: the copy ends early or fails with EFAULT, as on Linux; the kernel
+ * must not fault on its own account. */
+#define RACE_BYTES (1 << 20)
+static char *volatile race_buffer;
+static atomic_int race_done;
+
+static void *toggle_mapping(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 300; i++) {
+        munmap(race_buffer, RACE_BYTES);
+        sched_yield();
+        if (mmap(race_buffer, RACE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+            MAP_FAILED)
+            break;
+    }
+    atomic_store(&race_done, 1);
+    return 0;
+}
+
+static int copy_racing_munmap(void)
+{
+    pthread_t thread;
+    int zero = open("/dev/zero", O_RDONLY), pipes[2];
+    CHECK(zero >= 0 && pipe(pipes) == 0);
+    CHECK(fcntl(pipes[1], F_SETFL, O_NONBLOCK) == 0 && fcntl(pipes[0], F_SETFL, O_NONBLOCK) == 0);
+    race_buffer = mmap(0, RACE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(race_buffer != MAP_FAILED);
+    atomic_store(&race_done, 0);
+    CHECK(pthread_create(&thread, 0, toggle_mapping, 0) == 0);
+    long copies = 0, faults = 0;
+    while (!atomic_load(&race_done)) {
+        ssize_t got = read(zero, race_buffer, RACE_BYTES);        /* copy_to_user */
+        CHECK(got > 0 || errno == EFAULT);
+        ssize_t put = write(pipes[1], race_buffer, 65536);       /* copy_from_user */
+        CHECK(put > 0 || errno == EFAULT || errno == EAGAIN);
+        char sink[65536];
+        while (read(pipes[0], sink, sizeof(sink)) > 0)
+            ;
+        copies += got > 0;
+        faults += got < 0;
+    }
+    CHECK(pthread_join(thread, 0) == 0);
+    CHECK(copies + faults > 0);
+    close(zero);
+    close(pipes[0]);
+    close(pipes[1]);
+    return 1;
+}
+
 static const struct ktap_case cases[] = {
     KTAP_CASE(proc_reads_while_threads_end),
     KTAP_CASE(exec_racing_clone),
@@ -330,6 +382,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(kill_racing_clone),
     KTAP_CASE(stop_and_continue_the_group),
     KTAP_CASE(join_racing_exit),
+    KTAP_CASE(copy_racing_munmap),
 };
 
 int main(int argc, char **argv)
