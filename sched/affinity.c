@@ -19,11 +19,15 @@
  * attribute is read under the task's lock, which try_set() in
  * kernel/time/nohz_task.c holds while it checks the mask and sets the
  * attribute: one happens wholly before the other. */
+#include "kernel/entry/syscall.h"
+
 #include "arch/x86/cpu.h"
 #include "kernel/lib/errno.h"
 #include "kernel/irq/ipi.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
+#include "kernel/process/process.h"
+#include "kernel/mm/uaccess.h"
 #include "sched/task.h"
 
 /* Running outside its mask as it is now, not as we set it: if another
@@ -94,4 +98,63 @@ int set_affinity(struct task *task, const struct cpumask *mask)
     while (runs_outside_its_mask(task))
         cpu_relax();            /* until its CPU has switched it out */
     return 0;
+}
+
+/* The thread pid (a tid; 0: the caller), its process pinned so that
+ * its task stays after the lock is dropped; the caller puts the process
+ * (process_put). A zombie is found until it is reaped, as on Linux: its
+ * dead task's mask is still there to read or set. */
+static struct thread *affinity_target(int64_t pid)
+{
+    spin_lock(&process_tree_lock);
+    struct thread *thread = pid == 0 ? current_thread() : pid > 0 ? thread_find_locked((int)pid) : 0;
+    if (!thread && pid > 0) {
+        struct process *zombie = process_find_locked((int)pid);
+        thread = zombie ? &zombie->leader : 0;
+    }
+    if (thread)
+        process_get_locked(thread->process);
+    spin_unlock(&process_tree_lock);
+    return thread;
+}
+
+/* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
+ * answer is the kernel's mask (MAX_CPUS bits in longs) or the buffer,
+ * whichever is smaller, and its length is returned. */
+SYSCALL_DEFINE3(sched_getaffinity, int64_t, pid, uint64_t, size, void *, user_mask)
+{
+    if (size * 8 < cpu_count || size % sizeof(uint64_t))
+        return -EINVAL;
+    struct thread *thread = affinity_target(pid);
+    if (!thread)
+        return -ESRCH;
+    struct cpumask mask;       /* word by word: no lock is held */
+    for (size_t i = 0; i < CPUMASK_WORDS; i++)
+        mask.bits[i] = __atomic_load_n(&thread->task->affinity.bits[i], __ATOMIC_RELAXED);
+    process_put(thread->process);
+    size_t length = size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits);
+    if (copy_to_user(user_mask, mask.bits, length) < 0)
+        return -EFAULT;
+    return (long)length;
+}
+
+/* set_affinity() may wait for the task to leave its CPU: with no lock
+ * held, the thread's process pinned (it may exit meanwhile; it is not freed). A
+ * shorter buffer than the kernel's mask leaves the CPUs past it out; a
+ * longer one's extra bytes are not read (Linux's get_user_cpu_mask). */
+SYSCALL_DEFINE3(sched_setaffinity, int64_t, pid, uint64_t, size, const void *, user_mask)
+{
+    struct cpumask mask = { 0 };
+    if (size < sizeof(uint64_t))
+        return -EINVAL;
+    if (copy_from_user(mask.bits, user_mask, size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits)) < 0)
+        return -EFAULT;
+    cpumask_and(&mask, &mask, &cpu_online_mask);
+    struct thread *thread = affinity_target(pid);
+    if (!thread)
+        return -ESRCH;
+    struct process *process = thread->process;
+    long result = set_affinity(thread->task, &mask);
+    process_put(process);
+    return result;
 }

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "kernel/entry/syscall.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/timer.h"
 #include "kernel/irq/ipi.h"
@@ -290,6 +291,12 @@ void task_first_run(void)
 void yield(void)
 {
     schedule();
+}
+
+SYSCALL_DEFINE0(sched_yield)
+{
+    yield();
+    return 0;
 }
 
 void set_current_state(enum task_state state)

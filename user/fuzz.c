@@ -99,6 +99,7 @@
 /* Syscall numbers (x86-64). */
 enum {
     NR_read = 0, NR_write = 1, NR_open = 2, NR_close = 3, NR_stat = 4, NR_fstat = 5, NR_lstat = 6,
+    NR_pread64 = 17, NR_pwrite64 = 18,
     NR_poll = 7, NR_lseek = 8, NR_mmap = 9, NR_mprotect = 10, NR_munmap = 11, NR_brk = 12,
     NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_rt_sigreturn = 15, NR_ioctl = 16, NR_readv = 19,
     NR_writev = 20, NR_access = 21, NR_pipe = 22, NR_select = 23, NR_sched_yield = 24, NR_madvise = 28,
@@ -121,7 +122,7 @@ enum {
     NR_futex = 202, NR_set_robust_list = 273, NR_get_robust_list = 274,
 };
 
-/* What kernel/entry/syscall.c handles, and some it does not (-ENOSYS expected;
+/* What the kernel handles (docs/syscalls.md), and some it does not (-ENOSYS expected;
  * harmless on Linux too): time, splice,
  * statx, rseq, numbers in the holes of the table and past it. */
 static const int implemented[] = {
@@ -136,7 +137,8 @@ static const int implemented[] = {
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
     NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
-    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs, NR_futex, NR_set_robust_list, NR_get_robust_list,
+    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs, NR_pread64, NR_pwrite64, NR_futex, NR_set_robust_list,
+    NR_get_robust_list,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
     NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend,
 };

@@ -5,6 +5,7 @@
  * mktemp and tests in a teaching kernel, never for keys. Writes to every
  * one of them are swallowed (Linux mixes those written to random into
  * its pool; we don't). */
+#include "kernel/entry/syscall.h"
 #include "arch/x86/cpu.h"
 #include "kernel/console/console.h"
 #include "kernel/lib/errno.h"
@@ -70,7 +71,7 @@ static long random_read(struct file *file, void *buffer, size_t count)
 #define GRND_INSECURE 4u
 #define GETRANDOM_MAX 33554431ul    /* Linux's cap on one call */
 
-long sys_getrandom(void *user_buffer, size_t count, unsigned flags)
+SYSCALL_DEFINE3(getrandom, void *, user_buffer, size_t, count, unsigned, flags)
 {
     char chunk[256];
 

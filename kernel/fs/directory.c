@@ -3,7 +3,7 @@
  * tree itself is kernel/fs/inode.c's; paths are resolved by
  * kernel/fs/namei.c.
  *
- * Left out: hard links (link() answers EPERM, kernel/fs/fs_syscalls.c)
+ * Left out: hard links (link() answers EPERM, kernel/fs/names.c)
  * and device numbers: a device node is made by its driver, with its
  * file_ops (vfs_create_device). */
 #include <stdbool.h>

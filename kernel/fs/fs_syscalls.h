@@ -1,14 +1,43 @@
 /* The file system calls, with Linux's arguments, semantics and errno
  * values. They take user pointers, copy through kernel/mm/uaccess.h, and work
- * on the current process's descriptor table and working directory. The
- * syscall table (kernel/entry/syscall.c) calls them. */
+ * on the current process's descriptor table and working directory. Each
+ * registers itself (SYSCALL_DEFINE, kernel/entry/syscall.h) in the file of
+ * its concern; here is what they share (kernel/fs/fs_syscalls.c), and the
+ * calls tests/host/test_vfs.c makes directly. */
 #ifndef KERNEL_FS_SYSCALLS_H
 #define KERNEL_FS_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/lib/linux_abi.h"
+
+struct fd_table;
+struct file;
+struct inode;
+
+/* Data moves between user memory and a file through a kernel buffer of
+ * at most this many bytes. */
+#define IO_CHUNK 4096
+
+struct fd_table *current_files(void);
+struct inode *current_cwd(void);
+struct file *file_of(int fd);       /* a reference (vfs_close it), or NULL */
+int descriptor_limit(void);
+int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
+char *path_from_user(const char *user_path, long *error);
+long start_directory(int dirfd, const char *path, struct file **holder, struct inode **start);
+
+/* The path of an *at() call, copied in, and the directory it starts from. */
+struct at_path {
+    char *path;
+    struct file *holder;
+    struct inode *start;
+};
+
+long at_path_get(int dirfd, const char *user_path, struct at_path *at);
+void at_path_put(struct at_path *at);
 
 struct linux_iovec {
     uint64_t base; /* user pointer */
@@ -29,8 +58,7 @@ long sys_fstatfs(int fd, struct linux_statfs *user_buffer);
 long sys_newfstatat(int dirfd, const char *user_path, struct linux_stat *user_stat, int flags);
 long sys_stat(const char *user_path, struct linux_stat *user_stat);
 long sys_lstat(const char *user_path, struct linux_stat *user_stat);
-long sys_getdents64(int fd, void *user_buffer, size_t size);
-long sys_readlinkat(int dirfd, const char *user_path, char *user_buffer, int size);
+long sys_getdents64(int fd, void *user_buffer, unsigned int size);
 long sys_readlink(const char *user_path, char *user_buffer, int size);
 long sys_dup(int fd);
 long sys_dup2(int old_fd, int new_fd);
@@ -46,16 +74,5 @@ long sys_unlink(const char *user_path);
 long sys_rmdir(const char *user_path);
 long sys_faccessat(int dirfd, const char *user_path, int mode);
 long sys_access(const char *user_path, int mode);
-long sys_pipe2(int *user_fds, int flags); /* O_CLOEXEC, O_NONBLOCK */
-long sys_pipe(int *user_fds);
-long sys_renameat2(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, unsigned flags);
-long sys_rename(const char *user_old, const char *user_new);
-long sys_linkat(int old_dirfd, const char *user_old, int new_dirfd, const char *user_new, int flags);
-long sys_link(const char *user_old, const char *user_new);
-long sys_symlinkat(const char *user_target, int new_dirfd, const char *user_path);
-long sys_symlink(const char *user_target, const char *user_path);
-long sys_fchmodat(int dirfd, const char *user_path, uint32_t mode, int flags);
-long sys_chmod(const char *user_path, uint32_t mode);
-long sys_fchmod(int fd, uint32_t mode);
 
 #endif

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/entry/syscall.h"
+#include "kernel/fs/fs_syscalls.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
@@ -222,4 +224,39 @@ int pipe_create(struct file **read_end, struct file **write_end, int flags)
     }
     pipe->writers = 1;
     return 0;
+}
+
+SYSCALL_DEFINE2(pipe2, int *, user_fds, int, flags)
+{
+    if (flags & ~(O_CLOEXEC | O_NONBLOCK))
+        return -EINVAL; /* O_DIRECT (packet mode) is left out */
+    struct fd_table *table = current_files();
+    if (!table)
+        return -EBADF;
+    struct file *read_end, *write_end;
+    int error = pipe_create(&read_end, &write_end, flags & O_NONBLOCK);
+    if (error)
+        return error;
+    bool close_on_exec = flags & O_CLOEXEC;
+    int fds[2] = { install_below_limit(table, 0, read_end, close_on_exec), -1 };
+    if (fds[0] >= 0)
+        fds[1] = install_below_limit(table, 0, write_end, close_on_exec);
+    long result = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
+    if (!result && copy_to_user(user_fds, fds, sizeof(fds)) < 0)
+        result = -EFAULT;
+    if (result) {
+        /* Undo: the fds were never reported, so nobody can have used them. */
+        if (fds[0] >= 0)
+            fd_detach(table, fds[0]);
+        if (fds[1] >= 0)
+            fd_detach(table, fds[1]);
+        vfs_close(read_end);
+        vfs_close(write_end);
+    }
+    return result;
+}
+
+SYSCALL_DEFINE1(pipe, int *, user_fds)
+{
+    return sys_pipe2(user_fds, 0);
 }

@@ -16,6 +16,7 @@
  * A wait that a signal without a handler ends (a stop) is restarted; ppoll
  * and select go on with the time left, written back; poll starts its
  * timeout again (Linux keeps the deadline in a restart block). */
+#include "kernel/entry/syscall.h"
 #include "kernel/fs/poll.h"
 
 #include "kernel/lib/errno.h"
@@ -146,7 +147,7 @@ static long poll_user_array(void *user_fds, uint64_t count, uint64_t timeout_ns)
     return result;
 }
 
-long sys_poll(void *user_fds, uint64_t count, int timeout_ms)
+SYSCALL_DEFINE3(poll, void *, user_fds, uint64_t, count, int, timeout_ms)
 {
     uint64_t timeout_ns = timeout_ms < 0 ? UINT64_MAX : (uint64_t)timeout_ms * NS_PER_MS;
     return poll_user_array(user_fds, count, timeout_ns);
@@ -154,8 +155,8 @@ long sys_poll(void *user_fds, uint64_t count, int timeout_ms)
 
 /* As poll, with a timespec and a signal mask in force during the wait; the
  * time not slept is written back (Linux does; libcs pass a copy). */
-long sys_ppoll(void *user_fds, uint64_t count, struct linux_timespec *user_timeout, const uint64_t *user_sigmask,
-               uint64_t sigmask_size)
+SYSCALL_DEFINE5(ppoll, void *, user_fds, uint64_t, count, struct linux_timespec *, user_timeout,
+               const uint64_t *, user_sigmask, uint64_t, sigmask_size)
 {
     uint64_t timeout_ns = UINT64_MAX;
     if (user_timeout) {

@@ -33,11 +33,5 @@ long poll_wait(struct linux_pollfd *fds, uint64_t count, unsigned always_reporte
 uint64_t poll_time_left(uint64_t started, uint64_t timeout_ns);
 
 struct linux_timespec;
-long sys_poll(void *user_fds, uint64_t count, int timeout_ms);
-long sys_ppoll(void *user_fds, uint64_t count, struct linux_timespec *user_timeout, const uint64_t *user_sigmask,
-               uint64_t sigmask_size);
-long sys_select(int count, uint64_t *user_read, uint64_t *user_write, uint64_t *user_except, void *user_timeval);
-long sys_pselect6(int count, uint64_t *user_read, uint64_t *user_write, uint64_t *user_except,
-                  struct linux_timespec *user_timeout, const void *user_sigmask_and_size);
 
 #endif

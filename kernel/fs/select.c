@@ -10,6 +10,7 @@
  *
  * The sets cover at most FD_MAX descriptors: a larger count is cut to it,
  * as Linux cuts it to the size of the process's descriptor table. */
+#include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
 #include "kernel/lib/linux_abi.h"
@@ -146,7 +147,8 @@ static void write_back_time_left(void *user_timeout, bool is_timeval, uint64_t s
     }
 }
 
-long sys_select(int count, uint64_t *user_read, uint64_t *user_write, uint64_t *user_except, void *user_timeval)
+SYSCALL_DEFINE5(select, int, count, uint64_t *, user_read, uint64_t *, user_write, uint64_t *, user_except,
+               void *, user_timeval)
 {
     struct fd_sets sets = { .user = { user_read, user_write, user_except } };
     uint64_t timeout_ns = UINT64_MAX;
@@ -175,8 +177,8 @@ struct sigmask_and_size {
     uint64_t size;
 };
 
-long sys_pselect6(int count, uint64_t *user_read, uint64_t *user_write, uint64_t *user_except,
-                  struct linux_timespec *user_timeout, const void *user_sigmask_and_size)
+SYSCALL_DEFINE6(pselect6, int, count, uint64_t *, user_read, uint64_t *, user_write, uint64_t *, user_except,
+               struct linux_timespec *, user_timeout, const void *, user_sigmask_and_size)
 {
     struct fd_sets sets = { .user = { user_read, user_write, user_except } };
     uint64_t timeout_ns = UINT64_MAX;

@@ -2,7 +2,7 @@
  * unpacked into it at boot and it is writable, like Linux's rootfs), device
  * nodes and generated files (procfs) hanging from it, open files, and each
  * process's file descriptor table. File operations take kernel buffers: the
- * system calls (kernel/fs/fs_syscalls.c) copy to and from user memory.
+ * system calls (kernel/fs/fs_syscalls.h) copy to and from user memory.
  *
  * Inodes are opaque outside the VFS's own files (kernel/fs/vfs_internal.h
  * lists them): everything else names them by path, or holds one through an
@@ -47,7 +47,7 @@ struct file_ops {
      * hands .write all its bytes in one call, or refuses them all: EINVAL
      * for none or more than this many, EFAULT if any cannot be read;
      * writev's pieces make one such write. Else a write comes in pieces
-     * (kernel/fs/fs_syscalls.c). */
+     * (kernel/fs/read_write.c). */
     size_t whole_write_max;
 };
 
@@ -87,7 +87,6 @@ struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void 
  * hold O_NONBLOCK. 0 or -ENOMEM. */
 int pipe_create(struct file **read_end, struct file **write_end, int flags);
 
-long sys_getrandom(void *user_buffer, size_t count, unsigned flags);   /* kernel/fs/devices.c */
 
 /* Kernel-side access, for execve and init: open by path (relative to the
  * current process's working directory), read, close. */

@@ -24,11 +24,13 @@
  * process group, and SIGTTIN/SIGTTOU for a background read or write of
  * the terminal (the console does not send them). */
 #include "kernel/process/job_control.h"
+#include "kernel/entry/syscall.h"
 
 #include "kernel/process/process.h"
 #include "kernel/process/signal.h"
 #include "kernel/process/thread.h"
 #include "kernel/base/spinlock.h"
+#include "kernel/lib/errno.h"
 #include "sched/task.h"
 #include "sched/wait.h"
 
@@ -126,4 +128,91 @@ bool job_take_report(struct process *child, bool stopped, bool continued, int *s
 bool job_is_stopped(const struct process *process)
 {
     return __atomic_load_n(&process->job.state, __ATOMIC_ACQUIRE) & JOB_STOPPED;
+}
+
+/* --- sessions and process groups -------------------------------------- */
+
+/* Is there a process in group `group` of session `session`? A zombie
+ * counts, as on Linux (a pipeline's first member may have exited before
+ * the shell puts the next one in its group). The table is locked. */
+static bool group_exists_locked(int group, int session)
+{
+    for_each_process(process)
+        if (process->process_group == group && process->session == session)
+            return true;
+    return false;
+}
+
+/* setpgid: for ourselves or one of our children (job control in ash).
+ * Linux's rules: the group must exist in the caller's session (or be the
+ * target's own pid), and a session leader or a child in another session
+ * cannot move. */
+SYSCALL_DEFINE2(setpgid, int, pid, int, group)
+{
+    struct process *self = current_process(), *target = 0;
+
+    if (group < 0)
+        return -EINVAL;
+    spin_lock(&process_tree_lock);
+    if (pid == 0 || pid == self->pid) {
+        target = self;
+    } else {
+        for (struct process *child = self->first_child; child; child = child->next_sibling) {
+            if (child->pid == pid)
+                target = child;
+        }
+    }
+    long result = -ESRCH;
+    if (target) {
+        int new_group = group ? (int)group : target->pid;
+        if (target->session == target->pid || target->session != self->session)
+            result = -EPERM;    /* a session leader, or a child in another session */
+        else if (new_group != target->pid && !group_exists_locked(new_group, self->session))
+            result = -EPERM;    /* no such group in our session */
+        else
+            result = 0;
+        if (!result)
+            target->process_group = new_group;
+    }
+    spin_unlock(&process_tree_lock);
+    return result;
+}
+
+/* setsid: a new session and a new group, both led by the caller, unless it
+ * leads a group already (its members would be left in another session). */
+SYSCALL_DEFINE0(setsid)
+{
+    struct process *self = current_process();
+    spin_lock(&process_tree_lock);
+    long result = self->process_group == self->pid ? -EPERM : self->pid;
+    if (result > 0)
+        self->process_group = self->session = self->pid;
+    spin_unlock(&process_tree_lock);
+    return result;
+}
+
+SYSCALL_DEFINE0(getpgrp)
+{
+    return current_process()->process_group;
+}
+
+/* getpgid, getsid: of any process; 0 is the caller. */
+static long id_of(int64_t pid, bool session)
+{
+    struct process *self = current_process();
+    spin_lock(&process_tree_lock);
+    struct process *process = pid == 0 ? self : pid > 0 && pid <= INT32_MAX ? process_find_locked((int)pid) : 0;
+    long result = !process ? -ESRCH : session ? process->session : process->process_group;
+    spin_unlock(&process_tree_lock);
+    return result;
+}
+
+SYSCALL_DEFINE1(getpgid, int, pid)
+{
+    return id_of(pid, false);
+}
+
+SYSCALL_DEFINE1(getsid, int, pid)
+{
+    return id_of(pid, true);
 }

@@ -5,6 +5,7 @@
  * init. Our pid 1 is a shell or a program, which drops them (pid 1 gets
  * only signals it handles): so the kernel does what init would, and ends
  * the run. */
+#include "kernel/entry/syscall.h"
 #include "kernel/process/poweroff.h"
 
 #include "arch/x86/power.h"
@@ -20,7 +21,7 @@
 #define REBOOT_CMD_HALT 0xcdef0123u
 #define REBOOT_CMD_POWER_OFF 0x4321fedcu
 
-long sys_reboot(uint64_t magic, uint64_t magic2, uint64_t command)
+SYSCALL_DEFINE3(reboot, uint64_t, magic, uint64_t, magic2, uint64_t, command)
 {
     uint32_t second = (uint32_t)magic2;
     if ((uint32_t)magic != REBOOT_MAGIC1 || (second != REBOOT_MAGIC2 && second != REBOOT_MAGIC2A &&

@@ -9,7 +9,6 @@
 
 /* reboot(2): -EINVAL unless the magic numbers and the command are
  * Linux's power-off, halt or restart; else it does not return. */
-long sys_reboot(uint64_t magic, uint64_t magic2, uint64_t command);
 /* kill(pid, signal) before it is sent: if it is busybox asking init to
  * power off, halt or reboot, and our pid 1 would drop it, end the run. */
 void poweroff_if_init_asked(int64_t pid, int64_t signal);

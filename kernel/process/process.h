@@ -27,7 +27,7 @@ struct address_space;
 
 /* The user stack (docs/memory.md, section 5): it ends at USER_STACK_TOP,
  * and execve reserves RLIMIT_STACK below it, at most down to
- * USER_STACK_LOWEST, where mmap's area ends (process_syscalls.c). */
+ * USER_STACK_LOWEST, where mmap's area ends (kernel/mm/mmap.c). */
 #define USER_STACK_TOP    0x7ffffffff000ul
 #define USER_STACK_LOWEST 0x7ff000000000ul
 

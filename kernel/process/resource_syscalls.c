@@ -8,7 +8,7 @@
  * RLIMIT_NOFILE (kernel/fs/fs_syscalls.c: descriptor_limit) and
  * RLIMIT_STACK (kernel/mm/stack_limit.c) are enforced.
  * A new process's limits are set in kernel/process/process.c. */
-#include "kernel/process/resource_syscalls.h"
+#include "kernel/entry/syscall.h"
 
 #include "arch/x86/clock.h"
 #include "kernel/lib/errno.h"
@@ -39,7 +39,7 @@ static void own_times(uint64_t *user, uint64_t *system)
     task_times_ns(current_task(), user, system);
 }
 
-long sys_getrusage(int64_t who, void *user_usage)
+SYSCALL_DEFINE2(getrusage, int, who, void *, user_usage)
 {
     struct process *process = current_process();
     uint64_t user, system;
@@ -65,7 +65,7 @@ struct linux_tms {
 };
 
 /* times: the ticks since boot (Linux's arbitrary point in the past). */
-long sys_times(void *user_buffer)
+SYSCALL_DEFINE1(times, void *, user_buffer)
 {
     struct process *process = current_process();
     if (user_buffer) {
@@ -96,7 +96,7 @@ struct linux_sysinfo {
 };
 _Static_assert(sizeof(struct linux_sysinfo) == 112, "Linux's struct sysinfo");
 
-long sys_sysinfo(void *user_info)
+SYSCALL_DEFINE1(sysinfo, void *, user_info)
 {
     struct linux_sysinfo info;
     memset(&info, 0, sizeof(info));
@@ -122,7 +122,7 @@ struct linux_rlimit {
 };
 
 /* Checked in full before anything changes: a bad call changes nothing. */
-long sys_prlimit64(int64_t pid, uint64_t resource, const void *user_new, void *user_old)
+SYSCALL_DEFINE4(prlimit64, int, pid, uint32_t, resource, const void *, user_new, void *, user_old)
 {
     struct linux_rlimit new_limit;
     if (resource >= RLIMIT_COUNT)
@@ -147,14 +147,14 @@ long sys_prlimit64(int64_t pid, uint64_t resource, const void *user_new, void *u
     return 0;
 }
 
-long sys_getrlimit(uint64_t resource, void *user_limit)
+SYSCALL_DEFINE2(getrlimit, uint32_t, resource, void *, user_limit)
 {
     if (!user_limit)
         return -EFAULT;
     return sys_prlimit64(0, resource, 0, user_limit);
 }
 
-long sys_setrlimit(uint64_t resource, const void *user_limit)
+SYSCALL_DEFINE2(setrlimit, uint32_t, resource, const void *, user_limit)
 {
     if (!user_limit)
         return -EFAULT;
@@ -163,7 +163,7 @@ long sys_setrlimit(uint64_t resource, const void *user_limit)
 
 /* ---- the CPU ---- */
 
-long sys_getcpu(unsigned *user_cpu, unsigned *user_node, void *cache)
+SYSCALL_DEFINE3(getcpu, unsigned *, user_cpu, unsigned *, user_node, void *, cache)
 {
     (void)cache;        /* ignored since Linux 2.6.24 */
     unsigned cpu = this_cpu_id(), node = 0;

@@ -22,6 +22,7 @@
  * Left out on purpose: queued real-time signals (a second instance of a pending signal merges with the first,
  * as for standard signals), and core files (so no wait
  * status says "core dumped", as on Linux with a core size limit of 0). */
+#include "kernel/entry/syscall.h"
 #include "kernel/process/signal.h"
 
 #include "arch/x86/signal_frame.h"
@@ -331,7 +332,7 @@ void signal_restart_syscall(struct trap_frame *frame)
     frame->rip -= SYSCALL_INSTRUCTION_SIZE;
 }
 
-long sys_restart_syscall(void)
+SYSCALL_DEFINE0(restart_syscall)
 {
     struct thread *thread = current_thread();
     struct restart_block block = thread->restart;
@@ -510,8 +511,8 @@ void signal_restore_wait_mask(void)
 
 /* --- system calls ------------------------------------------------------ */
 
-long sys_rt_sigaction(int signal, const struct signal_action *user_action, struct signal_action *user_old,
-                      uint64_t size)
+SYSCALL_DEFINE4(rt_sigaction, int, signal, const struct signal_action *, user_action,
+               struct signal_action *, user_old, uint64_t, size)
 {
     struct process *process = current_process();
     struct signal_shared *state = &process->signals;
@@ -543,7 +544,7 @@ long sys_rt_sigaction(int signal, const struct signal_action *user_action, struc
 #define SIG_UNBLOCK 1
 #define SIG_SETMASK 2
 
-long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, uint64_t size)
+SYSCALL_DEFINE4(rt_sigprocmask, int, how, const uint64_t *, user_set, uint64_t *, user_old, uint64_t, size)
 {
     struct signal_state *state = &current_thread()->signals;
     uint64_t set;
@@ -566,7 +567,7 @@ long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, u
     return 0;
 }
 
-long sys_rt_sigpending(uint64_t *user_set, uint64_t size)
+SYSCALL_DEFINE2(rt_sigpending, uint64_t *, user_set, uint64_t, size)
 {
     struct signal_state *state = &current_thread()->signals;
     uint64_t pending = (__atomic_load_n(&state->pending, __ATOMIC_ACQUIRE) |
@@ -619,18 +620,18 @@ void signal_mask_after_wait(long result)
 /* Swap in a mask and sleep, atomically: a signal sent between the two is
  * not lost (busybox ash's `wait` depends on it). The old mask comes back
  * after the handler, through the frame (run_handler). */
-long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size)
+SYSCALL_DEFINE2(rt_sigsuspend, const uint64_t *, user_mask, uint64_t, size)
 {
     int error = signal_mask_for_wait(user_mask, size);
     return error ? error : sleep_until_signal();
 }
 
-long sys_pause(void)
+SYSCALL_DEFINE0(pause)
 {
     return sleep_until_signal();
 }
 
-long sys_rt_sigreturn(void)
+SYSCALL_DEFINE0(rt_sigreturn)
 {
     struct thread *thread = current_thread();
     struct trap_frame *frame = current_task()->syscall_frame;
@@ -652,7 +653,7 @@ long sys_rt_sigreturn(void)
 
 /* Checked whole before anything changes: a bad old pointer is EFAULT
  * with the altstack as it was (Linux has set the new one by then). */
-long sys_sigaltstack(const struct signal_stack *user_new, struct signal_stack *user_old)
+SYSCALL_DEFINE2(sigaltstack, const struct signal_stack *, user_new, struct signal_stack *, user_old)
 {
     struct signal_state *state = &current_thread()->signals;
     uint64_t sp = current_task()->syscall_frame->rsp;
@@ -685,7 +686,7 @@ static bool is_target(const struct process *target, const struct process *self, 
     return target->process_group == -pid;
 }
 
-long sys_kill(int64_t pid, int64_t signal)
+SYSCALL_DEFINE2(kill, int, pid, int, signal)
 {
     struct process *self = current_process();
     struct signal_origin origin = { .code = SI_USER, .pid = self->pid };
@@ -705,9 +706,9 @@ long sys_kill(int64_t pid, int64_t signal)
     return found ? 0 : -ESRCH;
 }
 
-/* One thread, by tid, of process tgid (-1: tkill, any process). A
+/* One thread, by tid, of process tgid (-1: tkill's "any process"). A
  * zombie process's leader too, as kill(). */
-long sys_tgkill(int64_t tgid, int64_t tid, int64_t signal)
+static long thread_kill(int64_t tgid, int64_t tid, int64_t signal)
 {
     struct process *self = current_process();
     struct signal_origin origin = { .code = SI_TKILL, .pid = self->pid };
@@ -732,7 +733,12 @@ long sys_tgkill(int64_t tgid, int64_t tid, int64_t signal)
     return result;
 }
 
-long sys_tkill(int64_t tid, int64_t signal)
+SYSCALL_DEFINE3(tgkill, int, tgid, int, tid, int, signal)
 {
-    return sys_tgkill(-1, tid, signal);
+    return tgid <= 0 ? -EINVAL : thread_kill(tgid, tid, signal);
+}
+
+SYSCALL_DEFINE2(tkill, int, tid, int, signal)
+{
+    return thread_kill(-1, tid, signal);
 }

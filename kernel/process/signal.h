@@ -138,17 +138,5 @@ void signal_restore_wait_mask(void);
         wait_event_result;                                                       \
     })
 
-long sys_rt_sigaction(int signal, const struct signal_action *user_action, struct signal_action *user_old,
-                      uint64_t size);
-long sys_rt_sigprocmask(int how, const uint64_t *user_set, uint64_t *user_old, uint64_t size);
-long sys_rt_sigpending(uint64_t *user_set, uint64_t size);
-long sys_rt_sigsuspend(const uint64_t *user_mask, uint64_t size);
-long sys_rt_sigreturn(void);
-long sys_sigaltstack(const struct signal_stack *user_new, struct signal_stack *user_old);
-long sys_pause(void);
-long sys_restart_syscall(void);
-long sys_kill(int64_t pid, int64_t signal);
-long sys_tkill(int64_t tid, int64_t signal);
-long sys_tgkill(int64_t tgid, int64_t tid, int64_t signal);
 
 #endif

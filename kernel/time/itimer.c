@@ -19,6 +19,7 @@
  * and the tick dependency, are those of the thread that set them (Linux
  * counts every thread's). Fork does not inherit the timers; exec
  * keeps them (as Linux). Left out: timer_create and the POSIX CPU clocks. */
+#include "kernel/entry/syscall.h"
 #include "kernel/time/itimer.h"
 
 #include "arch/x86/clock.h"
@@ -202,7 +203,7 @@ static void exchange(int which, const struct linux_itimerval *new, struct linux_
     spin_unlock(&itimers->lock);
 }
 
-long sys_setitimer(int64_t which, const void *user_new, void *user_old)
+SYSCALL_DEFINE3(setitimer, int, which, const void *, user_new, void *, user_old)
 {
     struct linux_itimerval new = { 0 }, old;
     if (which < 0 || which >= ITIMER_COUNT)
@@ -220,7 +221,7 @@ long sys_setitimer(int64_t which, const void *user_new, void *user_old)
     return 0;
 }
 
-long sys_getitimer(int64_t which, void *user_value)
+SYSCALL_DEFINE2(getitimer, int, which, void *, user_value)
 {
     struct linux_itimerval value;
     if (which < 0 || which >= ITIMER_COUNT)
@@ -231,9 +232,9 @@ long sys_getitimer(int64_t which, void *user_value)
 
 /* alarm(2): seconds left of the previous alarm, rounded to the nearest
  * second but never 0 for one still pending (as Linux). */
-long sys_alarm(uint64_t seconds)
+SYSCALL_DEFINE1(alarm, unsigned int, seconds)     /* at most 2^32 - 1, below MAX_SECONDS */
 {
-    struct linux_itimerval new = { { 0, 0 }, { (int64_t)(seconds > MAX_SECONDS ? MAX_SECONDS : seconds), 0 } }, old;
+    struct linux_itimerval new = { { 0, 0 }, { (int64_t)seconds, 0 } }, old;
     exchange(ITIMER_REAL, &new, &old);
     uint64_t left = (uint64_t)old.value.seconds + (old.value.microseconds >= 500000);
     return left == 0 && old.value.microseconds ? 1 : (long)left;

@@ -33,8 +33,5 @@ void itimer_exit(struct process *process);    /* before the process is freed */
 /* From the tick of the CPU the task runs on: expire its CPU-time timers. */
 void itimer_tick(void);
 
-long sys_setitimer(int64_t which, const void *user_new, void *user_old);
-long sys_getitimer(int64_t which, void *user_value);
-long sys_alarm(uint64_t seconds);
 
 #endif

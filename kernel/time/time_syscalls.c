@@ -1,7 +1,7 @@
 /* The system calls that read the clocks: clock_gettime, clock_getres,
  * gettimeofday. There is no wall clock: every clock counts from boot
  * (arch/x86/clock.c). The interval timers are in kernel/time/itimer.c;
- * the sleeps, which signals end, in kernel/process/sleep_syscalls.c. */
+ * the sleeps, which signals end, in kernel/time/sleep.c. */
 #include "arch/x86/clock.h"
 #include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"

@@ -1,5 +1,5 @@
-/* conform_io: the descriptor calls (read, write, readv, writev, lseek,
- * open, openat, close, dup, dup2, dup3, fcntl, pipe, pipe2, ioctl,
+/* conform_io: the descriptor calls (read, write, readv, writev, pread64,
+ * pwrite64, lseek, open, openat, close, dup, dup2, dup3, fcntl, pipe, pipe2, ioctl,
  * getrandom) at the edges of their arguments, each answer compared with
  * Linux's (see conform.h). Runs on the Linux host (tests/run:
  * host-conform_io.*) and on nohzk (scenarios conform-io, conform-io-glibc). */
@@ -637,6 +637,159 @@ static int writev_bad_fd_before_bad_count(void)
 }
 
 /* ---- lseek ---- */
+
+/* ---- pread64, pwrite64 ---- */
+
+/* Bytes at the offset; the position that read uses stays where it was. */
+static int pread64_reads_at_the_offset_and_keeps_the_position(void)
+{
+    unsigned char buffer[4];
+    int fd = open_data(O_RDONLY);
+    EXPECT_VALUE(lseek(fd, 10, SEEK_SET), 10);
+    EXPECT_VALUE(syscall(SYS_pread64, fd, buffer, sizeof(buffer), 50), 4);
+    EXPECT(buffer[0] == 50 && buffer[3] == 53);
+    EXPECT_VALUE(position(fd), 10);
+    EXPECT_VALUE(syscall(SYS_read, fd, buffer, 1), 1);
+    EXPECT(buffer[0] == 10);
+    close(fd);
+    return 1;
+}
+
+/* At or past the end: 0 bytes, as read there. */
+static int pread64_past_end(void)
+{
+    char buffer[8];
+    int fd = open_data(O_RDONLY);
+    EXPECT_VALUE(syscall(SYS_pread64, fd, buffer, sizeof(buffer), DATA_SIZE), 0);
+    EXPECT_VALUE(syscall(SYS_pread64, fd, buffer, sizeof(buffer), 1L << 40), 0);
+    EXPECT_VALUE(syscall(SYS_pread64, fd, buffer, sizeof(buffer), DATA_SIZE - 3), 3);
+    close(fd);
+    return 1;
+}
+
+/* A negative offset is refused before the descriptor is looked at. */
+static int pread64_negative_offset(void)
+{
+    char buffer[8];
+    int fd = open_data(O_RDONLY);
+    EXPECT_ERROR(syscall(SYS_pread64, fd, buffer, sizeof(buffer), -1L), EINVAL);
+    EXPECT_ERROR(syscall(SYS_pread64, -1, buffer, sizeof(buffer), -1L), EINVAL);
+    close(fd);
+    return 1;
+}
+
+/* offset + count past the largest offset (Linux's rw_verify_area). */
+static int pread64_range_past_the_largest_offset(void)
+{
+    char buffer[8];
+    int fd = open_data(O_RDONLY);
+    EXPECT_ERROR(syscall(SYS_pread64, fd, buffer, 2, LONG_MAX), EINVAL);
+    EXPECT_VALUE(syscall(SYS_pread64, fd, buffer, 0, LONG_MAX), 0);
+    close(fd);
+    return 1;
+}
+
+static int pread64_bad_fd(void)
+{
+    char buffer[8];
+    int fd = open_data(O_RDONLY);
+    close(fd);
+    EXPECT_ERROR(syscall(SYS_pread64, -1, buffer, sizeof(buffer), 0), EBADF);
+    EXPECT_ERROR(syscall(SYS_pread64, HUGE_FD, buffer, sizeof(buffer), 0), EBADF);
+    EXPECT_ERROR(syscall(SYS_pread64, fd, buffer, sizeof(buffer), 0), EBADF);
+    return 1;
+}
+
+static int pread64_write_only_fd(void)
+{
+    char buffer[8];
+    int fd = open_data(O_WRONLY);
+    EXPECT_ERROR(syscall(SYS_pread64, fd, buffer, sizeof(buffer), 0), EBADF);
+    close(fd);
+    return 1;
+}
+
+/* A pipe has no position: ESPIPE, before its ends' modes are looked at. */
+static int pread64_pipe(void)
+{
+    char buffer[8];
+    int fds[2];
+    EXPECT_VALUE(pipe(fds), 0);
+    EXPECT_ERROR(syscall(SYS_pread64, fds[0], buffer, sizeof(buffer), 0), ESPIPE);
+    EXPECT_ERROR(syscall(SYS_pread64, fds[1], buffer, sizeof(buffer), 0), ESPIPE);
+    close(fds[0]);
+    close(fds[1]);
+    return 1;
+}
+
+static int pread64_directory(void)
+{
+    char buffer[64];
+    int fd = open(directory, O_RDONLY | O_DIRECTORY);
+    EXPECT_ERROR(syscall(SYS_pread64, fd, buffer, sizeof(buffer), 0), EISDIR);
+    close(fd);
+    return 1;
+}
+
+static int pread64_bad_buffer(void)
+{
+    int fd = open_data(O_RDONLY);
+    EXPECT_ERROR(syscall(SYS_pread64, fd, NULL, 8, 0), EFAULT);
+    EXPECT_ERROR(syscall(SYS_pread64, fd, (void *)0xffff800000000000ul, 8, 0), EFAULT);
+    EXPECT_VALUE(position(fd), 0);
+    close(fd);
+    return 1;
+}
+
+/* Bytes at the offset, the gap a hole of zeros; the position stays. */
+static int pwrite64_writes_at_the_offset_and_keeps_the_position(void)
+{
+    unsigned char buffer[12];
+    int fd = open_scratch();
+    EXPECT_VALUE(write(fd, "abc", 3), 3);
+    EXPECT_VALUE(syscall(SYS_pwrite64, fd, "XY", 2, 10), 2);
+    EXPECT_VALUE(position(fd), 3);
+    EXPECT_VALUE(size_of(fd), 12);
+    EXPECT_VALUE(syscall(SYS_pread64, fd, buffer, sizeof(buffer), 0), 12);
+    EXPECT(memcmp(buffer, "abc\0\0\0\0\0\0\0XY", 12) == 0);
+    close(fd);
+    return 1;
+}
+
+/* With O_APPEND the bytes go to the end whatever the offset, as Linux
+ * does (pwrite(2), BUGS). */
+static int pwrite64_with_o_append_appends(void)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/scratch", directory);
+    int fd = open_scratch();
+    EXPECT_VALUE(write(fd, "abc", 3), 3);
+    close(fd);
+    fd = open(path, O_WRONLY | O_APPEND);
+    EXPECT_VALUE(syscall(SYS_pwrite64, fd, "XY", 2, 0), 2);
+    EXPECT_VALUE(size_of(fd), 5);
+    close(fd);
+    return 1;
+}
+
+static int pwrite64_refuses_bad_arguments(void)
+{
+    int fds[2];
+    int fd = open_data(O_RDONLY);
+    EXPECT_ERROR(syscall(SYS_pwrite64, fd, "x", 1, 0), EBADF);
+    EXPECT_ERROR(syscall(SYS_pwrite64, fd, "x", 1, -1L), EINVAL);
+    close(fd);
+    EXPECT_ERROR(syscall(SYS_pwrite64, -1, "x", 1, 0), EBADF);
+    EXPECT_VALUE(pipe(fds), 0);
+    EXPECT_ERROR(syscall(SYS_pwrite64, fds[1], "x", 1, 0), ESPIPE);
+    close(fds[0]);
+    close(fds[1]);
+    fd = open_scratch();
+    EXPECT_ERROR(syscall(SYS_pwrite64, fd, NULL, 1, 0), EFAULT);
+    EXPECT_VALUE(size_of(fd), 0);
+    close(fd);
+    return 1;
+}
 
 static int lseek_negative_result(void)
 {
@@ -1393,6 +1546,11 @@ int main(void)
         KTAP_CASE(writev_bad_fd_before_bad_count),
         KTAP_CASE(lseek_negative_result), KTAP_CASE(lseek_unknown_whence), KTAP_CASE(lseek_past_end),
         KTAP_CASE(lseek_overflow), KTAP_CASE(lseek_data_and_hole), KTAP_CASE(lseek_pipe), KTAP_CASE(lseek_bad_fd),
+        KTAP_CASE(pread64_reads_at_the_offset_and_keeps_the_position), KTAP_CASE(pread64_past_end),
+        KTAP_CASE(pread64_negative_offset), KTAP_CASE(pread64_range_past_the_largest_offset), KTAP_CASE(pread64_bad_fd),
+        KTAP_CASE(pread64_write_only_fd), KTAP_CASE(pread64_pipe), KTAP_CASE(pread64_directory),
+        KTAP_CASE(pread64_bad_buffer), KTAP_CASE(pwrite64_writes_at_the_offset_and_keeps_the_position),
+        KTAP_CASE(pwrite64_with_o_append_appends), KTAP_CASE(pwrite64_refuses_bad_arguments),
         KTAP_CASE(open_null_path), KTAP_CASE(open_kernel_address), KTAP_CASE(open_empty_path),
         KTAP_CASE(open_path_crossing_into_unmapped), KTAP_CASE(open_path_too_long), KTAP_CASE(open_name_too_long),
         KTAP_CASE(open_unknown_flags_ignored), KTAP_CASE(open_access_mode_3), KTAP_CASE(open_directory_for_writing),

@@ -2,7 +2,7 @@
  * (kernel/time/timers.h: sleep_ns_interruptible); a signal ends it, and
  * what follows is the process's: EINTR for a handler, or a restart to the
  * same deadline (docs/signals.md). Every clock counts from boot. */
-#include "kernel/process/sleep_syscalls.h"
+#include "kernel/entry/syscall.h"
 
 #include "kernel/process/signal.h"
 
@@ -44,10 +44,12 @@ static long resume_sleep(struct restart_block *block)
     return sleep_until(block->deadline_ns, true, block->user_remaining);
 }
 
-long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_request, void *user_remaining)
+/* A clockid_t is an int: a negative id (a CPU clock of a pid, left out)
+ * is out of range. */
+SYSCALL_DEFINE4(clock_nanosleep, int, clock, uint64_t, flags, const void *, user_request, void *, user_remaining)
 {
     struct linux_timespec request;
-    if (clock > 7 || flags & ~(uint64_t)TIMER_ABSTIME)
+    if (clock < 0 || clock > 7 || flags & ~(uint64_t)TIMER_ABSTIME)
         return -EINVAL;
     if (copy_from_user(&request, user_request, sizeof(request)) < 0)
         return -EFAULT;
@@ -59,7 +61,7 @@ long sys_clock_nanosleep(uint64_t clock, uint64_t flags, const void *user_reques
     return sleep_until(clock_now() + (uint64_t)requested, true, user_remaining);
 }
 
-long sys_nanosleep(const void *user_request, void *user_remaining)
+SYSCALL_DEFINE2(nanosleep, const void *, user_request, void *, user_remaining)
 {
     return sys_clock_nanosleep(0, 0, user_request, user_remaining);
 }
