@@ -139,7 +139,7 @@ SYSCALL_DEFINE3(sched_getaffinity, int64_t, pid, uint64_t, size, void *, user_ma
 }
 
 /* set_affinity() may wait for the task to leave its CPU: with no lock
- * held, the process pinned (it may exit meanwhile; it is not freed). A
+ * held, the thread's process pinned (it may exit meanwhile; it is not freed). A
  * shorter buffer than the kernel's mask leaves the CPUs past it out; a
  * longer one's extra bytes are not read (Linux's get_user_cpu_mask). */
 SYSCALL_DEFINE3(sched_setaffinity, int64_t, pid, uint64_t, size, const void *, user_mask)

@@ -54,6 +54,7 @@
 #include <ftw.h>
 #include <stddef.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -121,7 +122,7 @@ enum {
     NR_futex = 202, NR_set_robust_list = 273, NR_get_robust_list = 274,
 };
 
-/* What kernel/entry/syscall.c handles, and some it does not (-ENOSYS expected;
+/* What the kernel handles (docs/syscalls.md), and some it does not (-ENOSYS expected;
  * harmless on Linux too): time, splice,
  * statx, rseq, numbers in the holes of the table and past it. */
 static const int implemented[] = {
@@ -136,8 +137,8 @@ static const int implemented[] = {
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
     NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
-    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs, NR_futex, NR_set_robust_list, NR_get_robust_list,
-    NR_pread64, NR_pwrite64,
+    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs, NR_pread64, NR_pwrite64, NR_futex, NR_set_robust_list,
+    NR_get_robust_list,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
     NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend,
 };
@@ -1270,9 +1271,11 @@ static void memory_burst(void)
  * The worker's own calls never block long: a wait or a PI lock always has
  * a timeout of at most 1 ms (relative, or absolute and long past). The
  * child waits for ever (a FUTEX_WAIT on a word that holds what it
- * expects, a LOCK_PI on a word the worker owns) while the worker sends it
- * signals, stops and continues it, and kills it or lets wait_for_child()
- * do it: it must leave no waiter behind and never get stuck. */
+ * expects, a LOCK_PI on a word the worker owns), with up to three sibling
+ * threads that lock, unlock and wait on a PI word of their own and die
+ * holding it, while the worker sends it signals, stops and continues it,
+ * and kills it or lets wait_for_child() do it: it must leave no waiter
+ * behind and never get stuck. */
 #define FUTEX_OPS 14
 static uint32_t futex_words[4];
 
@@ -1342,8 +1345,38 @@ static void robust_list_for(pid_t me)
     raw_syscall(NR_set_robust_list, (long)head, 24, 0, 0, 0, 0);
 }
 
+/* A sibling thread of the waiting child: PI locks and unlocks of one word
+ * (a lock may block for ever: the owner never unlocks), waits and wakes,
+ * and sometimes death by SYS_exit, holding what it holds. */
+static int futex_results_fd;
+
+static void *futex_thread(void *arg)
+{
+    uint64_t state = (uint64_t)(uintptr_t)arg | 1;
+    for (unsigned i = 0; i < 8; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        long result;
+        switch (state % 6) {
+        case 0: result = raw_syscall(NR_futex, (long)&futex_words[2], 6 | 128, 0, 0, 0, 0); break;
+        case 1: result = raw_syscall(NR_futex, (long)&futex_words[2], 7 | 128, 0, 0, 0, 0); break;
+        case 2: result = raw_syscall(NR_futex, (long)&futex_words[0], 0 | 128, 7, 0, 0, 0); break;
+        case 3: result = raw_syscall(NR_futex, (long)&futex_words[0], 1 | 128, INT_MAX, 0, 0, 0); break;
+        case 4: result = raw_syscall(NR_futex, (long)&futex_words[2], 8, 0, 0, 0, 0); break;
+        default: raw_syscall(NR_exit, 0, 0, 0, 0, 0, 0); result = 0; break;
+        }
+        raw_syscall(NR_write, futex_results_fd, (long)&result, sizeof(result), 0, 0, 0);
+    }
+    return 0;
+}
+
 static void futex_waiting_child(int results)
 {
+    futex_results_fd = results;
+    futex_words[2] = 0;
+    for (unsigned i = 0, n = (unsigned)below(4); i < n; i++) {
+        pthread_t thread;
+        pthread_create(&thread, 0, futex_thread, (void *)(uintptr_t)next_random());
+    }
     pid_t me = (pid_t)raw_syscall(NR_gettid, 0, 0, 0, 0, 0, 0);
     struct sigaction action = { .sa_handler = noop_handler, .sa_flags = below(2) ? SA_RESTART : 0 };
     sigaction(SIGUSR1, &action, 0);

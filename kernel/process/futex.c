@@ -697,7 +697,7 @@ static void exit_pi_futexes(int tid)
     const struct address_space *space = current_process()->memory;
     for (int i = 0; i < FUTEX_BUCKETS; i++) {
         struct wait_queue *bucket = &buckets[i];
-        for (int tries = 0; tries < 16; tries++) {
+        for (int tries = 0; tries < 4096; tries++) {     /* each try hands one over or sets one aside */
             spin_lock(&bucket->lock);
             struct futex_waiter *found = 0;
             for (struct wait_entry *entry = bucket->head; entry && !found; entry = entry->next) {

@@ -3,8 +3,9 @@
  * the wait, a ping-pong across two CPUs, a signal to a waiting thread, an
  * affinity change during a wait, a word unmapped under its waiter, the PI
  * hand-over at unlock and at the owner's death, robust mutexes whose owner
- * died, PI mutexes under contention, condition variables and joins (the
- * CLONE_CHILD_CLEARTID wake). What futex.c checks alone needs no thread;
+ * died, PI mutexes under contention, condition variables, joins (the
+ * CLONE_CHILD_CLEARTID wake), and exit_group and execve with threads still
+ * waiting. What futex.c checks alone needs no thread;
  * this is the rest (docs/futex.md). A static program that prints KTAP, run
  * on nohzk (scenarios futex-threads, futex-threads-glibc) and, unchanged,
  * on Linux (tests/run's host-futex_threads.*, linux-futex_threads.*).
@@ -674,6 +675,29 @@ static int exit_group_ends_waiting_threads(void)
     return 1;
 }
 
+/* execve from the main thread while siblings wait in futexes: they end
+ * first (their waits left, their queues clean), and the new program runs. */
+static char self_path[4096];
+
+static void exec_with_waiters(void)
+{
+    pthread_t threads[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&threads[i], 0, wait_for_ever, 0);
+    sleep_ms(20);
+    char *argv[] = { self_path, "--exit", 0 };
+    execv(self_path, argv);
+    _exit(99);
+}
+
+static int exec_ends_waiting_threads(void)
+{
+    CHECK(self_path[0]);
+    for (int i = 0; i < 3; i++)
+        CHECK(exited_with(status_of_child(exec_with_waiters), 0));
+    return 1;
+}
+
 static const struct ktap_case cases[] = {
     KTAP_CASE(wake_counts_and_order),
     KTAP_CASE(private_and_shared_keys_differ),
@@ -693,9 +717,14 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(condition_variable_queue),
     KTAP_CASE(joins_are_woken),
     KTAP_CASE(exit_group_ends_waiting_threads),
+    KTAP_CASE(exec_ends_waiting_threads),
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--exit") == 0)
+        return 0;
+    if (!find_self(argv[0], self_path, sizeof(self_path)))
+        self_path[0] = '\0';
     return ktap_main(cases, KTAP_COUNT(cases));
 }
