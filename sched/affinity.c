@@ -101,18 +101,22 @@ int set_affinity(struct task *task, const struct cpumask *mask)
     return 0;
 }
 
-/* The process pid (0: the caller), pinned so that it and its task stay
- * after the lock is dropped; the caller puts it (process_put). A zombie
- * is found until it is reaped, as on Linux: its dead task's mask is
- * still there to read or set. */
-static struct process *affinity_target(int64_t pid)
+/* The thread pid (a tid; 0: the caller), its process pinned so that
+ * its task stays after the lock is dropped; the caller puts the process
+ * (process_put). A zombie is found until it is reaped, as on Linux: its
+ * dead task's mask is still there to read or set. */
+static struct thread *affinity_target(int64_t pid)
 {
     spin_lock(&process_tree_lock);
-    struct process *process = pid == 0 ? current_process() : pid > 0 ? process_find_locked((int)pid) : 0;
-    if (process)
-        process_get_locked(process);
+    struct thread *thread = pid == 0 ? current_thread() : pid > 0 ? thread_find_locked((int)pid) : 0;
+    if (!thread && pid > 0) {
+        struct process *zombie = process_find_locked((int)pid);
+        thread = zombie ? &zombie->leader : 0;
+    }
+    if (thread)
+        process_get_locked(thread->process);
     spin_unlock(&process_tree_lock);
-    return process;
+    return thread;
 }
 
 /* Linux's sizes: the buffer must hold a bit per CPU in whole longs; the
@@ -122,13 +126,13 @@ SYSCALL_DEFINE3(sched_getaffinity, int64_t, pid, uint64_t, size, void *, user_ma
 {
     if (size * 8 < cpu_count || size % sizeof(uint64_t))
         return -EINVAL;
-    struct process *process = affinity_target(pid);
-    if (!process)
+    struct thread *thread = affinity_target(pid);
+    if (!thread)
         return -ESRCH;
     struct cpumask mask;       /* word by word: no lock is held */
     for (size_t i = 0; i < CPUMASK_WORDS; i++)
-        mask.bits[i] = __atomic_load_n(&process->task->affinity.bits[i], __ATOMIC_RELAXED);
-    process_put(process);
+        mask.bits[i] = __atomic_load_n(&thread->task->affinity.bits[i], __ATOMIC_RELAXED);
+    process_put(thread->process);
     size_t length = size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits);
     if (copy_to_user(user_mask, mask.bits, length) < 0)
         return -EFAULT;
@@ -136,7 +140,7 @@ SYSCALL_DEFINE3(sched_getaffinity, int64_t, pid, uint64_t, size, void *, user_ma
 }
 
 /* set_affinity() may wait for the task to leave its CPU: with no lock
- * held, the process pinned (it may exit meanwhile; it is not freed). A
+ * held, the thread's process pinned (it may exit meanwhile; it is not freed). A
  * shorter buffer than the kernel's mask leaves the CPUs past it out; a
  * longer one's extra bytes are not read (Linux's get_user_cpu_mask). */
 SYSCALL_DEFINE3(sched_setaffinity, int64_t, pid, uint64_t, size, const void *, user_mask)
@@ -147,10 +151,11 @@ SYSCALL_DEFINE3(sched_setaffinity, int64_t, pid, uint64_t, size, const void *, u
     if (copy_from_user(mask.bits, user_mask, size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
-    struct process *process = affinity_target(pid);
-    if (!process)
+    struct thread *thread = affinity_target(pid);
+    if (!thread)
         return -ESRCH;
-    long result = set_affinity(process->task, &mask);
+    struct process *process = thread->process;
+    long result = set_affinity(thread->task, &mask);
     process_put(process);
     return result;
 }

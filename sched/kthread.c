@@ -116,6 +116,13 @@ int kthread_join(struct task *task)
     return code;
 }
 
+void kthread_free_unstarted(struct task *task)
+{
+    ASSERT(task->state == TASK_SLEEPING && !task->on_runqueue && !task->on_cpu);
+    kernel_stack_free(task->stack_top, KERNEL_STACK_PAGES);
+    kfree(task);
+}
+
 /* What this CPU runs now (its boot stack) becomes its idle task. */
 void sched_init_this_cpu(void)
 {

@@ -269,7 +269,7 @@ static void schedule_common(bool preempted)
         fpu_save(&prev->fpu);
     if (next->process)
         fpu_restore(&next->fpu);
-    process_switch_in(next->process);
+    process_switch_in(next);
     context_switch(&prev->saved_rsp, next->saved_rsp);
     finish_switch();
     tick_nohz_task_switch();    /* the task now running may need the tick, or let it stop */

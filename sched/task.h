@@ -22,6 +22,7 @@ enum task_state {
 #define SCHED_SLICE_NS 10000000ul      /* 10 ms of running before the tick preempts */
 
 struct process;
+struct thread;
 struct trap_frame;
 
 struct task {
@@ -45,6 +46,7 @@ struct task {
     int exit_code;
     struct wait_queue exited;       /* kthread_join() waits here */
     struct process *process;        /* NULL for a kernel thread */
+    struct thread *thread;          /* its thread of that process (kernel/process/thread.h) */
     struct trap_frame *syscall_frame;   /* the user registers of the system call in progress */
     struct fpu_state fpu;           /* x87/SSE registers of a user task, while it is switched out */
 
@@ -68,6 +70,7 @@ struct task *kthread_create(const char *name, void (*entry)(void *arg), void *ar
 struct task *kthread_create_stopped(const char *name, void (*entry)(void *arg), void *arg,
                                     const struct cpumask *affinity);
 int kthread_join(struct task *task);        /* waits for exit, frees, returns exit code */
+void kthread_free_unstarted(struct task *task);  /* one made stopped and never woken */
 void task_exit(int code) __attribute__((noreturn));
 
 void schedule(void);

@@ -34,6 +34,23 @@ static void unlink(struct wait_queue *queue, struct wait_entry *entry)
     entry->queued = false;
 }
 
+void wait_add_tail_locked(struct wait_queue *queue, struct wait_entry *entry)
+{
+    spin_assert_held(&queue->lock);
+    struct wait_entry **link = &queue->head;
+    while (*link)
+        link = &(*link)->next;
+    entry->next = 0;
+    entry->queued = true;
+    *link = entry;
+}
+
+void wait_remove_locked(struct wait_queue *queue, struct wait_entry *entry)
+{
+    spin_assert_held(&queue->lock);
+    unlink(queue, entry);
+}
+
 void wait_finish(struct wait_queue *queue, struct wait_entry *entry)
 {
     set_current_state(TASK_RUNNABLE);

@@ -29,6 +29,12 @@ void wait_prepare(struct wait_queue *queue, struct wait_entry *entry);   /* queu
 void wait_finish(struct wait_queue *queue, struct wait_entry *entry);    /* unqueue + mark runnable */
 unsigned wake_up_all(struct wait_queue *queue);
 unsigned wake_up_one(struct wait_queue *queue);
+/* For a queue whose waiters each wait for something of their own (a
+ * futex: kernel/process/futex.c), which picks whom to wake itself. The
+ * caller holds queue->lock. The entry goes to the tail: the oldest waiter
+ * is woken first. */
+void wait_add_tail_locked(struct wait_queue *queue, struct wait_entry *entry);
+void wait_remove_locked(struct wait_queue *queue, struct wait_entry *entry);
 
 /* Sleep until condition is true. */
 #define wait_event(queue, condition)                                             \

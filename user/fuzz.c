@@ -17,6 +17,9 @@
  *   symlink    symbolic link chains, nested and looped, resolved
  *   memory     munmap/mprotect/mmap/madvise with any address and length
  *   sigreturn  rt_sigreturn of crafted frames, handlers at bad addresses
+ *   futex      futex calls on bad, unmapped, unaligned and good words; a
+ *              child waiting in one while signalled, stopped and killed,
+ *              with a robust list of garbage or of words it owns
  *
  * Siblings find each other through a board file (/tmp/fuzz/board): each
  * worker's pid and its latest child's. The memory and sigreturn classes
@@ -51,6 +54,7 @@
 #include <ftw.h>
 #include <stddef.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -115,10 +119,11 @@ enum {
     NR_linkat = 265, NR_symlinkat = 266, NR_readlinkat = 267, NR_fchmodat = 268, NR_faccessat = 269,
     NR_pselect6 = 270, NR_ppoll = 271, NR_dup3 = 292, NR_pipe2 = 293, NR_prlimit64 = 302, NR_getcpu = 309,
     NR_renameat2 = 316, NR_getrandom = 318, NR_statfs = 137, NR_fstatfs = 138,
+    NR_futex = 202, NR_set_robust_list = 273, NR_get_robust_list = 274,
 };
 
 /* What the kernel handles (docs/syscalls.md), and some it does not (-ENOSYS expected;
- * harmless on Linux too): time, set_robust_list,
+ * harmless on Linux too): time, splice,
  * statx, rseq, numbers in the holes of the table and past it. */
 static const int implemented[] = {
     NR_read, NR_write, NR_open, NR_close, NR_stat, NR_fstat, NR_lstat, NR_poll, NR_lseek, NR_mmap,
@@ -132,22 +137,23 @@ static const int implemented[] = {
     NR_getdents64, NR_set_tid_address, NR_clock_gettime, NR_clock_getres, NR_clock_nanosleep, NR_tgkill,
     NR_openat, NR_mkdirat, NR_newfstatat, NR_unlinkat, NR_renameat, NR_linkat, NR_symlinkat,
     NR_readlinkat, NR_fchmodat, NR_faccessat, NR_dup3, NR_pipe2, NR_prlimit64, NR_getcpu, NR_renameat2, NR_getrandom,
-    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs, NR_pread64, NR_pwrite64,
+    NR_ppoll, NR_select, NR_pselect6, NR_statfs, NR_fstatfs, NR_pread64, NR_pwrite64, NR_futex, NR_set_robust_list,
+    NR_get_robust_list,
     /* Drawn, then skipped by neutralize() (counted as excluded): */
     NR_exit, NR_exit_group, NR_execve, NR_reboot, NR_rt_sigreturn, NR_pause, NR_rt_sigsuspend,
 };
-static const long unimplemented[] = {201, 273, 332, 334, 335, 400, 423, 451, 600, 4096,
+static const long unimplemented[] = {201, 275, 332, 334, 335, 400, 423, 451, 600, 4096,
                                      -1, 0x40000000 | NR_getpid, (long)(1ul << 63), INT_MAX};
 
 /* ---- The classes of attack ---- */
 
 enum class_id {
     CLASS_CALLS, CLASS_PROC, CLASS_NOHZ, CLASS_AFFINITY, CLASS_REAP, CLASS_FLAGS, CLASS_SYMLINK, CLASS_MEMORY,
-    CLASS_SIGRETURN, CLASS_COUNT
+    CLASS_SIGRETURN, CLASS_FUTEX, CLASS_COUNT
 };
 
 static void calls_burst(void), proc_burst(void), nohz_burst(void), affinity_burst(void), reap_burst(void),
-    flags_burst(void), symlink_burst(void), memory_burst(void), sigreturn_burst(void);
+    flags_burst(void), symlink_burst(void), memory_burst(void), sigreturn_burst(void), futex_burst(void);
 
 /* weight: how often a worker draws the class when several are selected. */
 static const struct {
@@ -164,6 +170,7 @@ static const struct {
     [CLASS_SYMLINK] = {"symlink", 6, symlink_burst},
     [CLASS_MEMORY] = {"memory", 6, memory_burst},
     [CLASS_SIGRETURN] = {"sigreturn", 6, sigreturn_burst},
+    [CLASS_FUTEX] = {"futex", 6, futex_burst},
 };
 
 static unsigned selected = (1u << CLASS_COUNT) - 1;    /* --only */
@@ -510,6 +517,13 @@ static int neutralize(long n, long a[6])
         }
         return 1;
     }
+    /* A futex wait or PI lock never without a timeout (or for longer than
+     * 1 ms): the word may hold what it expects, or a live sibling's TID. */
+    case NR_futex:
+        a[3] = short_timespec();
+        return 1;
+    case NR_set_robust_list:    /* garbage is walked at our exit: harmless, and tested */
+        return 1;
     /* Descriptors: reads and writes only on our safe fds (never block),
      * closes and dup targets only in the tame range. */
     case NR_read:
@@ -1251,6 +1265,183 @@ static void memory_child(int results)
 static void memory_burst(void)
 {
     run_child(CLASS_MEMORY, memory_child);
+}
+
+/* ---- futex: calls on any word, and a child signalled while it waits ----
+ * The worker's own calls never block long: a wait or a PI lock always has
+ * a timeout of at most 1 ms (relative, or absolute and long past). The
+ * child waits for ever (a FUTEX_WAIT on a word that holds what it
+ * expects, a LOCK_PI on a word the worker owns), with up to three sibling
+ * threads that lock, unlock and wait on a PI word of their own and die
+ * holding it, while the worker sends it signals, stops and continues it,
+ * and kills it or lets wait_for_child() do it: it must leave no waiter
+ * behind and never get stuck. */
+#define FUTEX_OPS 14
+static uint32_t futex_words[4];
+
+static long futex_address(void)
+{
+    switch (below(12)) {
+    case 0: return 0;
+    case 1: return (long)KERNEL_ADDRESS;
+    case 2: return (long)NON_CANONICAL;
+    case 3: return (long)(USER_END - 4096);
+    case 4: return (long)((uint8_t *)&futex_words[0] + 1 + below(3));   /* unaligned */
+    case 5: return (long)(victim + below(VICTIM_PAGES) * 4096);         /* maybe unmapped or PROT_NONE */
+    case 6: return (long)scratch + (long)(below(SCRATCH_SIZE / 4) * 4);
+    case 7: return any_value();
+    default: return (long)&futex_words[below(4)];
+    }
+}
+
+static uint32_t futex_value(void)
+{
+    switch (below(6)) {
+    case 0: return (uint32_t)self;
+    case 1: return (uint32_t)relative_pid();
+    case 2: return 0x80000000u | (uint32_t)relative_pid();       /* FUTEX_WAITERS */
+    case 3: return 0x40000000u;                                  /* FUTEX_OWNER_DIED */
+    case 4: return (uint32_t)next_random();
+    default: return (uint32_t)below(3);
+    }
+}
+
+static long one_futex_call(void)
+{
+    long op = (long)below(FUTEX_OPS) | (below(2) ? 128 : 0) | (below(4) ? 0 : 256);
+    if (below(16) == 0)
+        op = any_value();
+    long uaddr = futex_address(), uaddr2 = futex_address();
+    if (below(2))
+        futex_words[below(4)] = futex_value();
+    long fourth = below(3) ? short_timespec() : (below(2) ? (long)below(4) : INT_MAX);
+    switch (op & 127) {
+    case 0: case 6: case 9: case 11: case 13:   /* waits: their fourth argument is a timeout */
+        fourth = short_timespec();
+        break;
+    }
+    return raw_syscall(NR_futex, uaddr, op, below(2) ? (long)futex_value() : any_value(), fourth, uaddr2,
+                       below(2) ? (long)futex_value() : any_value());
+}
+
+/* A robust list for a child: garbage, or a ring through futex_words[]
+ * with the child's TID in some, looping or not. */
+static void robust_list_for(pid_t me)
+{
+    static long head[3];
+    static long entries[4][2];      /* { next, futex } */
+    if (below(4) == 0) {
+        raw_syscall(NR_set_robust_list, below(2) ? any_value() : (long)head, 24, 0, 0, 0, 0);
+        return;
+    }
+    head[0] = (long)&entries[0];
+    head[1] = (long)sizeof(long);   /* futex_offset: the word after next */
+    head[2] = below(2) ? 0 : (long)&entries[below(4)];
+    for (int i = 0; i < 4; i++) {
+        entries[i][0] = below(8) == 0 ? any_value() : i == 3 ? (below(2) ? (long)head : (long)&entries[0])
+                                                              : (long)&entries[i + 1] | (long)below(2);
+        entries[i][1] = below(2) ? me : (long)futex_value();
+    }
+    raw_syscall(NR_set_robust_list, (long)head, 24, 0, 0, 0, 0);
+}
+
+/* A sibling thread of the waiting child: PI locks and unlocks of one word
+ * (a lock may block for ever: the owner never unlocks), waits and wakes,
+ * and sometimes death by SYS_exit, holding what it holds. */
+static int futex_results_fd;
+
+static void *futex_thread(void *arg)
+{
+    uint64_t state = (uint64_t)(uintptr_t)arg | 1;
+    for (unsigned i = 0; i < 8; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        long result;
+        switch (state % 6) {
+        case 0: result = raw_syscall(NR_futex, (long)&futex_words[2], 6 | 128, 0, 0, 0, 0); break;
+        case 1: result = raw_syscall(NR_futex, (long)&futex_words[2], 7 | 128, 0, 0, 0, 0); break;
+        case 2: result = raw_syscall(NR_futex, (long)&futex_words[0], 0 | 128, 7, 0, 0, 0); break;
+        case 3: result = raw_syscall(NR_futex, (long)&futex_words[0], 1 | 128, INT_MAX, 0, 0, 0); break;
+        case 4: result = raw_syscall(NR_futex, (long)&futex_words[2], 8, 0, 0, 0, 0); break;
+        default: raw_syscall(NR_exit, 0, 0, 0, 0, 0, 0); result = 0; break;
+        }
+        raw_syscall(NR_write, futex_results_fd, (long)&result, sizeof(result), 0, 0, 0);
+    }
+    return 0;
+}
+
+static void futex_waiting_child(int results)
+{
+    futex_results_fd = results;
+    futex_words[2] = 0;
+    for (unsigned i = 0, n = (unsigned)below(4); i < n; i++) {
+        pthread_t thread;
+        pthread_create(&thread, 0, futex_thread, (void *)(uintptr_t)next_random());
+    }
+    pid_t me = (pid_t)raw_syscall(NR_gettid, 0, 0, 0, 0, 0, 0);
+    struct sigaction action = { .sa_handler = noop_handler, .sa_flags = below(2) ? SA_RESTART : 0 };
+    sigaction(SIGUSR1, &action, 0);
+    robust_list_for(me);
+    for (unsigned i = 0, n = 1 + (unsigned)below(4); i < n; i++) {
+        long result;
+        futex_words[0] = 7;
+        futex_words[1] = (uint32_t)getppid();     /* the worker: alive, never unlocks */
+        switch (below(4)) {
+        case 0: result = raw_syscall(NR_futex, (long)&futex_words[0], 0, 7, 0, 0, 0); break;
+        case 1: result = raw_syscall(NR_futex, (long)&futex_words[0], 9 | 128, 7, 0, 0, (long)below(4) + 1); break;
+        case 2: result = raw_syscall(NR_futex, (long)&futex_words[1], 6, 0, 0, 0, 0); break;
+        default: result = one_futex_call(); break;
+        }
+        raw_syscall(NR_write, results, (long)&result, sizeof(result), 0, 0, 0);
+    }
+}
+
+static void futex_burst(void)
+{
+    for (unsigned i = 0, n = 1 + (unsigned)below(64); i < n; i++)
+        count_class(CLASS_FUTEX, one_futex_call());
+    if (below(2))
+        count_class(CLASS_FUTEX, raw_syscall(NR_get_robust_list, below(2) ? 0 : relative_pid(),
+                                             below(4) ? (long)scratch : any_value(),
+                                             below(4) ? (long)(scratch + 8) : any_value(), 0, 0, 0));
+    /* the child: signals while it waits, then death */
+    struct child_counts *c = &counts.children[CLASS_FUTEX];
+    uint64_t seed = next_random();
+    int pipe_fds[2];
+    if (pipe(pipe_fds) < 0) {
+        c->fork_failed++;
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipe_fds[0]);
+        rng_state = seed | 1;
+        futex_waiting_child(pipe_fds[1]);
+        child_exit(0);
+    }
+    close(pipe_fds[1]);
+    if (pid < 0) {
+        c->fork_failed++;
+        close(pipe_fds[0]);
+        return;
+    }
+    c->started++;
+    publish_child(pid);
+    static const int signals[] = { SIGUSR1, SIGURG, SIGSTOP, SIGCONT, SIGKILL };
+    for (unsigned i = 0, n = (unsigned)below(6); i < n; i++) {
+        usleep((useconds_t)below(3000));
+        kill(pid, signals[below(sizeof(signals) / sizeof(signals[0]))]);
+    }
+    kill(pid, below(4) ? SIGKILL : SIGCONT);    /* or wait_for_child() kills it after CHILD_SECONDS */
+    int status;
+    if (wait_for_child(pid, &status, c)) {
+        count_ending(c, status);
+        long results[CHILD_RESULTS];
+        ssize_t got;
+        while ((got = read(pipe_fds[0], results, sizeof(results))) > 0)
+            for (ssize_t i = 0; i < got / (ssize_t)sizeof(long); i++)
+                count_class(CLASS_FUTEX, results[i]);
+    }
+    close(pipe_fds[0]);
 }
 
 /* ---- sigreturn: crafted signal frames and handlers at bad addresses ----
@@ -2015,7 +2206,7 @@ int main(int argc, char **argv)
             print_results(what, total.class_calls[c], total.class_result[c]);
         if (c == CLASS_FLAGS)
             printf("fuzz: class flags: traps stepped over %llu\n", (unsigned long long)total.traps);
-        if (c == CLASS_MEMORY || c == CLASS_SIGRETURN)
+        if (c == CLASS_MEMORY || c == CLASS_SIGRETURN || c == CLASS_FUTEX)
             children_stuck += print_children((enum class_id)c, &total.children[c]);
     }
     /* A crafted frame or a bad handler must end in a signal, or at the

@@ -309,10 +309,18 @@ static bool is_current(uint64_t root)
     return (read_cr3() & PTE_ADDRESS) == root;
 }
 
+static void gather_add(struct page_gather *gather, uint64_t page)
+{
+    if (gather->count == PAGE_GATHER_MAX)
+        gather->flush(gather);
+    gather->pages[gather->count++] = page;
+}
+
 /* Unmap [start, end) below one table; a table the range covers whole is
- * freed with its pages. Returns whether a table was freed. */
+ * freed with its pages (into the gather). Returns whether a table was
+ * freed. */
 static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t end, bool current,
-                           struct user_tables_unmap_counts *counts)
+                           struct user_tables_unmap_counts *counts, struct page_gather *gather)
 {
     uint64_t span = entry_span(level);
     bool freed_table = false;
@@ -324,15 +332,20 @@ static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t 
         if (*entry & PTE_PRESENT && level == 1) {
             counts->pages++;
             counts->zero_pages += (*entry & PTE_ADDRESS) == page_zero();
-            page_put(*entry & PTE_ADDRESS);
+            uint64_t page = *entry & PTE_ADDRESS;
             *entry = 0;
+            gather->changed = true;
             if (current)
                 invlpg(address);
+            if (page_put_last(page))
+                gather_add(gather, page);
         } else if (*entry & PTE_PRESENT) {
-            freed_table |= unmap_in_table(table_at(*entry), level - 1, address, next, current, counts);
+            freed_table |= unmap_in_table(table_at(*entry), level - 1, address, next, current, counts, gather);
             if (next - address == span) {      /* all of it: nothing left below */
-                page_free(*entry & PTE_ADDRESS);
+                uint64_t below = *entry & PTE_ADDRESS;
                 *entry = 0;
+                gather->changed = true;
+                gather_add(gather, below);
                 freed_table = true;
             }
         }
@@ -341,14 +354,20 @@ static bool unmap_in_table(uint64_t *table, int level, uint64_t start, uint64_t 
     return freed_table;
 }
 
-void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end, struct user_tables_unmap_counts *counts)
+void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end, struct user_tables_unmap_counts *counts,
+                             struct page_gather *gather)
 {
     ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
     bool current = is_current(root);
     /* The CPU may cache a table's entry even when the table maps no page
      * (and so had no invlpg): a freed table costs a full flush. */
-    if (unmap_in_table(phys_to_virt(root), 4, start, end, current, counts) && current)
+    if (unmap_in_table(phys_to_virt(root), 4, start, end, current, counts, gather) && current)
         write_cr3(read_cr3());
+}
+
+void paging_flush_this_cpu(void)
+{
+    write_cr3(read_cr3());
 }
 
 /* The write and execute bits a page gets for flags: a write right to a
@@ -362,7 +381,7 @@ static uint64_t rights_for(uint64_t entry, uint64_t flags)
 }
 
 static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t end, uint64_t flags,
-                            bool current)
+                            bool current, unsigned long *changed)
 {
     uint64_t span = entry_span(level);
     for (uint64_t address = start; address < end;) {
@@ -373,12 +392,14 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
         if (!(*entry & PTE_PRESENT))
             return -ENOMEM;
         if (level > 1) {
-            int error = protect_in_table(table_at(*entry), level - 1, address, next, flags, current);
+            int error = protect_in_table(table_at(*entry), level - 1, address, next, flags, current, changed);
             if (error)
                 return error;
         } else {
-            *entry = (*entry & ~(PTE_WRITE | PTE_NX | PTE_COW)) | rights_for(*entry, flags);
-            if (current)
+            uint64_t old = *entry;
+            *entry = (old & ~(PTE_WRITE | PTE_NX | PTE_COW)) | rights_for(old, flags);
+            *changed += *entry != old;
+            if (current && *entry != old)
                 invlpg(address);
         }
         address = next;
@@ -386,10 +407,11 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
     return 0;
 }
 
-int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags)
+int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags, unsigned long *changed)
 {
     ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
-    return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX), is_current(root));
+    return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX), is_current(root),
+                            changed);
 }
 
 /* The first page at or above from mapped PTE_COW below this table, or
@@ -449,8 +471,9 @@ static int share_table(uint64_t *to, uint64_t *from, int level, struct user_tabl
     return 0;
 }
 
-/* The parent's entries lost their write right: its TLB must forget them
- * (only this CPU runs it: a process has one thread). */
+/* The parent's entries lost their write right: this CPU's TLB must
+ * forget them (the other CPUs running its threads are the caller's:
+ * kernel/mm/address_space.c). */
 int user_tables_share(uint64_t to, uint64_t from, struct user_tables_share_counts *counts)
 {
     uint64_t *to_root = phys_to_virt(to), *from_root = phys_to_virt(from);

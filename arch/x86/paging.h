@@ -67,8 +67,22 @@ uint64_t user_tables_entry(uint64_t root, uint64_t address);  /* the entry for a
 struct user_tables_unmap_counts {
     unsigned long pages, zero_pages;    /* unmapped: all, and those of the zero page */
 };
-void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end, struct user_tables_unmap_counts *counts);
-int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags);
+/* The pages an unmap took the last hold of, and the tables it emptied,
+ * kept until every CPU that may cache a translation through them has
+ * flushed: "flush, then free" (kernel/mm/tlb.c). flush is called when it
+ * is full (and by the caller at the end): it flushes, frees, empties. */
+#define PAGE_GATHER_MAX 64
+struct page_gather {
+    uint64_t pages[PAGE_GATHER_MAX];
+    unsigned count;
+    bool changed;                       /* a present entry was cleared */
+    void (*flush)(struct page_gather *gather);
+    void *owner;                        /* the flush's */
+};
+void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end, struct user_tables_unmap_counts *counts,
+                             struct page_gather *gather);
+/* *changed counts the entries whose rights changed. */
+int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags, unsigned long *changed);
 /* The first user page at or above from mapped PTE_COW; UINT64_MAX if none. */
 uint64_t user_tables_next_cow(uint64_t root, uint64_t from);
 /* Fork: copy from's tables into the empty to, sharing every user page
@@ -79,6 +93,7 @@ struct user_tables_share_counts {
     unsigned long tables, pages, copy_on_write;
 };
 int user_tables_share(uint64_t to, uint64_t from, struct user_tables_share_counts *counts);
+void paging_flush_this_cpu(void);                          /* every user translation this CPU caches */
 /* Set the entry of a mapped user page (a copy-on-write break). */
 void user_tables_replace(uint64_t root, uint64_t address, uint64_t entry);
 void paging_load(uint64_t root);                           /* CR3, unless it holds root already */

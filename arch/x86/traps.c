@@ -7,6 +7,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/gdt.h"
+#include "arch/x86/paging.h"
 #include "arch/x86/user_mode.h"
 #include "arch/x86/vectors.h"
 #include "kernel/base/printk.h"
@@ -78,8 +79,28 @@ void idt_load(void)
     __asm__ volatile("lidt %0" : : "m"(pointer));
 }
 
+extern char user_copy_instruction[], user_copy_fault[];
+
+/* A page fault of user_copy() on a user address, which a sibling thread
+ * changed after the kernel checked it: a write to a page a fork made
+ * copy-on-write meanwhile is resolved and the copy goes on; anything else
+ * (unmapped, protected) ends the copy, which returns what it had left
+ * (arch/x86/user_copy.asm). */
+static bool user_copy_fixup(struct trap_frame *frame)
+{
+    uint64_t address = read_cr2();
+    if (frame->vector != VECTOR_PAGE_FAULT || frame->rip != (uint64_t)user_copy_instruction ||
+        address >= USER_HALF_END)
+        return false;
+    if (!entry_user_copy_fault(address, frame->error_code))
+        frame->rip = (uint64_t)user_copy_fault;
+    return true;
+}
+
 static void handle_exception(struct trap_frame *frame)
 {
+    if (user_copy_fixup(frame))
+        return;
     if (frame->vector == VECTOR_PAGE_FAULT)
         panic_from_trap(frame, "page fault at address %#lx (%s, %s)", read_cr2(),
                         frame->error_code & 1 ? "protection violation" : "page not present",

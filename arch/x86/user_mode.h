@@ -34,6 +34,10 @@ bool user_frame_prepare_return(struct trap_frame *frame);
  * below the last page of the lower half, no RF or TF)? Else iretq. */
 bool user_frame_sysret_ok(const struct trap_frame *frame);
 
+/* Copy where one side is user memory, inside user_access_begin/end: 0, or
+ * the bytes left when a page fault stopped it (arch/x86/user_copy.asm). */
+uint64_t user_copy(void *dst, const void *src, uint64_t count);
+
 /* Let the kernel touch user pages around a copy (SMAP's AC flag). */
 static inline void user_access_begin(void)
 {

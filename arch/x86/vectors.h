@@ -24,6 +24,7 @@
 #define VECTOR_RESCHEDULE         0xf0
 #define VECTOR_CALL_FUNCTION      0xf1
 #define VECTOR_NOHZ_KICK          0xf2
+#define VECTOR_TLB_SHOOTDOWN      0xf3
 #define VECTOR_APIC_ERROR         0xfe
 #define VECTOR_SPURIOUS           0xff
 

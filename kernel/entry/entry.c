@@ -66,6 +66,13 @@ void entry_user_fault(struct trap_frame *frame, int signal, const char *what, ui
  * (kernel/mm/stack_limit.c). Out of memory for the page: the
  * process is killed (Linux's OOM killer would pick some process; here
  * it is the one that needs the page). */
+bool entry_user_copy_fault(uint64_t address, uint64_t error_code)
+{
+    struct process *process = current_process();
+    bool present = error_code & PAGE_FAULT_PRESENT, write = error_code & PAGE_FAULT_WRITE;
+    return process && present && write && address_space_write_fault(process->memory, address) == 0;
+}
+
 bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t error_code)
 {
     struct process *process = current_process();

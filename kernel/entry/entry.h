@@ -27,6 +27,10 @@ void entry_user_fault(struct trap_frame *frame, int signal, const char *what, ui
  * (a write to a copy-on-write page, now copied) and the program runs on;
  * false if it is the program's fault (entry_user_fault). */
 bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t error_code);
+/* A kernel copy to user memory faulted (arch/x86/user_copy.asm): true if
+ * the fault is resolved (a copy-on-write page, now the writer's) and the
+ * copy may go on; false, and it stops short. */
+bool entry_user_copy_fault(uint64_t address, uint64_t error_code);
 /* An interrupt, vector 32 and up, from either ring. */
 void entry_interrupt(struct trap_frame *frame);
 /* An NMI, which can come anywhere, even with interrupts off in the middle

@@ -6,8 +6,9 @@
  * the lock is dropped, since a device's release may sleep.
  *
  * RLIMIT_NOFILE is applied by the system calls (descriptor_limit in
- * kernel/fs/fs_syscalls.c), up to FD_MAX. Left out: tables shared between
- * threads (CLONE_FILES): nohzk has one task per process. */
+ * kernel/fs/fs_syscalls.c), up to FD_MAX. The threads of a process share
+ * its one table (CLONE_FILES); a thread with a table of its own is left
+ * out (clone refuses it). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

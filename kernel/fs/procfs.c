@@ -14,8 +14,9 @@
  * nothing to free, nothing that can outlive the process. The process is
  * looked up by pid at open: if it is gone, the open fails with ESRCH.
  * /proc/self is a generated symlink whose target is the caller's pid
- * (file_ops.link_target); so is /proc/thread-self, Linux's PID/task/TID,
- * with one task per process (fault injection's fail-nth is there), and
+ * (file_ops.link_target); so is /proc/thread-self, PID/task/TID, where
+ * the files of PROC_PID_TID_FILE are about one thread (fault injection's
+ * fail-nth is there too), and
  * /proc/PID/exe, the program execve loaded, for its own process only
  * (busybox's sh runs a script without #! through /proc/self/exe).
  *
@@ -54,7 +55,11 @@ struct snapshot {
 extern const struct proc_file *const __proc_files_start[], *const __proc_files_end[];
 extern const struct proc_pid_file *const __proc_pid_files_start[], *const __proc_pid_files_end[];
 
-#define PID_FILE_BITS 8     /* a /proc/PID file's private word: pid << 8 | its index in the table */
+/* A /proc/PID file's private word: pid << 9 | its index in the table; a
+ * /proc/PID/task/TID file's: tid << 9 | 1 << 8 | its index. */
+#define PID_FILE_BITS 8
+#define TID_FILE_FLAG (1u << PID_FILE_BITS)
+#define ID_SHIFT (PID_FILE_BITS + 1)
 
 /* ---- Building a text ---- */
 
@@ -130,6 +135,22 @@ static bool generate_for_pid(struct proc_text *text, const void *what, int pid)
     return process != 0;
 }
 
+/* A thread by tid; a zombie process's leader too (its task dir stays
+ * until the process is reaped, as Linux's). */
+static bool generate_for_tid(struct proc_text *text, const void *what, int tid)
+{
+    spin_lock(&process_tree_lock);
+    struct thread *thread = thread_find_locked(tid);
+    if (!thread) {
+        struct process *process = process_find_locked(tid);
+        thread = process ? &process->leader : 0;
+    }
+    if (thread)
+        ((const struct proc_pid_file *)what)->generate_thread(text, thread);
+    spin_unlock(&process_tree_lock);
+    return thread != 0;
+}
+
 static int procfs_open(struct file *file)
 {
     long error = 0;
@@ -148,11 +169,12 @@ static int procfs_pid_open(struct file *file)
 {
     uintptr_t packed = (uintptr_t)file->private;
     const struct proc_pid_file *entry = __proc_pid_files_start[packed & ((1u << PID_FILE_BITS) - 1)];
-    int pid = (int)(packed >> PID_FILE_BITS);
+    int pid = (int)(packed >> ID_SHIFT);
     if ((file->flags & O_ACCMODE) != O_RDONLY && !entry->write)
         return -EACCES;
     long error = 0;
-    struct snapshot *snapshot = take_snapshot(generate_for_pid, entry, pid, &error);
+    struct snapshot *snapshot =
+        take_snapshot(packed & TID_FILE_FLAG ? generate_for_tid : generate_for_pid, entry, pid, &error);
     if (!snapshot)
         return (int)error;
     snapshot->pid_file = entry;
@@ -199,6 +221,16 @@ static const char *self_link_target(void *private, char *scratch, size_t size, s
     return scratch;
 }
 
+/* /proc/thread-self: PID/task/TID of the caller. */
+static const char *thread_self_link_target(void *private, char *scratch, size_t size, size_t *length)
+{
+    (void)private;
+    struct thread *thread = current_thread();
+    int written = snprintf(scratch, size, "%d/task/%d", thread ? thread->process->pid : 0, thread ? thread->tid : 0);
+    *length = written > 0 ? (size_t)written : 0;
+    return scratch;
+}
+
 /* /proc/PID/exe, private = PID: the program the caller runs, when PID is
  * the caller's own. Only the process itself replaces its exe_path
  * (execve), so the string stays put while it looks. Another process's
@@ -233,6 +265,10 @@ static const struct file_ops procfs_self_ops = {
     .link_target = self_link_target,
 };
 
+static const struct file_ops procfs_thread_self_ops = {
+    .link_target = thread_self_link_target,
+};
+
 static const struct file_ops procfs_exe_ops = {
     .link_target = exe_link_target,
 };
@@ -242,13 +278,36 @@ static const struct file_ops procfs_exe_ops = {
 /* The process table's hooks: a process entered the table, or left it. A
  * failure (no memory) leaves the process without some /proc files:
  * reported, not fatal. */
+static void tid_directory_create(int pid, int tid)
+{
+    for (const struct proc_pid_file *const *entry = __proc_pid_files_start; entry < __proc_pid_files_end; entry++) {
+        if (!(*entry)->generate_thread)
+            continue;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, (*entry)->name);
+        uintptr_t packed = (uintptr_t)tid << ID_SHIFT | TID_FILE_FLAG | (uintptr_t)(entry - __proc_pid_files_start);
+        uint32_t mode = S_IFREG | ((*entry)->write ? 0644 : 0444);
+        int error = vfs_create_device(path, mode, &procfs_pid_ops, (void *)packed);
+        if (error)
+            printk("procfs: cannot create %s: %d\n", path, error);
+    }
+}
+
+static void tid_directory_remove(int pid, int tid)
+{
+    char path[48];
+    snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+    vfs_remove_tree(path);
+}
+
 static void pid_directory_create(int pid)
 {
     const struct proc_pid_file *const *entry;
+    tid_directory_create(pid, pid);
     for (entry = __proc_pid_files_start; entry < __proc_pid_files_end; entry++) {
         char path[48];
         snprintf(path, sizeof(path), "/proc/%d/%s", pid, (*entry)->name);
-        uintptr_t packed = (uintptr_t)pid << PID_FILE_BITS | (uintptr_t)(entry - __proc_pid_files_start);
+        uintptr_t packed = (uintptr_t)pid << ID_SHIFT | (uintptr_t)(entry - __proc_pid_files_start);
         uint32_t mode = S_IFREG | ((*entry)->write ? 0644 : 0444);
         int error = vfs_create_device(path, mode, &procfs_pid_ops, (void *)packed);
         if (error)
@@ -268,7 +327,8 @@ static void pid_directory_remove(int pid)
     vfs_remove_tree(path);
 }
 
-static struct process_table_hook pid_directories = { pid_directory_create, pid_directory_remove, 0 };
+static struct process_table_hook pid_directories = { pid_directory_create, pid_directory_remove,
+                                                     tid_directory_create, tid_directory_remove, 0 };
 
 void procfs_init(void)
 {
@@ -282,7 +342,7 @@ void procfs_init(void)
     int error = vfs_create_device("/proc/self", S_IFLNK | 0777, &procfs_self_ops, 0);
     if (error)
         printk("procfs: cannot create /proc/self: %d\n", error);
-    error = vfs_create_device("/proc/thread-self", S_IFLNK | 0777, &procfs_self_ops, 0);
+    error = vfs_create_device("/proc/thread-self", S_IFLNK | 0777, &procfs_thread_self_ops, 0);
     if (error)
         printk("procfs: cannot create /proc/thread-self: %d\n", error);
     vfs_seal("/proc");      /* its names are ours: no user program adds or removes one */

@@ -45,15 +45,25 @@ struct proc_file {
  * process, looked up by pid at open, under process_tree_lock (it must not
  * sleep); write gets the pid and a kernel copy of what was written. */
 struct process;
+struct thread;
 
 struct proc_pid_file {
     const char *name;
     void (*generate)(struct proc_text *text, struct process *process);
     long (*write)(int pid, const char *data, size_t count);
+    /* also in /proc/PID/task/TID, about that thread (write gets the tid) */
+    void (*generate_thread)(struct proc_text *text, struct thread *thread);
 };
 
 #define PROC_PID_FILE(name, generate, write)                                                  \
-    static const struct proc_pid_file generate##_proc_pid_file = { name, generate, write };   \
+    static const struct proc_pid_file generate##_proc_pid_file = { name, generate, write, 0 };\
+    static const struct proc_pid_file *const generate##_proc_pid_file_entry                   \
+        __attribute__((used, section(".proc_pid_files"))) = &generate##_proc_pid_file
+
+/* A file of every /proc/PID and of every /proc/PID/task/TID. */
+#define PROC_PID_TID_FILE(name, generate, generate_thread, write)                             \
+    static const struct proc_pid_file generate##_proc_pid_file = { name, generate, write,    \
+                                                                   generate_thread };         \
     static const struct proc_pid_file *const generate##_proc_pid_file_entry                   \
         __attribute__((used, section(".proc_pid_files"))) = &generate##_proc_pid_file
 

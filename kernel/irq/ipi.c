@@ -19,6 +19,7 @@
 #include "arch/x86/vectors.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
+#include "kernel/mm/tlb.h"
 #include "kernel/irq/irq.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
@@ -31,6 +32,7 @@ static const uint8_t ipi_vectors[] = {
     [IPI_RESCHEDULE] = VECTOR_RESCHEDULE,
     [IPI_CALL_FUNCTION] = VECTOR_CALL_FUNCTION,
     [IPI_NOHZ_KICK] = VECTOR_NOHZ_KICK,
+    [IPI_TLB_SHOOTDOWN] = VECTOR_TLB_SHOOTDOWN,
 };
 
 void ipi_send(unsigned cpu, enum ipi_type type)
@@ -68,8 +70,16 @@ static void handle_call_function(struct trap_frame *frame)
     }
 }
 
+static void handle_tlb_shootdown(struct trap_frame *frame)
+{
+    (void)frame;
+    trace_ipi_receive(IPI_TLB_SHOOTDOWN);
+    tlb_answer();
+}
+
 void ipi_init(void)
 {
+    irq_register(VECTOR_TLB_SHOOTDOWN, IRQ_SOURCE_TLB_SHOOTDOWN, handle_tlb_shootdown);
     irq_register(VECTOR_RESCHEDULE, IRQ_SOURCE_RESCHEDULE, handle_reschedule);
     irq_register(VECTOR_CALL_FUNCTION, IRQ_SOURCE_CALL_FUNCTION, handle_call_function);
     /* IPI_NOHZ_KICK's handler belongs to the tick (kernel/time/tick_stop.c). */

@@ -11,6 +11,7 @@ enum ipi_type {
     IPI_RESCHEDULE,             /* "look at your runqueue" */
     IPI_CALL_FUNCTION,          /* run the queued function calls */
     IPI_NOHZ_KICK,              /* "restart your tick" */
+    IPI_TLB_SHOOTDOWN,          /* "flush your TLB" (kernel/mm/tlb.c) */
 };
 
 typedef void (*call_function_fn)(void *arg);

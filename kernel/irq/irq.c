@@ -36,6 +36,7 @@ static irq_exit_hook_fn exit_hook;
 static const char *const source_names[IRQ_SOURCE_DEVICE_FIRST] = {
     [IRQ_SOURCE_LOCAL_TIMER] = "LOC",   [IRQ_SOURCE_RESCHEDULE] = "RES",
     [IRQ_SOURCE_CALL_FUNCTION] = "CAL", [IRQ_SOURCE_NOHZ_KICK] = "NHZ",
+    [IRQ_SOURCE_TLB_SHOOTDOWN] = "TLB",
     [IRQ_SOURCE_SPURIOUS] = "SPU",      [IRQ_SOURCE_APIC_ERROR] = "ERR",
 };
 

@@ -13,6 +13,7 @@ enum irq_source {
     IRQ_SOURCE_RESCHEDULE,      /* RES */
     IRQ_SOURCE_CALL_FUNCTION,   /* CAL */
     IRQ_SOURCE_NOHZ_KICK,       /* NHZ */
+    IRQ_SOURCE_TLB_SHOOTDOWN,   /* TLB */
     IRQ_SOURCE_SPURIOUS,        /* SPU */
     IRQ_SOURCE_APIC_ERROR,      /* ERR */
     IRQ_SOURCE_DEVICE_FIRST,    /* device IRQs, by GSI */

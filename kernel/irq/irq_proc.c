@@ -13,6 +13,7 @@ static void generate_interrupts(struct proc_text *text)
         [IRQ_SOURCE_RESCHEDULE] = "Rescheduling interrupts",
         [IRQ_SOURCE_CALL_FUNCTION] = "Function call interrupts",
         [IRQ_SOURCE_NOHZ_KICK] = "Nohz kick interrupts",
+        [IRQ_SOURCE_TLB_SHOOTDOWN] = "TLB shootdowns",
         [IRQ_SOURCE_SPURIOUS] = "Spurious interrupts",
         [IRQ_SOURCE_APIC_ERROR] = "APIC errors",
     };

@@ -39,6 +39,7 @@
 #define ENODEV  19
 #define EMLINK  31
 #define EOPNOTSUPP 95
+#define ETIMEDOUT 110
 
 /* Kernel-internal, never returned to user space: an ioctl request this
  * layer does not know, for the file's own ioctl to answer. */

@@ -7,8 +7,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/lib/cpumask.h"
+
 struct address_space {
     uint64_t root_phys;         /* the PML4 */
+    /* The CPUs whose CR3 holds it: they may cache its translations, and
+     * a change that removes or weakens one is shot down on them
+     * (kernel/mm/tlb.c). Set before the CR3 load, cleared after the load
+     * of another. */
+    struct cpumask cpus;
+    /* The threads of a process change its tables at once: every change
+     * holds this (interrupts off; its spin answers shootdowns). Never
+     * taken inside another lock: its holder may wait for a CPU that
+     * spins there with interrupts off. */
+    uint32_t lock;
     /* The pages mapped, and those of them that are the zero page (mapped,
      * not resident): /proc/PID's VmSize and VmRSS. Changed by the owner
      * only, read by anyone without a lock (a moment old). */
@@ -18,7 +30,8 @@ struct address_space {
 struct address_space *address_space_create(void);     /* empty; NULL if out of memory */
 /* Fork: a new space with from's pages shared, copy-on-write. */
 struct address_space *address_space_clone(struct address_space *from);
-void address_space_destroy(struct address_space *space);   /* not the current one */
+/* Not the current one; waits for CPUs still switching away from it. */
+void address_space_destroy(struct address_space *space);
 /* Map a zeroed page at address: -EINVAL outside the user half or not
  * page-aligned, -EEXIST if a page is there, -ENOMEM. */
 int address_space_map(struct address_space *space, uint64_t address, uint64_t flags);

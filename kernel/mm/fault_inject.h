@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* One per process (nohzk has one task per process). */
+/* One per process (Linux's is per thread): its threads share the count. */
 struct fault_inject {
     uint32_t nth;           /* fallible points left before the failure; 0: fired or off */
     bool armed;             /* written: the next system call counts */

@@ -210,6 +210,17 @@ void page_put(uint64_t phys)
     }
 }
 
+bool page_put_last(uint64_t phys)
+{
+    size_t page = checked_frame(phys);
+    uint32_t left = __atomic_sub_fetch(&holders[page], 1, __ATOMIC_ACQ_REL);
+    if (phys == zero_page && (left == 0 || left == UINT32_MAX))
+        panic("page_put_last: the zero page lost the kernel's hold");
+    if (left == UINT32_MAX)
+        panic("page_put_last: page %#lx had no holder", phys);
+    return left == 0;
+}
+
 unsigned page_holders(uint64_t phys)
 {
     return __atomic_load_n(&holders[checked_frame(phys)], __ATOMIC_ACQUIRE);

@@ -3,6 +3,7 @@
 #ifndef KERNEL_PAGE_ALLOC_H
 #define KERNEL_PAGE_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,9 @@ void page_free_contiguous(uint64_t phys, size_t count);
  * drops one and frees the page when none is left. */
 void page_get(uint64_t phys);
 void page_put(uint64_t phys);
+/* page_put without the free: true if that was the last hold, and the
+ * caller frees the page (page_free) when no CPU can reach it any more. */
+bool page_put_last(uint64_t phys);
 unsigned page_holders(uint64_t phys);
 /* The zero page: a page of zeros the kernel holds for ever (see
  * page_alloc.c), mapped copy-on-write by fresh anonymous user pages

@@ -28,4 +28,15 @@ bool user_range_ok(const void *user_start, size_t length);
  * there, as on Linux. */
 size_t user_accessible_prefix(const void *user_start, size_t length, bool for_write);
 
+/* For futexes (kernel/process/futex.c), which look at a word with a
+ * spinlock held and interrupts off: an aligned 32-bit word, read or
+ * compared and exchanged atomically, without faulting anything in (no
+ * allocation, no stack growth) and without the address space's lock:
+ * -EFAULT if the page is not there, or, for the exchange, not writable
+ * yet. The caller then drops its lock, faults the page in with
+ * copy_from_user() or user_fault_in_writable(), and tries again. */
+int user_read_u32_nofault(const uint32_t *user_word, uint32_t *value);
+int user_cmpxchg_u32_nofault(uint32_t *user_word, uint32_t expected, uint32_t desired, uint32_t *found);
+int user_fault_in_writable(void *user_start, size_t length);     /* 0 or -EFAULT */
+
 #endif

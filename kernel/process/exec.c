@@ -27,6 +27,7 @@
 #include "kernel/mm/page_alloc.h"
 #include "kernel/mm/stack_limit.h"
 #include "kernel/process/process.h"
+#include "kernel/process/futex.h"
 #include "kernel/lib/string.h"
 #include "kernel/trace/trace.h"
 #include "kernel/process/script.h"
@@ -380,7 +381,12 @@ long process_execve(const char *path, const char *const *argv, const char *const
     char *cmdline = error ? 0 : process_cmdline_make(argv, &cmdline_length);    /* before the point of no return */
     if (!error && !cmdline)
         error = -ENOMEM;
+    /* From a thread of a group: the others end first, and we take the
+     * leader's place (its pid). A group already ending refuses. */
+    if (!error)
+        error = thread_exec_alone();
     if (error) {
+        kfree(cmdline);
         if (space)
             address_space_destroy(space);
         kfree(exe_path);
@@ -388,7 +394,11 @@ long process_execve(const char *path, const char *const *argv, const char *const
         return error;
     }
 
-    /* The point of no return: the old program is gone from here on. */
+    /* The point of no return: the old program is gone from here on. Its
+     * robust futexes are released in its memory first (Linux's
+     * exec_mm_release). */
+    futex_exec_release(current_thread()->robust_list, current_thread()->tid);
+    current_thread()->robust_list = 0;
     spin_lock(&process_tree_lock);      /* /proc/PID reads its sizes under the lock */
     struct address_space *old = process->memory;
     process->memory = space;
@@ -403,8 +413,9 @@ long process_execve(const char *path, const char *const *argv, const char *const
     process->brk_start = process->brk = highest;
     process->mmap_next = MMAP_BASE;
     process->stack_floor = stack_floor;
-    process->fs_base = 0;
-    signal_exec(&process->signals);
+    current_thread()->fs_base = 0;
+    current_thread()->clear_child_tid = 0;
+    signal_exec(&process->signals, &current_thread()->signals);
     process->lock_future = false;
     wrmsr(MSR_FS_BASE, 0);
     fpu_reset();        /* nothing of the old program's x87/SSE registers */

@@ -6,7 +6,10 @@
  *
  * A process stops itself: signal delivery (signal.c: signal_deliver_one()) finds
  * a stop signal at its default action and calls job_stop(), which sleeps
- * until SIGCONT clears JOB_STOPPED or SIGKILL is pending. Nothing else
+ * until SIGCONT clears JOB_STOPPED or SIGKILL is pending. Its other
+ * threads see the stop as a pending signal (signal_pending()) and sleep
+ * the same way on their way out (job_stop_join()). The parent hears of the
+ * stop when the first thread stops, not, as on Linux, when the last does. Nothing else
  * ends a stop: on Linux, too, a SIGTERM to a stopped process waits for the
  * SIGCONT. Sending SIGCONT discards pending stops and a stop discards a
  * pending SIGCONT (signal_send()); a SIGCONT that comes between a stop
@@ -25,6 +28,7 @@
 
 #include "kernel/process/process.h"
 #include "kernel/process/signal.h"
+#include "kernel/process/thread.h"
 #include "kernel/base/spinlock.h"
 #include "kernel/lib/errno.h"
 #include "sched/task.h"
@@ -61,22 +65,33 @@ void job_stop(struct process *process, int signal, uint32_t continues_before)
         return;
     }
     tell_parent(process, CLD_STOPPED, signal);
-
-    bool killed = false;
-    for (;;) {
-        set_current_state(TASK_SLEEPING);
-        killed = __atomic_load_n(&process->signals.pending, __ATOMIC_ACQUIRE) & signal_bit(SIGKILL);
-        if (killed || !(__atomic_load_n(&job->state, __ATOMIC_ACQUIRE) & JOB_STOPPED))
-            break;
-        schedule();
-    }
-    set_current_state(TASK_RUNNABLE);
-    if (killed) {
+    signal_notify_all(process);         /* the other threads stop too */
+    if (job_stop_join(process)) {
         __atomic_and_fetch(&job->state, ~(uint32_t)(JOB_STOPPED | JOB_STOP_UNREPORTED), __ATOMIC_SEQ_CST);
         return;     /* SIGKILL is delivered next; the exit tells the parent */
     }
     __atomic_or_fetch(&job->state, JOB_CONT_UNREPORTED, __ATOMIC_SEQ_CST);
     tell_parent(process, CLD_CONTINUED, SIGCONT);
+}
+
+bool job_stop_pending(const struct process *process)
+{
+    return job_is_stopped(process);
+}
+
+bool job_stop_join(struct process *process)
+{
+    struct thread *self = current_thread();
+    bool killed = false;
+    for (;;) {
+        set_current_state(TASK_SLEEPING);
+        killed = __atomic_load_n(&self->signals.pending, __ATOMIC_ACQUIRE) & signal_bit(SIGKILL);
+        if (killed || !(__atomic_load_n(&process->job.state, __ATOMIC_ACQUIRE) & JOB_STOPPED))
+            break;
+        schedule();
+    }
+    set_current_state(TASK_RUNNABLE);
+    return killed;
 }
 
 void job_continue(struct process *process)
@@ -86,7 +101,7 @@ void job_continue(struct process *process)
     __atomic_add_fetch(&job->continues, 1, __ATOMIC_SEQ_CST);
     uint32_t before = __atomic_fetch_and(&job->state, ~(uint32_t)(JOB_STOPPED | JOB_STOP_UNREPORTED), __ATOMIC_SEQ_CST);
     if (before & JOB_STOPPED)
-        wake_up_task(process->task);
+        signal_notify_all(process);
 }
 
 /* Clear bit if set; was it? */

@@ -23,6 +23,10 @@ struct process;
  * stop signal when job.continues was continues_before: stop, tell the
  * parent, and sleep until SIGCONT or SIGKILL. */
 void job_stop(struct process *process, int signal, uint32_t continues_before);
+/* A stop of the process this thread has not joined; join it: sleep
+ * until SIGCONT (false) or SIGKILL (true). */
+bool job_stop_pending(const struct process *process);
+bool job_stop_join(struct process *process);
 /* From signal_send(), for SIGCONT: the process runs again (safe from
  * interrupt context and under process_tree_lock). */
 void job_continue(struct process *process);

@@ -18,13 +18,16 @@
 #include "kernel/time/nohz_task.h"
 #include "sched/task.h"
 
-static char process_state(struct process *process)
+/* A thread's state; the leader's is the process's, as in Linux (a
+ * leader that has exited while others run is a zombie). */
+static char thread_state(struct thread *thread)
 {
-    if (process->exited || process->task->state == TASK_DEAD)
+    struct process *process = thread->process;
+    if (process->exited || thread->exited || thread->task->state == TASK_DEAD)
         return 'Z';
     if (job_is_stopped(process))
         return 'T';
-    return process->task->state == TASK_RUNNABLE ? 'R' : 'S';
+    return thread->task->state == TASK_RUNNABLE ? 'R' : 'S';
 }
 
 static const char *process_state_name(char state)
@@ -59,30 +62,52 @@ static void memory_pages(struct process *process, unsigned long *mapped, unsigne
     *resident = *mapped > zero ? *mapped - zero : 0;
 }
 
-/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0. */
+/* Linux's 52 fields (man 5 proc); those nohzk does not track are 0:
+ * signals pending, blocked, ignored and caught are fields 31 to 34,
+ * exit_signal 38 and the CPU 39.
+ * Of a process: its leader's, with the times of all its threads; of one
+ * thread (/proc/PID/task/TID/stat): its own. */
+static void stat_of(struct proc_text *text, struct process *process, struct thread *thread, uint64_t user,
+                    uint64_t system)
+{
+    unsigned long mapped, resident;
+    uint64_t ignored, caught;
+    memory_pages(process, &mapped, &resident);
+    signal_dispositions(&process->signals, &ignored, &caught);
+    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu %lu %lu "
+                "18446744073709551615 0 0 0 0 0 %llu %llu %llu %llu 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+                thread->tid, process->name, thread_state(thread), parent_pid(process),
+                process->process_group, process->session, to_user_hz(user), to_user_hz(system),
+                to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
+                thread_count_locked(process), to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
+                (unsigned long long)(__atomic_load_n(&thread->signals.pending, __ATOMIC_RELAXED) |
+                                     __atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED)),
+                (unsigned long long)thread->signals.blocked, (unsigned long long)ignored,
+                (unsigned long long)caught, thread->task->cpu);
+}
+
 static void generate_pid_stat(struct proc_text *text, struct process *process)
 {
     uint64_t user, system;
-    task_times_ns(process->task, &user, &system);
-    unsigned long mapped, resident;
-    memory_pages(process, &mapped, &resident);
-    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 1 0 %llu %lu %lu "
-                "18446744073709551615 0 0 0 0 0 %llu 0 0 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-                process->pid, process->name, process_state(process), parent_pid(process),
-                process->process_group, process->session, to_user_hz(user), to_user_hz(system),
-                to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
-                to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
-                (unsigned long long)process->signals.blocked, process->task->cpu);
+    thread_group_times_locked(process, &user, &system);
+    stat_of(text, process, &process->leader, user, system);
 }
 
-static void generate_pid_status(struct proc_text *text, struct process *process)
+static void generate_tid_stat(struct proc_text *text, struct thread *thread)
 {
-    struct cpumask affinity = process->task->affinity;
+    uint64_t user, system;
+    task_times_ns(thread->task, &user, &system);
+    stat_of(text, thread->process, thread, user, system);
+}
+
+static void status_of(struct proc_text *text, struct process *process, struct thread *thread)
+{
+    struct cpumask affinity = thread->task->affinity;
     char cpus_allowed[CPULIST_FORMAT_SIZE], bitmap[CPUMASK_BITMAP_FORMAT_SIZE];
     cpulist_format(&affinity, cpus_allowed, sizeof(cpus_allowed));
     cpumask_format_bitmap(&affinity, cpu_count, bitmap, sizeof(bitmap));     /* Linux: nr_cpu_ids bits */
     proc_printf(text, "Name:\t%s\nUmask:\t%04o\nState:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n", process->name,
-                process->umask, process_state_name(process_state(process)), process->pid, process->pid,
+                process->umask, process_state_name(thread_state(thread)), process->pid, thread->tid,
                 parent_pid(process));
     proc_printf(text, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
     if (process->memory) {      /* Linux prints none for a zombie */
@@ -91,17 +116,28 @@ static void generate_pid_status(struct proc_text *text, struct process *process)
         proc_printf(text, "VmSize:\t%8lu kB\nVmRSS:\t%8lu kB\n", mapped * (PAGE_SIZE / 1024),
                     resident * (PAGE_SIZE / 1024));
     }
-    proc_printf(text, "Threads:\t1\n");
+    proc_printf(text, "Threads:\t%d\n", thread_count_locked(process));
     uint64_t ignored, caught;
     signal_dispositions(&process->signals, &ignored, &caught);
-    proc_printf(text, "SigPnd:\t%016llx\nSigBlk:\t%016llx\nSigIgn:\t%016llx\nSigCgt:\t%016llx\n",
+    proc_printf(text, "SigPnd:\t%016llx\nShdPnd:\t%016llx\nSigBlk:\t%016llx\nSigIgn:\t%016llx\nSigCgt:\t%016llx\n",
+                (unsigned long long)__atomic_load_n(&thread->signals.pending, __ATOMIC_RELAXED),
                 (unsigned long long)__atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED),
-                (unsigned long long)process->signals.blocked, (unsigned long long)ignored,
+                (unsigned long long)thread->signals.blocked, (unsigned long long)ignored,
                 (unsigned long long)caught);
     proc_printf(text, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s\n", bitmap, cpus_allowed);
-    proc_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)process->task->slices);
+    proc_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)thread->task->slices);
     /* ours: whether it is a nohz task (kernel/time/nohz_task.c) */
-    proc_printf(text, "Nohz:\t%d\n", process_is_nohz(process) ? 1 : 0);
+    proc_printf(text, "Nohz:\t%d\n", thread_is_nohz(thread) ? 1 : 0);
+}
+
+static void generate_pid_status(struct proc_text *text, struct process *process)
+{
+    status_of(text, process, &process->leader);
+}
+
+static void generate_tid_status(struct proc_text *text, struct thread *thread)
+{
+    status_of(text, thread->process, thread);
 }
 
 static void generate_pid_cmdline(struct proc_text *text, struct process *process)
@@ -109,11 +145,23 @@ static void generate_pid_cmdline(struct proc_text *text, struct process *process
     proc_write_bytes(text, process->cmdline, process->cmdline_length);
 }
 
-/* The nohz task attribute, 0 or 1 (docs/nohz-task.md#patch-15-procselfnohz);
- * writes: nohz_task_proc_write(). */
+/* A thread's is its process's (busybox's ps -T shows it). */
+static void generate_tid_cmdline(struct proc_text *text, struct thread *thread)
+{
+    generate_pid_cmdline(text, thread->process);
+}
+
+/* The nohz task attribute, 0 or 1 (docs/nohz-task.md#patch-15-procselfnohz):
+ * /proc/PID/nohz is the leader's, /proc/PID/task/TID/nohz that thread's
+ * (docs/threads.md); writes: nohz_task_proc_write(). */
 static void generate_pid_nohz(struct proc_text *text, struct process *process)
 {
     proc_printf(text, "%d\n", process_is_nohz(process) ? 1 : 0);
+}
+
+static void generate_tid_nohz(struct proc_text *text, struct thread *thread)
+{
+    proc_printf(text, "%d\n", thread_is_nohz(thread) ? 1 : 0);
 }
 
 /* Fault injection's fail-nth (kernel/mm/fault_inject.c): the count left,
@@ -123,22 +171,30 @@ static void generate_pid_fail_nth(struct proc_text *text, struct process *proces
     proc_printf(text, "%u\n", fault_inject_left(&process->fault));
 }
 
-/* N from 0 to INT_MAX, as Linux; anything else is EINVAL. */
+/* Counted per process: a thread's file is its process's. */
+static void generate_tid_fail_nth(struct proc_text *text, struct thread *thread)
+{
+    generate_pid_fail_nth(text, thread->process);
+}
+
+/* N from 0 to INT_MAX, as Linux; anything else is EINVAL. pid: of
+ * /proc/PID, or a tid. */
 static long write_pid_fail_nth(int pid, const char *data, size_t count)
 {
     long nth = proc_parse_number(data, count, 0, INT_MAX);
     if (nth < 0)
         return nth;
     spin_lock(&process_tree_lock);
-    struct process *process = process_find_locked(pid);
+    struct thread *thread = thread_find_locked(pid);
+    struct process *process = thread ? thread->process : process_find_locked(pid);
     if (process)
         fault_inject_arm(&process->fault, (uint32_t)nth);
     spin_unlock(&process_tree_lock);
     return process ? (long)count : -ESRCH;
 }
 
-PROC_PID_FILE("stat", generate_pid_stat, NULL);
-PROC_PID_FILE("status", generate_pid_status, NULL);
-PROC_PID_FILE("cmdline", generate_pid_cmdline, NULL);
-PROC_PID_FILE("nohz", generate_pid_nohz, nohz_task_proc_write);
-PROC_PID_FILE("fail-nth", generate_pid_fail_nth, write_pid_fail_nth);
+PROC_PID_TID_FILE("stat", generate_pid_stat, generate_tid_stat, NULL);
+PROC_PID_TID_FILE("status", generate_pid_status, generate_tid_status, NULL);
+PROC_PID_TID_FILE("cmdline", generate_pid_cmdline, generate_tid_cmdline, NULL);
+PROC_PID_TID_FILE("nohz", generate_pid_nohz, generate_tid_nohz, nohz_task_proc_write);
+PROC_PID_TID_FILE("fail-nth", generate_pid_fail_nth, generate_tid_fail_nth, write_pid_fail_nth);

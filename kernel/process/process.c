@@ -33,6 +33,11 @@
 
 static int next_pid = 1;
 
+int process_allocate_pid(void)
+{
+    return __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+}
+
 int process_last_pid(void)
 {
     return __atomic_load_n(&next_pid, __ATOMIC_RELAXED) - 1;
@@ -43,6 +48,25 @@ struct process *current_process(void)
 {
     struct task *task = current_task();
     return task ? task->process : 0;
+}
+
+struct thread *current_thread(void)
+{
+    struct task *task = current_task();
+    return task ? task->thread : 0;
+}
+
+/* The first thread of a new process, on task: its tid is the pid. */
+static void leader_init(struct process *process, struct task *task)
+{
+    process->leader.tid = process->pid;
+    process->leader.process = process;
+    process->leader.task = task;
+    process->leader.next_in_group = 0;
+    process->leader.exited = false;
+    process->live_threads = 1;
+    task->process = process;
+    task->thread = &process->leader;
 }
 
 /* Copy size bytes into the user pages at address of a space (not the
@@ -123,31 +147,32 @@ struct process *process_spawn_flat(const char *name, const void *code, size_t si
         return 0;
     }
     copy_into_space(process->memory, FLAT_IMAGE_BASE, code, size);
-    process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    process->pid = process_allocate_pid();
     snprintf(process->name, sizeof(process->name), "%s", name);
     wait_queue_init(&process->child_exited);
+    wait_queue_init(&process->thread_exited);
 
     struct cpumask where = cpu >= 0 ? cpumask_of((unsigned)cpu) : cpu_online_mask;
-    process->task = kthread_create_stopped(name, run_flat_image, process, &where);
-    if (!process->task) {
+    struct task *task = kthread_create_stopped(name, run_flat_image, process, &where);
+    if (!task) {
         address_space_destroy(process->memory);
         kfree(process);
         return 0;
     }
-    process->task->process = process;
+    leader_init(process, task);
     process_table_add(process);
-    wake_up_task(process->task);
+    wake_up_task(task);
     return process;
 }
 
 /* At every switch: the next task's address space (the kernel's own for a
  * kernel thread, so that an exiting process's tables can be freed) and its
- * TLS base. */
-void process_switch_in(struct process *process)
+ * thread's TLS base. */
+void process_switch_in(struct task *task)
 {
-    address_space_switch(process ? process->memory : 0);
-    if (process)
-        wrmsr(MSR_FS_BASE, process->fs_base);
+    address_space_switch(task->process ? task->process->memory : 0);
+    if (task->thread)
+        wrmsr(MSR_FS_BASE, task->thread->fs_base);
 }
 
 static void link_child(struct process *parent, struct process *child)
@@ -259,11 +284,25 @@ static bool memory_given_to_borrower(struct process *process)
     return borrower && end_loan(borrower);
 }
 
+/* exit_group: the first status wins; every other thread gets SIGKILL
+ * and ends on its way out (thread_exit), the last one ends the process. */
 void process_exit(int wait_status)
 {
     struct process *process = current_process();
 
     ASSERT(process);
+    spin_lock(&process_tree_lock);
+    if (!process->group_exit) {
+        process->group_exit = true;
+        process->exit_status = wait_status;
+        thread_kill_others_locked(process);
+    }
+    spin_unlock(&process_tree_lock);
+    thread_exit(wait_status);
+}
+
+void process_exit_last(struct process *process, int wait_status)
+{
     itimer_exit(process);       /* no SIGALRM after this */
     if (process->files)
         fd_table_destroy(process->files);
@@ -288,6 +327,7 @@ void process_exit(int wait_status)
     irq_disable();
     spin_lock(&process_tree_lock);
     process->exit_status = wait_status;
+    process->last_task = current_task();
     process->exited = true;
     struct process *parent = process->parent;
     if (parent) {
@@ -296,8 +336,8 @@ void process_exit(int wait_status)
                                                              .status = child_exit_value(wait_status) });
         wake_up_all(&parent->child_exited);     /* under the lock: the parent stays while we hold it */
     }
+    wake_up_all(&process->thread_exited);
     spin_unlock(&process_tree_lock);
-    task_exit(wait_status);
 }
 
 /* share_memory (vfork): the child runs in the parent's address space, and
@@ -305,9 +345,16 @@ void process_exit(int wait_status)
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory)
 {
     struct process *child = kzalloc(sizeof(*child));
+    struct thread *forker = current_thread();
     if (!child)
         return 0;
     *child = *parent;
+    child->leader = (struct thread){ .fs_base = forker->fs_base };
+    child->group_exit = false;
+    child->exec_thread = 0;
+    child->last_task = 0;
+    child->dead_user_ns = child->dead_system_ns = 0;
+    wait_queue_init(&child->thread_exited);
     itimer_init(child);         /* not inherited */
     child->fault = (struct fault_inject){ 0 };
     child->lock_future = false; /* nor are memory locks */
@@ -317,12 +364,11 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     bool names_copied = process_copy_program_names(child, parent);
     child->exited = false;
     wait_queue_init(&child->child_exited);
-    signal_fork(&child->signals, &parent->signals);
+    signal_fork(&child->signals, &parent->signals, &child->leader.signals, &forker->signals);
     child->memory = share_memory ? parent->memory : address_space_clone(parent->memory);
     child->memory_borrowed = share_memory;
     child->lent_memory_to = 0;
     child->job = (struct job_control){ 0 };
-    child->restart = (struct restart_block){ 0 };
     child->files = parent->files ? fd_table_clone(parent->files) : 0;
     if (!names_copied || !child->memory || (parent->files && !child->files)) {
         if (child->memory && !share_memory)
@@ -335,9 +381,9 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     }
     if (child->cwd)
         inode_get(child->cwd);
-    child->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
-    child->task = kthread_create_stopped(child->name, child_entry, arg, &parent->task->affinity);
-    if (!child->task) {
+    child->pid = process_allocate_pid();
+    struct task *task = kthread_create_stopped(child->name, child_entry, arg, &forker->task->affinity);
+    if (!task) {
         if (!share_memory)
             address_space_destroy(child->memory);
         if (child->files)
@@ -348,11 +394,11 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
         kfree(child);
         return 0;
     }
-    child->task->process = child;
-    fpu_save(&child->task->fpu);        /* the parent's registers, as at the fork */
+    leader_init(child, task);
+    fpu_save(&task->fpu);        /* the parent's registers, as at the fork */
     link_child(parent, child);
     process_table_add(child);
-    wake_up_task(child->task);
+    wake_up_task(task);
     return child;
 }
 
@@ -424,18 +470,19 @@ long process_wait_child(int pid, int options, int *status)
     return child_pid;
 }
 
-/* Wait for a process's task to die, take the process out of the table
- * (no lookup finds it from then on), and drop the table's reference: the
- * process and its task are freed now, or by the last process_put() of
- * whoever pinned it. Its times, and its reaped children's, go to its
- * parent (getrusage(RUSAGE_CHILDREN), times()). */
+/* Wait for a process's last task to die, take the process out of the
+ * table (no lookup finds it from then on), and drop the table's
+ * reference: the process and its tasks are freed now, or by the last
+ * process_put() of whoever pinned it. Its times, and its reaped
+ * children's, go to its parent (getrusage(RUSAGE_CHILDREN), times()). */
 int process_reap(struct process *process)
 {
-    struct task *task = process->task;
+    wait_event(&process->thread_exited, __atomic_load_n(&process->exited, __ATOMIC_ACQUIRE));
+    struct task *task = process->last_task;
     wait_event(&task->exited, task->state == TASK_DEAD);
-    int status = task->exit_code;
+    int status = process->exit_status;
     uint64_t user, system;
-    task_times_ns(task, &user, &system);
+    thread_group_times(process, &user, &system);
     process_table_remove(process);
     spin_lock(&process_tree_lock);
     struct process *parent = process->parent;
@@ -498,21 +545,22 @@ struct process *process_spawn_exec(const char *path, const char *const *argv, co
     *request = (struct exec_request){ path, argv, envp };
     itimer_init(process);
     rlimits_default(process);
-    process->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+    process->pid = process_allocate_pid();
     process->process_group = process->session = process->pid;     /* it leads both */
     process->umask = 022;
     snprintf(process->name, sizeof(process->name), "init");
     wait_queue_init(&process->child_exited);
+    wait_queue_init(&process->thread_exited);
     process->files = fd_table_create();
     if (!process->files || open_console(process, console) < 0)
         goto fail;
-    process->task = kthread_create_stopped("init", run_first_program, request, 0);
-    if (!process->task)
+    struct task *task = kthread_create_stopped("init", run_first_program, request, 0);
+    if (!task)
         goto fail;
-    process->task->process = process;
+    leader_init(process, task);
     process_set_cmdline(process, argv);
     process_table_add(process);
-    wake_up_task(process->task);
+    wake_up_task(task);
     return process;
 fail:
     if (process && process->files)

@@ -1,6 +1,6 @@
-/* User processes: a task (sched/task.h) that has an address space, files,
- * a working directory, and a parent that waits for it. nohzk has one task
- * per process (no threads: clone with CLONE_THREAD is refused). */
+/* User processes: one or more threads (kernel/process/thread.h), each a
+ * task (sched/task.h), that share an address space, files, a working
+ * directory and signal handlers, and a parent that waits for them. */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
 
@@ -12,6 +12,7 @@
 #include "kernel/time/itimer.h"
 #include "kernel/process/job_control.h"
 #include "kernel/process/signal.h"
+#include "kernel/process/thread.h"
 #include "kernel/base/spinlock.h"
 #include "sched/wait.h"
 
@@ -39,7 +40,13 @@ struct process {
     struct process *parent;
     int parent_pid;             /* parent's pid or 0: set with parent, read without a lock (getppid) */
     struct process *first_child, *next_sibling;    /* guarded by process_tree_lock */
-    struct task *task;
+    struct thread leader;                           /* tid == pid; the others follow it in next_in_group */
+    int live_threads;                               /* not yet exited; guarded by process_tree_lock */
+    bool group_exit;                                /* exit_group or a fatal signal: every thread ends */
+    struct thread *exec_thread;                     /* execve from a thread: the others end first */
+    struct wait_queue thread_exited;                /* the exec'ing thread waits here */
+    struct task *last_task;                         /* the task that ended the process: wait4 waits for its death */
+    uint64_t dead_user_ns, dead_system_ns;          /* of threads freed before the process */
     struct address_space *memory;
     bool memory_borrowed;                           /* vfork: memory is the parent's until exec or exit */
     struct process *lent_memory_to;                 /* vfork: the child that borrows ours, while we wait */
@@ -50,11 +57,8 @@ struct process {
     bool exited;                                    /* a zombie: waiting for wait4() */
     int exit_status;                                /* wait4's status word */
     struct wait_queue child_exited;                 /* wait4() sleeps here */
-    uint64_t tid_address;                           /* set_tid_address() */
-    uint64_t fs_base;                               /* arch_prctl(ARCH_SET_FS) */
-    struct signal_state signals;                    /* kernel/process/signal.c */
+    struct signal_shared signals;                   /* handlers and process-directed pending: signal.c */
     struct job_control job;                         /* stopped or not: kernel/process/job_control.c */
-    struct restart_block restart;                   /* for restart_syscall: kernel/process/signal.h */
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
     uint64_t mmap_next;                             /* where the next mmap() goes */
@@ -86,8 +90,12 @@ struct process *current_process(void);      /* NULL in a kernel thread */
 struct process *process_spawn_flat(const char *name, const void *code, size_t size, int cpu);
 /* Wait for it to end and free it; returns its wait status word. */
 int process_reap(struct process *process);
+/* The whole process ends (exit_group, a fatal signal): every thread. */
 void process_exit(int wait_status) __attribute__((noreturn));
-void process_switch_in(struct process *process);    /* from schedule() */
+/* The last thread's part of it: shared state freed, the parent told. */
+void process_exit_last(struct process *process, int wait_status);
+void process_switch_in(struct task *task);          /* from schedule() */
+int process_allocate_pid(void);
 struct address_space;
 void copy_into_space(struct address_space *space, uint64_t address, const void *data, size_t size);
 
@@ -98,6 +106,10 @@ struct exec_start {
 };
 long process_execve(const char *path, const char *const *argv, const char *const *envp,
                     struct exec_start *start);
+/* A fork (or, share_memory, a vfork) of the caller, returning from its
+ * system call on child_stack (0: the caller's stack): the child's pid or
+ * -ENOMEM (kernel/process/process_syscalls.c; clone.c uses it). */
+long fork_onto(uint64_t child_stack, bool share_memory);
 /* fork: a copy of parent whose task starts in child_entry(arg). */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
 /* Exec or exit of a vfork child, which has switched away from memory:
@@ -137,15 +149,20 @@ struct process *process_init(void);               /* adopts orphans; NULL before
 struct process_table_hook {
     void (*added)(int pid);
     void (*removed)(int pid);
+    void (*thread_added)(int pid, int tid);     /* a thread of pid, past its leader */
+    void (*thread_removed)(int pid, int tid);
     struct process_table_hook *next;
 };
 void process_table_add_hook(struct process_table_hook *hook);
+void process_table_thread_added(int pid, int tid);
+void process_table_thread_removed(int pid, int tid);
 void process_set_cmdline(struct process *process, const char *const *argv);
 char *process_cmdline_make(const char *const *argv, size_t *length);     /* NULL: out of memory */
 void process_cmdline_install(struct process *process, char *copy, size_t length);
 bool process_copy_program_names(struct process *child, const struct process *parent); /* fork: cmdline and exe_path; false: out of memory */
 void process_program_names_free(struct process *process);
-/* Whether its task has the nohz attribute (kernel/time/nohz_task.c). */
+/* Whether its leader's task has the nohz attribute (kernel/time/nohz_task.c). */
 bool process_is_nohz(struct process *process);
+bool thread_is_nohz(struct thread *thread);
 
 #endif

@@ -1,10 +1,11 @@
-/* The calls of a process's life and identity: fork, vfork, clone,
- * execve, exit, exit_group and wait4; getpid, gettid, getppid,
+/* The calls of a process's life and identity: fork, vfork, execve, exit
+ * and wait4; getpid, gettid, getppid,
  * set_tid_address, arch_prctl and the user and group ids. Linux's
  * semantics for the documented subset; see docs/user-space.md for what is
  * left out. Memory calls are in kernel/mm/mmap.c, signals in signal.c,
  * sessions and groups in job_control.c, limits and usage in
- * resource_syscalls.c. */
+ * resource_syscalls.c, clone and clone3 in clone.c, exit_group in
+ * thread_group.c. */
 #include "kernel/entry/syscall.h"
 
 #include "arch/x86/cpu.h"
@@ -61,7 +62,7 @@ static void wait_for_memory_back(struct process *parent, struct process *child)
  * it has exec'd or exited, as Linux's vfork: a child writing into our
  * memory (glibc's posix_spawn reports a failed exec that way) is seen.
  * A vfork child's own vfork is a fork: it cannot lend what it borrows. */
-static long fork_onto(uint64_t child_stack, bool share_memory)
+long fork_onto(uint64_t child_stack, bool share_memory)
 {
     struct process *parent = current_process();
     if (parent->memory_borrowed)
@@ -93,30 +94,6 @@ SYSCALL_DEFINE0(vfork)
     return fork_onto(0, true);
 }
 
-#define CLONE_VM      0x00000100
-#define CLONE_VFORK   0x00004000
-#define CLONE_THREAD  0x00010000
-#define CLONE_SETTLS  0x00080000
-#define CLONE_PARENT_SETTID 0x00100000
-#define CLONE_CHILD_CLEARTID 0x00200000
-#define CLONE_CHILD_SETTID 0x01000000
-
-SYSCALL_DEFINE5(clone, uint64_t, flags, uint64_t, stack, uint64_t, parent_tid, uint64_t, child_tid, uint64_t, tls)
-{
-    (void)tls;
-    if (flags & CLONE_THREAD)
-        return -ENOSYS;     /* no threads: one task per process */
-    if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
-        return -ENOSYS;
-    /* CLONE_VFORK without CLONE_VM (Linux's parent would wait, the child
-     * having a copy) is run as a plain fork: nobody uses it. */
-    long pid = fork_onto(stack, flags & CLONE_VM);
-    if (pid > 0 && flags & CLONE_PARENT_SETTID)
-        copy_to_user((void *)parent_tid, &pid, sizeof(int));
-    (void)child_tid;
-    return pid;
-}
-
 /* --- execve ------------------------------------------------------------ */
 
 SYSCALL_DEFINE3(execve, const char *, user_path, const char *const *, user_argv, const char *const *, user_envp)
@@ -144,19 +121,14 @@ SYSCALL_DEFINE3(execve, const char *, user_path, const char *const *, user_argv,
 
 /* --- exit and wait4 ---------------------------------------------------- */
 
-/* One task per process: exit and exit_group end the process. */
+/* One thread ends (thread_exit); exit_group is thread_group.c's. */
 SYSCALL_DEFINE1(exit, int, code)
 {
-    process_exit(WAIT_STATUS_EXITED(code));
-}
-
-SYSCALL_DEFINE1(exit_group, int, code)
-{
-    process_exit(WAIT_STATUS_EXITED(code));
+    thread_exit(WAIT_STATUS_EXITED(code));
 }
 
 
-#define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: one thread per process */
+#define WAIT_THREAD_FLAGS 0xe0000000u   /* __WNOTHREAD, __WALL, __WCLONE: threads are never waited for */
 
 SYSCALL_DEFINE4(wait4, int64_t, pid, int *, user_status, uint64_t, options, void *, user_rusage)
 {
@@ -180,7 +152,7 @@ SYSCALL_DEFINE0(getpid)
 /* One task per process: its thread id is the process id. */
 SYSCALL_DEFINE0(gettid)
 {
-    return current_process()->pid;
+    return current_thread()->tid;
 }
 
 /* Without process_tree_lock: the parent may exit and be freed at any
@@ -193,8 +165,8 @@ SYSCALL_DEFINE0(getppid)
 
 SYSCALL_DEFINE1(set_tid_address, uint64_t, address)
 {
-    current_process()->tid_address = address;
-    return current_process()->pid;
+    current_thread()->clear_child_tid = address;
+    return current_thread()->tid;
 }
 
 #define ARCH_SET_FS 0x1002
@@ -202,17 +174,17 @@ SYSCALL_DEFINE1(set_tid_address, uint64_t, address)
 
 SYSCALL_DEFINE2(arch_prctl, uint64_t, code, uint64_t, address)
 {
-    struct process *process = current_process();
+    struct thread *thread = current_thread();
 
     if (code == ARCH_SET_FS) {
         if (address >= USER_MAP_END)
             return -EPERM;      /* Linux's TASK_SIZE_MAX: not even the last page below 2^47 */
-        process->fs_base = address;
+        thread->fs_base = address;
         wrmsr(MSR_FS_BASE, address);
         return 0;
     }
     if (code == ARCH_GET_FS)
-        return copy_to_user((void *)address, &process->fs_base, sizeof(uint64_t));
+        return copy_to_user((void *)address, &thread->fs_base, sizeof(uint64_t));
     return -EINVAL;
 }
 

@@ -68,17 +68,29 @@ void process_table_remove(struct process *process)
         hook->removed(process->pid);
 }
 
+void process_table_thread_added(int pid, int tid)
+{
+    for (struct process_table_hook *hook = first_hook(); hook; hook = hook->next)
+        hook->thread_added(pid, tid);
+}
+
+void process_table_thread_removed(int pid, int tid)
+{
+    for (struct process_table_hook *hook = first_hook(); hook; hook = hook->next)
+        hook->thread_removed(pid, tid);
+}
+
 void process_get_locked(struct process *process)
 {
     ASSERT(spin_is_held_by_me(&process_tree_lock));
     process->references++;
 }
 
-/* The task is dead (process_reap waited for that before dropping the
- * table's reference); kthread_join waits for its last switch to end. */
+/* The tasks are dead (process_reap waited for that before dropping the
+ * table's reference); kthread_join waits for their last switch to end. */
 static void process_free(struct process *process)
 {
-    kthread_join(process->task);
+    thread_free_all(process);
     process_program_names_free(process);
     kfree(process);
 }
@@ -186,8 +198,13 @@ void process_program_names_free(struct process *process)
     process->cmdline_length = 0;
 }
 
-/* /proc/PID/status prints it as the "Nohz:" line. */
+/* /proc/PID/status prints it as the "Nohz:" line: the leader's. */
 bool process_is_nohz(struct process *process)
 {
-    return process->task && task_is_nohz(process->task);
+    return thread_is_nohz(&process->leader);
+}
+
+bool thread_is_nohz(struct thread *thread)
+{
+    return thread->task && task_is_nohz(thread->task);
 }

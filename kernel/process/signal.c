@@ -1,8 +1,10 @@
 /* Signals: sending, blocking, and delivery on the way back to user mode.
  * See docs/signals.md for the walk-through.
  *
- * A signal is one bit in the target's pending mask. Sending sets the bit
- * and makes sure the target soon passes through exit_to_user_mode()
+ * A signal is one bit in a pending mask: the process's (kill: any of its
+ * threads that does not block it takes it) or one thread's (tgkill, a
+ * fault, the group's end). Sending sets the bit and makes sure a thread
+ * that can take it soon passes through exit_to_user_mode()
  * (kernel/entry/entry.c): a sleeping target is woken (its system call
  * returns -ERESTARTSYS), one running on another CPU gets a reschedule
  * IPI. On the way out, signal_deliver_one() takes the lowest pending,
@@ -10,7 +12,9 @@
  * handler on an rt_sigframe (arch/x86/signal_frame.c) that rt_sigreturn
  * later takes apart.
  *
- * Stop signals and SIGCONT are job control's (kernel/process/job_control.c).
+ * Stop signals and SIGCONT are job control's (kernel/process/job_control.c):
+ * a stop stops every thread of the process. SIGKILL, and any signal that
+ * kills, ends every thread (process_exit, kernel/process/thread.c).
  *
  * A handler with SA_ONSTACK runs on the alternate stack that sigaltstack
  * set, Linux's rules (docs/signals.md, "The alternate stack").
@@ -31,6 +35,7 @@
 #include "kernel/base/printk.h"
 #include "kernel/process/poweroff.h"
 #include "kernel/process/process.h"
+#include "kernel/process/thread.h"
 #include "kernel/mm/uaccess.h"
 #include "sched/task.h"
 
@@ -59,18 +64,18 @@ static enum default_action default_action(int signal)
     }
 }
 
-static bool is_ignored(const struct signal_state *state, int signal)
+static bool is_ignored(const struct signal_shared *shared, int signal)
 {
-    uint64_t handler = state->actions[signal].handler;
+    uint64_t handler = shared->actions[signal].handler;
     enum default_action action = default_action(signal);
     return handler == SIG_IGN || (handler == SIG_DFL && (action == IGNORE || action == CONTINUE));
 }
 
-/* Make the target look at its pending signals soon: wake it if it sleeps,
+/* Make the thread look at its pending signals soon: wake it if it sleeps,
  * interrupt it if it runs in user mode on another CPU. */
-static void notify(struct process *process)
+static void notify(struct thread *thread)
 {
-    struct task *task = process->task;
+    struct task *task = thread->task;
     if (wake_up_task(task))
         return;
     unsigned cpu = __atomic_load_n(&task->cpu, __ATOMIC_RELAXED);
@@ -78,30 +83,117 @@ static void notify(struct process *process)
         ipi_send(cpu, IPI_RESCHEDULE);
 }
 
-void signal_send(struct process *process, int signal, const struct signal_origin *origin)
+/* A thread list is walked under process_tree_lock; senders in interrupt
+ * context or from a process's own calls may not hold it yet. */
+static bool lock_threads(void)
 {
-    struct signal_state *state = &process->signals;
+    if (spin_is_held_by_me(&process_tree_lock))
+        return false;
+    spin_lock(&process_tree_lock);
+    return true;
+}
+
+void signal_notify_all(struct process *process)
+{
+    bool locked = lock_threads();
+    for_each_thread(process, thread) {
+        if (!thread->exited)
+            notify(thread);
+    }
+    if (locked)
+        spin_unlock(&process_tree_lock);
+}
+
+/* Job control acts when a signal is sent, whatever its action: a SIGCONT
+ * continues and discards stops; a stop discards a SIGCONT. Then: is it
+ * dropped at once? An ignored signal is, unless blocked (the handler may
+ * change before it is unblocked), and pid 1 only gets what it has a
+ * handler for, as on Linux. */
+static bool send_prepare(struct process *process, int signal, uint64_t blocked)
+{
+    struct signal_shared *shared = &process->signals;
 
     if (signal == 0 || process->exited)
-        return;
-    /* Job control acts when a signal is sent, whatever its action: a
-     * SIGCONT continues and discards stops; a stop discards a SIGCONT. */
+        return false;
     if (signal == SIGCONT) {
-        __atomic_and_fetch(&state->pending, ~STOP_SIGNALS, __ATOMIC_SEQ_CST);
+        __atomic_and_fetch(&shared->pending, ~STOP_SIGNALS, __ATOMIC_SEQ_CST);
+        for_each_thread(process, thread)
+            __atomic_and_fetch(&thread->signals.pending, ~STOP_SIGNALS, __ATOMIC_SEQ_CST);
         job_continue(process);
     } else if (STOP_SIGNALS & signal_bit(signal)) {
-        __atomic_and_fetch(&state->pending, ~signal_bit(SIGCONT), __ATOMIC_SEQ_CST);
+        __atomic_and_fetch(&shared->pending, ~signal_bit(SIGCONT), __ATOMIC_SEQ_CST);
+        for_each_thread(process, thread)
+            __atomic_and_fetch(&thread->signals.pending, ~signal_bit(SIGCONT), __ATOMIC_SEQ_CST);
     }
-    /* An ignored signal is dropped at once unless blocked (then the
-     * handler may change before it is unblocked), and pid 1 only gets
-     * what it has a handler for, as on Linux. */
-    if (signal != SIGKILL && !(state->blocked & signal_bit(signal)) && is_ignored(state, signal))
-        return;
-    if (process->pid == 1 && state->actions[signal].handler == SIG_DFL)
-        return;
-    state->origin[signal] = *origin;
-    __atomic_or_fetch(&state->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
-    notify(process);
+    if (signal != SIGKILL && !(blocked & signal_bit(signal)) && is_ignored(shared, signal))
+        return false;
+    if (process->pid == 1 && shared->actions[signal].handler == SIG_DFL)
+        return false;
+    return true;
+}
+
+/* SIGKILL to a process ends the group at once, as Linux's
+ * complete_signal: every thread gets it, and the status is set now (an
+ * exec waiting for its siblings gives up). */
+static void kill_group_locked(struct process *process, const struct signal_origin *origin)
+{
+    if (!process->group_exit) {
+        process->group_exit = true;
+        process->exit_status = WAIT_STATUS_SIGNALED(SIGKILL);
+    }
+    for_each_thread(process, thread) {
+        if (thread->exited)
+            continue;
+        thread->signals.origin[SIGKILL] = *origin;
+        __atomic_or_fetch(&thread->signals.pending, signal_bit(SIGKILL), __ATOMIC_SEQ_CST);
+        notify(thread);
+    }
+    wake_up_all(&process->thread_exited);
+}
+
+/* The thread that should take a process-directed signal: the first that
+ * does not block it, else the leader (it stays pending). */
+static struct thread *taker(struct process *process, int signal)
+{
+    for_each_thread(process, thread) {
+        if (!thread->exited && !(thread->signals.blocked & signal_bit(signal)))
+            return thread;
+    }
+    return 0;
+}
+
+void signal_send(struct process *process, int signal, const struct signal_origin *origin)
+{
+    bool locked = lock_threads();
+    if (!send_prepare(process, signal, process->leader.signals.blocked))
+        goto out;
+    if (signal == SIGKILL) {
+        kill_group_locked(process, origin);
+        goto out;
+    }
+    struct signal_shared *shared = &process->signals;
+    shared->origin[signal] = *origin;
+    __atomic_or_fetch(&shared->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
+    struct thread *thread = taker(process, signal);
+    if (thread)
+        notify(thread);
+out:
+    if (locked)
+        spin_unlock(&process_tree_lock);
+}
+
+void signal_send_thread(struct thread *thread, int signal, const struct signal_origin *origin)
+{
+    struct process *process = thread->process;
+    bool locked = lock_threads();
+    if (thread->exited || !send_prepare(process, signal, thread->signals.blocked))
+        goto out;
+    thread->signals.origin[signal] = *origin;
+    __atomic_or_fetch(&thread->signals.pending, signal_bit(signal), __ATOMIC_SEQ_CST);
+    notify(thread);
+out:
+    if (locked)
+        spin_unlock(&process_tree_lock);
 }
 
 int signal_send_group(int process_group, int signal)
@@ -120,24 +212,29 @@ int signal_send_group(int process_group, int signal)
     return count;
 }
 
-static uint64_t deliverable(const struct signal_state *state)
+/* What the thread may take now: its own and its process's, less what it blocks. */
+static uint64_t deliverable(const struct thread *thread)
 {
-    uint64_t pending = __atomic_load_n(&state->pending, __ATOMIC_ACQUIRE);
-    return pending & ~(state->blocked & ~UNBLOCKABLE);
+    uint64_t pending = __atomic_load_n(&thread->signals.pending, __ATOMIC_ACQUIRE) |
+                       __atomic_load_n(&thread->process->signals.pending, __ATOMIC_ACQUIRE);
+    return pending & ~(thread->signals.blocked & ~UNBLOCKABLE);
 }
 
+/* A group stop this thread has not joined yet counts as a signal: its
+ * waits end and it stops on the way out (signal_deliver_one). */
 bool signal_pending(void)
 {
-    struct process *process = current_process();
-    return process && deliverable(&process->signals) != 0;
+    struct thread *thread = current_thread();
+    return thread && (deliverable(thread) != 0 || job_stop_pending(thread->process));
 }
 
 int signal_fatal_pending(void)
 {
-    struct process *process = current_process();
-    if (!process)
+    struct thread *thread = current_thread();
+    if (!thread)
         return 0;
-    uint64_t ready = deliverable(&process->signals);
+    struct process *process = thread->process;
+    uint64_t ready = deliverable(thread);
     if (ready & signal_bit(SIGKILL))
         return SIGKILL;
     for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
@@ -149,11 +246,11 @@ int signal_fatal_pending(void)
     return 0;
 }
 
-void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught)
+void signal_dispositions(const struct signal_shared *shared, uint64_t *ignored, uint64_t *caught)
 {
     *ignored = *caught = 0;
     for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
-        uint64_t handler = state->actions[signal].handler;
+        uint64_t handler = shared->actions[signal].handler;
         if (handler == SIG_IGN)
             *ignored |= signal_bit(signal);
         else if (handler != SIG_DFL)
@@ -161,18 +258,28 @@ void signal_dispositions(const struct signal_state *state, uint64_t *ignored, ui
     }
 }
 
-void signal_fork(struct signal_state *child, const struct signal_state *parent)
+void signal_fork(struct signal_shared *child_shared, const struct signal_shared *parent_shared,
+                 struct signal_state *child, const struct signal_state *parent)
 {
+    *child_shared = *parent_shared;
+    child_shared->pending = 0;
     *child = *parent;
     child->pending = 0;
     child->restore_blocked = false;
 }
 
-void signal_exec(struct signal_state *state)
+/* A new thread: its creator's mask, nothing pending, no altstack (Linux's
+ * clone with CLONE_VM clears it). */
+void signal_thread_new(struct signal_state *thread, const struct signal_state *creator)
+{
+    *thread = (struct signal_state){ .blocked = creator->blocked, .altstack = { .flags = SS_DISABLE } };
+}
+
+void signal_exec(struct signal_shared *shared, struct signal_state *state)
 {
     state->altstack = (struct signal_stack){ .flags = SS_DISABLE };
     for (int signal = 1; signal <= SIGNAL_MAX; signal++) {
-        struct signal_action *action = &state->actions[signal];
+        struct signal_action *action = &shared->actions[signal];
         if (action->handler != SIG_IGN)
             *action = (struct signal_action){ 0 };
     }
@@ -185,8 +292,8 @@ void signal_force(struct trap_frame *frame, int signal, int code, uint64_t addre
 
     if (!process)
         panic_from_trap(frame, "%s in ring 3 without a process", what);
-    state = &process->signals;
-    uint64_t handler = state->actions[signal].handler;
+    state = &current_thread()->signals;
+    uint64_t handler = process->signals.actions[signal].handler;
     if (handler != SIG_DFL && handler != SIG_IGN && !(state->blocked & signal_bit(signal))) {
         state->origin[signal] = (struct signal_origin){ .code = code, .address = address };
         __atomic_or_fetch(&state->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
@@ -212,7 +319,8 @@ bool signal_wants_restart(const struct trap_frame *frame)
 {
     int64_t result = (int64_t)frame->rax;
     return in_syscall(frame) &&
-           (result == -ERESTARTSYS || result == -ERESTARTNOHAND || result == -ERESTART_RESTARTBLOCK);
+           (result == -ERESTARTSYS || result == -ERESTARTNOINTR || result == -ERESTARTNOHAND ||
+            result == -ERESTART_RESTARTBLOCK);
 }
 
 /* Back to the number, or to restart_syscall's, in rax; rip back onto
@@ -226,20 +334,31 @@ void signal_restart_syscall(struct trap_frame *frame)
 
 SYSCALL_DEFINE0(restart_syscall)
 {
-    struct process *process = current_process();
-    struct restart_block block = process->restart;
-    process->restart.resume = 0;        /* once */
+    struct thread *thread = current_thread();
+    struct restart_block block = thread->restart;
+    thread->restart.resume = 0;        /* once */
     return block.resume ? block.resume(&block) : -EINTR;
 }
 
-static int take_next_signal(struct signal_state *state)
+/* The lowest deliverable signal, taken from the thread's own set if it
+ * is there, else from the process's (another thread may take it first:
+ * then 0); its origin in *origin. */
+static int take_next_signal(struct thread *thread, struct signal_origin *origin)
 {
-    uint64_t ready = deliverable(state);
+    uint64_t ready = deliverable(thread);
     if (!ready)
         return 0;
     int signal = __builtin_ctzl(ready) + 1;
-    __atomic_and_fetch(&state->pending, ~signal_bit(signal), __ATOMIC_SEQ_CST);
-    return signal;
+    uint64_t bit = signal_bit(signal);
+    if (__atomic_fetch_and(&thread->signals.pending, ~bit, __ATOMIC_SEQ_CST) & bit) {
+        *origin = thread->signals.origin[signal];
+        return signal;
+    }
+    struct signal_shared *shared = &thread->process->signals;
+    *origin = shared->origin[signal];
+    if (__atomic_fetch_and(&shared->pending, ~bit, __ATOMIC_SEQ_CST) & bit)
+        return signal;
+    return 0;
 }
 
 /* --- the alternate stack (sigaltstack) --------------------------------- */
@@ -310,20 +429,22 @@ static struct signal_frame_stack frame_stack(const struct signal_state *state, c
     return where;
 }
 
-static void run_handler(struct process *process, struct trap_frame *frame, int signal)
+static void run_handler(struct process *process, struct trap_frame *frame, int signal,
+                        const struct signal_origin *origin)
 {
-    struct signal_state *state = &process->signals;
-    struct signal_action action = state->actions[signal];
+    struct signal_state *state = &current_thread()->signals;
+    struct signal_action action = process->signals.actions[signal];
     uint64_t blocked = state->restore_blocked ? state->saved_blocked : state->blocked;
     struct signal_frame_stack where = frame_stack(state, &action, frame->rsp);
 
     if (signal_wants_restart(frame)) {
-        if ((int64_t)frame->rax == -ERESTARTSYS && (action.flags & SA_RESTART))
+        int64_t result = (int64_t)frame->rax;
+        if ((result == -ERESTARTSYS && (action.flags & SA_RESTART)) || result == -ERESTARTNOINTR)
             signal_restart_syscall(frame);
         else
             frame->rax = (uint64_t)-EINTR;
     }
-    if (signal_frame_push(frame, signal, &action, &state->origin[signal], blocked, &where) < 0) {
+    if (signal_frame_push(frame, signal, &action, origin, blocked, &where) < 0) {
         printk("nohzk: pid %d (%s) killed by signal %d: no room for a signal frame at %#lx\n", process->pid,
                process->name, SIGSEGV, where.switch_to_top ? where.top : frame->rsp);
         process_exit(WAIT_STATUS_SIGNALED(SIGSEGV));
@@ -335,19 +456,31 @@ static void run_handler(struct process *process, struct trap_frame *frame, int s
     if (!(action.flags & SA_NODEFER))
         state->blocked |= signal_bit(signal) & ~UNBLOCKABLE;
     if (action.flags & SA_RESETHAND)
-        state->actions[signal] = (struct signal_action){ 0 };
+        process->signals.actions[signal] = (struct signal_action){ 0 };
 }
 
 void signal_deliver_one(struct trap_frame *frame)
 {
-    struct process *process = current_process();
-    struct signal_state *state = &process->signals;
+    struct thread *thread = current_thread();
+    struct process *process = thread->process;
     uint32_t continues = __atomic_load_n(&process->job.continues, __ATOMIC_SEQ_CST);    /* before the taking */
-    int signal = take_next_signal(state);
+    struct signal_origin origin;
 
+    if (__atomic_load_n(&thread->signals.pending, __ATOMIC_ACQUIRE) & signal_bit(SIGKILL)) {
+        /* the group ends (exit_group, a fatal signal), or an exec ends us */
+        if (__atomic_load_n(&process->group_exit, __ATOMIC_ACQUIRE))
+            process_exit(WAIT_STATUS_SIGNALED(SIGKILL));
+        if (__atomic_load_n(&process->exec_thread, __ATOMIC_ACQUIRE))
+            thread_exit(0);
+    }
+    if (job_stop_pending(process)) {
+        job_stop_join(process);
+        return;
+    }
+    int signal = take_next_signal(thread, &origin);
     if (!signal)
         return;
-    uint64_t handler = state->actions[signal].handler;
+    uint64_t handler = process->signals.actions[signal].handler;
     if (signal == SIGKILL || handler == SIG_DFL) {
         switch (default_action(signal)) {
         case TERMINATE:
@@ -363,16 +496,16 @@ void signal_deliver_one(struct trap_frame *frame)
     }
     if (handler == SIG_IGN)
         return;
-    run_handler(process, frame, signal);
+    run_handler(process, frame, signal, &origin);
 }
 
 void signal_restore_wait_mask(void)
 {
-    struct process *process = current_process();
+    struct thread *thread = current_thread();
 
-    if (process && process->signals.restore_blocked) {
-        process->signals.blocked = process->signals.saved_blocked;
-        process->signals.restore_blocked = false;
+    if (thread && thread->signals.restore_blocked) {
+        thread->signals.blocked = thread->signals.saved_blocked;
+        thread->signals.restore_blocked = false;
     }
 }
 
@@ -381,7 +514,8 @@ void signal_restore_wait_mask(void)
 SYSCALL_DEFINE4(rt_sigaction, int, signal, const struct signal_action *, user_action,
                struct signal_action *, user_old, uint64_t, size)
 {
-    struct signal_state *state = &current_process()->signals;
+    struct process *process = current_process();
+    struct signal_shared *state = &process->signals;
     struct signal_action action;
 
     if (signal < 1 || signal > SIGNAL_MAX || size != sizeof(uint64_t))
@@ -395,8 +529,13 @@ SYSCALL_DEFINE4(rt_sigaction, int, signal, const struct signal_action *, user_ac
     if (user_action) {
         action.mask &= ~UNBLOCKABLE;
         state->actions[signal] = action;
-        if (is_ignored(state, signal))  /* POSIX: setting SIG_IGN discards a pending one */
+        if (is_ignored(state, signal)) {    /* POSIX: setting SIG_IGN discards a pending one */
             __atomic_and_fetch(&state->pending, ~signal_bit(signal), __ATOMIC_SEQ_CST);
+            spin_lock(&process_tree_lock);
+            for_each_thread(process, thread)
+                __atomic_and_fetch(&thread->signals.pending, ~signal_bit(signal), __ATOMIC_SEQ_CST);
+            spin_unlock(&process_tree_lock);
+        }
     }
     return 0;
 }
@@ -407,7 +546,7 @@ SYSCALL_DEFINE4(rt_sigaction, int, signal, const struct signal_action *, user_ac
 
 SYSCALL_DEFINE4(rt_sigprocmask, int, how, const uint64_t *, user_set, uint64_t *, user_old, uint64_t, size)
 {
-    struct signal_state *state = &current_process()->signals;
+    struct signal_state *state = &current_thread()->signals;
     uint64_t set;
 
     if (size != sizeof(uint64_t) || (user_set && (how < SIG_BLOCK || how > SIG_SETMASK)))
@@ -430,8 +569,10 @@ SYSCALL_DEFINE4(rt_sigprocmask, int, how, const uint64_t *, user_set, uint64_t *
 
 SYSCALL_DEFINE2(rt_sigpending, uint64_t *, user_set, uint64_t, size)
 {
-    struct signal_state *state = &current_process()->signals;
-    uint64_t pending = __atomic_load_n(&state->pending, __ATOMIC_ACQUIRE) & state->blocked;
+    struct signal_state *state = &current_thread()->signals;
+    uint64_t pending = (__atomic_load_n(&state->pending, __ATOMIC_ACQUIRE) |
+                        __atomic_load_n(&current_process()->signals.pending, __ATOMIC_ACQUIRE)) &
+                       state->blocked;
 
     if (size != sizeof(uint64_t))
         return -EINVAL;
@@ -453,7 +594,7 @@ static long sleep_until_signal(void)
 
 int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size)
 {
-    struct signal_state *state = &current_process()->signals;
+    struct signal_state *state = &current_thread()->signals;
     uint64_t mask;
 
     if (size != sizeof(uint64_t))
@@ -468,7 +609,7 @@ int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size)
 
 void signal_mask_after_wait(long result)
 {
-    struct signal_state *state = &current_process()->signals;
+    struct signal_state *state = &current_thread()->signals;
 
     if (result == -EINTR || result == -ERESTARTNOHAND)
         return;     /* exit_to_user_mode() puts it back, after the handler */
@@ -492,7 +633,7 @@ SYSCALL_DEFINE0(pause)
 
 SYSCALL_DEFINE0(rt_sigreturn)
 {
-    struct process *process = current_process();
+    struct thread *thread = current_thread();
     struct trap_frame *frame = current_task()->syscall_frame;
     uint64_t blocked;
     struct signal_stack altstack;
@@ -501,12 +642,12 @@ SYSCALL_DEFINE0(rt_sigreturn)
         signal_force(frame, SIGSEGV, SI_KERNEL, 0, "bad signal frame");     /* Linux's, forced too */
         return (long)frame->rax;
     }
-    process->signals.blocked = blocked & ~UNBLOCKABLE;
+    thread->signals.blocked = blocked & ~UNBLOCKABLE;
     /* The frame's altstack comes back as if set by sigaltstack from the
      * restored stack pointer (SS_AUTODISARM's re-arming); refused
      * quietly, as on Linux. */
-    if (altstack_check(&process->signals, &altstack, frame->rsp) == 0)
-        altstack_set(&process->signals, &altstack);
+    if (altstack_check(&thread->signals, &altstack, frame->rsp) == 0)
+        altstack_set(&thread->signals, &altstack);
     return (long)frame->rax;    /* syscall_dispatch stores the result in rax: keep it */
 }
 
@@ -514,7 +655,7 @@ SYSCALL_DEFINE0(rt_sigreturn)
  * with the altstack as it was (Linux has set the new one by then). */
 SYSCALL_DEFINE2(sigaltstack, const struct signal_stack *, user_new, struct signal_stack *, user_old)
 {
-    struct signal_state *state = &current_process()->signals;
+    struct signal_state *state = &current_thread()->signals;
     uint64_t sp = current_task()->syscall_frame->rsp;
     struct signal_stack new, old = state->altstack;
 
@@ -561,11 +702,19 @@ SYSCALL_DEFINE2(kill, int, pid, int, signal)
             found++;
         }
     }
+    /* A thread's tid names its process, as on Linux (the signal is the
+     * process's, not that thread's). */
+    struct thread *thread = !found && pid > 0 ? thread_find_locked((int)pid) : 0;
+    if (thread) {
+        signal_send(thread->process, (int)signal, &origin);
+        found++;
+    }
     spin_unlock(&process_tree_lock);
     return found ? 0 : -ESRCH;
 }
 
-/* tgkill and tkill: tgid -1 is tkill's "any process". */
+/* tgkill and tkill: one thread, by tid, of process tgid (-1: tkill's
+ * "any process"). A zombie process's leader too, as kill(). */
 static long thread_kill(int64_t tgid, int64_t tid, int64_t signal)
 {
     struct process *self = current_process();
@@ -575,9 +724,16 @@ static long thread_kill(int64_t tgid, int64_t tid, int64_t signal)
     if (tid <= 0 || (tgid != -1 && tgid <= 0) || signal < 0 || signal > SIGNAL_MAX)
         return -EINVAL;
     spin_lock(&process_tree_lock);
-    struct process *target = process_find_locked((int)tid);
-    if (target && (tgid == -1 || tgid == tid)) {      /* a zombie too, as kill() */
-        signal_send(target, (int)signal, &origin);
+    struct thread *target = thread_find_locked((int)tid);
+    if (!target) {
+        struct process *zombie = process_find_locked((int)tid);
+        target = zombie ? &zombie->leader : 0;
+    }
+    if (target && (tgid == -1 || tgid == target->process->pid)) {
+        if (signal == SIGKILL)
+            signal_send(target->process, SIGKILL, &origin);    /* it kills the group */
+        else
+            signal_send_thread(target, (int)signal, &origin);
         result = 0;
     }
     spin_unlock(&process_tree_lock);

@@ -2,8 +2,10 @@
  * the blocked mask, delivery on the way out, and the system calls. The
  * numbers, sigaction and siginfo's fields are kernel/lib/linux_signal.h;
  * the rt_sigframe a handler is entered with, arch/x86/signal_frame.h.
- * One task per process, so "process" and "thread" signals are the same
- * thing here. */
+ * A signal is sent to a process (kill: any thread that does not block
+ * it takes it) or to one thread (tgkill, a fault); the handlers are the
+ * process's, the mask, the alternate stack and the thread-directed
+ * pending set each thread's (kernel/process/thread.h). */
 #ifndef KERNEL_SIGNAL_H
 #define KERNEL_SIGNAL_H
 
@@ -18,11 +20,14 @@
  * -EINTR. User space never sees them. If no handler runs (the signal
  * stopped the process, say), each is a restart; if one runs:
  * ERESTARTSYS       restart with SA_RESTART, else EINTR (read, wait4);
+ * ERESTARTNOINTR    restart all the same (a PI futex lock: the lock is
+ *                   still wanted after the handler);
  * ERESTARTNOHAND    EINTR (poll, select, sigsuspend, pause);
  * ERESTART_RESTARTBLOCK  EINTR; the restart is restart_syscall (219),
  *                   which runs the process's restart_block (nanosleep:
  *                   the rest of the sleep, to the same deadline). */
 #define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
 #define ERESTARTNOHAND 514
 #define ERESTART_RESTARTBLOCK 516
 
@@ -32,12 +37,23 @@ struct restart_block {
     long (*resume)(struct restart_block *block);    /* NULL: nothing to resume (EINTR) */
     uint64_t deadline_ns;                           /* clock_now() time */
     void *user_remaining;
+    /* a futex wait with a timeout (kernel/process/futex.c) */
+    uint64_t futex_address;
+    uint32_t futex_value, futex_bitset;
+    unsigned futex_flags;
 };
 
-struct signal_state {
+/* A process's: its handlers and the signals sent to it as a whole. */
+struct signal_shared {
     struct signal_action actions[SIGNAL_MAX + 1];
-    uint64_t blocked;
     uint64_t pending;                   /* bit n-1 for signal n; atomic */
+    struct signal_origin origin[SIGNAL_MAX + 1];
+};
+
+/* A thread's. */
+struct signal_state {
+    uint64_t blocked;
+    uint64_t pending;                   /* sent to this thread; atomic */
     struct signal_origin origin[SIGNAL_MAX + 1];
     uint64_t saved_blocked;             /* rt_sigsuspend's mask to put back */
     bool restore_blocked;
@@ -50,12 +66,18 @@ static inline uint64_t signal_bit(int signal)
 }
 
 struct process;
+struct thread;
 struct trap_frame;
 
-/* Send signal to process (0 only checks it exists). Safe from interrupt
- * context. The process must not be freed meanwhile: callers hold
- * process_tree_lock or are the process or its parent. */
+/* Send signal to process (0 only checks it exists): one of its threads
+ * that does not block it takes it. Safe from interrupt context. The
+ * process must not be freed meanwhile: callers hold process_tree_lock or
+ * are the process or its parent. */
 void signal_send(struct process *process, int signal, const struct signal_origin *origin);
+/* To one thread (tgkill, tkill, the group's end); the same rules. */
+void signal_send_thread(struct thread *thread, int signal, const struct signal_origin *origin);
+/* Wake or interrupt every thread of process, to look at its signals. */
+void signal_notify_all(struct process *process);
 /* To every process of a group; returns how many got it. */
 int signal_send_group(int process_group, int signal);
 /* A signal the process cannot ignore or block (Linux's force_sig), with
@@ -76,9 +98,12 @@ int signal_fatal_pending(void);
 int signal_mask_for_wait(const uint64_t *user_mask, uint64_t size);
 void signal_mask_after_wait(long result);
 /* For /proc/PID/status: the signals set to SIG_IGN and those with handlers. */
-void signal_dispositions(const struct signal_state *state, uint64_t *ignored, uint64_t *caught);
-void signal_fork(struct signal_state *child, const struct signal_state *parent);  /* keeps the altstack */
-void signal_exec(struct signal_state *state);   /* handlers back to SIG_DFL, no altstack */
+void signal_dispositions(const struct signal_shared *shared, uint64_t *ignored, uint64_t *caught);
+/* fork: the handlers, and the forking thread's mask and altstack */
+void signal_fork(struct signal_shared *child_shared, const struct signal_shared *parent_shared,
+                 struct signal_state *child, const struct signal_state *parent);
+void signal_thread_new(struct signal_state *thread, const struct signal_state *creator);  /* clone: the mask */
+void signal_exec(struct signal_shared *shared, struct signal_state *state);   /* handlers back to SIG_DFL, no altstack */
 
 /* The steps of exit_to_user_mode() (kernel/entry/entry.c) that are
  * signals'. The lowest deliverable signal of the current process: what

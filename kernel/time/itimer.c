@@ -15,8 +15,9 @@
  * TICK_DEP_BIT_POSIX_TIMER. The expiry is seen at the first tick after it,
  * so a signal comes up to one tick period late, never early.
  *
- * nohzk has one task per process, so the process's timers and its task's
- * dependency are the same thing. Fork does not inherit the timers; exec
+ * The timers are the process's, but the CPU time VIRTUAL and PROF count,
+ * and the tick dependency, are those of the thread that set them (Linux
+ * counts every thread's). Fork does not inherit the timers; exec
  * keeps them (as Linux). Left out: timer_create and the POSIX CPU clocks. */
 #include "kernel/entry/syscall.h"
 #include "kernel/time/itimer.h"
@@ -59,8 +60,8 @@ void itimer_exit(struct process *process)
     for (int which = 0; which < ITIMER_COUNT; which++)
         itimers->timers[which] = (struct itimer){ 0 };
     spin_unlock(&itimers->lock);
-    if (process->task)
-        tick_dep_clear_task(process->task, TICK_KEEP_CPU_TIMER);
+    if (process->leader.task)
+        tick_dep_clear_task(process->leader.task, TICK_KEEP_CPU_TIMER);
     timer_cancel_sync(&itimers->real);
 }
 

@@ -190,17 +190,18 @@ void nohz_task_exit(struct task *task)
 
 long nohz_task_proc_write(int pid, const char *buffer, size_t count)
 {
-    struct process *self = current_process();
+    struct thread *self = current_thread();
 
-    if (!self || self->pid != pid)
+    /* pid: the tid of the file's thread (/proc/PID/nohz: the leader's) */
+    if (!self || self->tid != pid)
         return -EPERM;      /* only a task itself decides (docs/nohz-task.md#patch-15-procselfnohz) */
     int value = proc_parse_nohz(buffer, count);    /* kernel/fs/proc_parse.c */
     if (value < 0)
         return value;
     if (value == 0) {
-        nohz_task_clear(self->task);
+        nohz_task_clear(current_task());
         return (long)count;
     }
-    int error = nohz_task_set(self->task);
+    int error = nohz_task_set(current_task());
     return error ? error : (long)count;
 }

@@ -34,7 +34,8 @@ static long sleep_until(uint64_t deadline, bool relative, void *user_remaining)
     struct linux_timespec remaining = timespec_of(left);
     if (user_remaining && copy_to_user(user_remaining, &remaining, sizeof(remaining)) < 0)
         return -EFAULT;
-    current_process()->restart = (struct restart_block){ resume_sleep, deadline, user_remaining };
+    current_thread()->restart =
+        (struct restart_block){ .resume = resume_sleep, .deadline_ns = deadline, .user_remaining = user_remaining };
     return -ERESTART_RESTARTBLOCK;
 }
 

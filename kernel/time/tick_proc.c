@@ -33,16 +33,17 @@ static void print_tick_deps(struct proc_text *text, uint32_t mask)
     }
 }
 
-/* The "nohz" column: the pid of cpu's nohz task, k and the id of a kernel
- * thread (the in-kernel tests'), "full" or "-". A process's task clears
+/* The "nohz" column: the tid of cpu's nohz task (a single-threaded
+ * process's pid), k and the id of a kernel thread (the in-kernel
+ * tests'), "full" or "-". A process's task clears
  * the attribute before it dies, and process_reap() takes process_tree_lock
  * before it frees the task: one read under the lock stays until unlock. */
 static void nohz_owner(unsigned cpu, char *owner, size_t size)
 {
     spin_lock(&process_tree_lock);
     struct task *nohz = cpu_nohz_task(cpu);
-    if (nohz && nohz->process)
-        snprintf(owner, size, "%d", nohz->process->pid);
+    if (nohz && nohz->thread)       /* a thread's tid: its pid if it is alone */
+        snprintf(owner, size, "%d", nohz->thread->tid);
     else if (nohz)
         snprintf(owner, size, "k%u", nohz->id);
     else

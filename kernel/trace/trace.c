@@ -190,6 +190,7 @@ static const char *ipi_name(uint32_t type)
 {
     static const char *const ipi_names[] = {
         [IPI_RESCHEDULE] = "RES", [IPI_CALL_FUNCTION] = "CAL", [IPI_NOHZ_KICK] = "NHZ",
+        [IPI_TLB_SHOOTDOWN] = "TLB",
     };
     return type < sizeof(ipi_names) / sizeof(ipi_names[0]) ? ipi_names[type] : "?";
 }
@@ -201,6 +202,7 @@ static const char *vector_name(uint32_t vector)
     case VECTOR_RESCHEDULE: return "RES";
     case VECTOR_CALL_FUNCTION: return "CAL";
     case VECTOR_NOHZ_KICK: return "NHZ";
+    case VECTOR_TLB_SHOOTDOWN: return "TLB";
     case VECTOR_APIC_ERROR: return "ERR";
     case VECTOR_SPURIOUS: return "SPU";
     default: return vector >= VECTOR_DEVICE_BASE && vector < VECTOR_DEVICE_BASE + DEVICE_GSI_COUNT ? "device" : "?";

@@ -144,8 +144,8 @@ static void a_pinned_process_outlives_its_reaping(struct ktest *test)
     spin_unlock(&process_tree_lock);
     KTEST_EXPECT(test, status == WAIT_STATUS_EXITED(7), "wait status %#x", status);
     KTEST_EXPECT(test, !found, "pid %d is still in the table after it was reaped", pid);
-    KTEST_EXPECT(test, process->pid == pid && process->task->state == TASK_DEAD && process->task->process == process,
-                 "freed while pinned: pid %d, task state %d", process->pid, (int)process->task->state);
+    KTEST_EXPECT(test, process->pid == pid && process->leader.task->state == TASK_DEAD && process->leader.task->process == process,
+                 "freed while pinned: pid %d, task state %d", process->pid, (int)process->leader.task->state);
     process_put(process);
 }
 

@@ -331,6 +331,30 @@ SCENARIOS = [
     # Memory exhaustion from user space: a process takes every free page,
     # then gives them back one at a time while another forks at each step;
     # fork says ENOMEM until it works again, and the kernel goes on.
+    # Threads (docs/threads.md): pthread_create and join, TLS, mutexes,
+    # condition variables, barriers, thread- and process-directed signals,
+    # the group's end from a thread, exec from a thread, a thousand threads,
+    # clone's refused flags; the same program passes on the Linux host
+    # (host-pthreads).
+    _program("pthreads", "pthreads") | {"smp": 4},
+    _program("pthreads-glibc", "pthreads", "glibc") | {"smp": 4},
+    # Attacks on thread groups: /proc read while threads end, exec and
+    # exit_group racing clone and each other, SIGKILL racing clone, a group
+    # stop and continue, joins racing the end (host-thread_races too).
+    _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
+    _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
+    # Each thread a nohz task (docs/threads.md): one static program whose
+    # three pthreads, pinned to CPUs 1-3 and each marked through
+    # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the
+    # three CPUs took between the marks its thread wrote: nothing, under
+    # tick=task (musl) and tick=full (glibc), memory locked, no futex.
+    *[{"name": name, "smp": 4, "ktap": False, "timeout": 180, "witness": True, "append": append,
+       "add": ["build/tests-user/nohz_threads.%s:/bin/nohz-threads" % libc], "command": "nohz-threads 3",
+       "must_contain": [r"^nohz_threads: 3 threads, 3 s, done$"] +
+                       [r"^witness: cpu %d window 1: timer 0, all 0, exceptions 0$" % cpu for cpu in (1, 2, 3)],
+       "must_not_contain": [r"^witness: cpu (?![123] window 1:)", r"cannot (pin|mark)", r"PANIC"]}
+      for name, libc, append in [("threads-nohz", "musl", "tick=task"),
+                                 ("threads-nohz-full-glibc", "glibc", "tick=full nohz_full=1-3")]],
     {"name": "oom", "smp": 2, "timeout": 120, "mem": "64M",
      "add": ["build/tests-user/oom.musl:/bin/oom-test"], "command": "oom-test; echo after=$?",
      "must_contain": [r"^# free at the low point: -?\d+ KiB; forks: [1-9]\d* refused", r"^after=0$"]},
@@ -705,6 +729,21 @@ SCENARIOS = [
     # sched_{get,set}affinity() find it until it is reaped, as on Linux.
     _program("zombies", "zombies"),
     _program("zombies-glibc", "zombies", "glibc"),
+    # futex(2) alone and with fork, vfork and signals: every operation's
+    # errors, timeouts and clocks, EINTR and restarts, keys after fork,
+    # WAKE_OP on the word, the PI protocol in the word, the robust-list walk
+    # at exit and exec with its bound (docs/futex.md). Both libcs; passes on
+    # the Linux host too ("host-futex" in tests/run).
+    _program("futex", "futex"),
+    _program("futex-glibc", "futex", "glibc"),
+    # futexes between threads: wakes by count, in order and by bitset,
+    # requeue and WAKE_OP with waiters, a wake racing the wait, a ping-pong
+    # across two CPUs, a signal, an affinity change and an unmap during a
+    # wait, the PI hand-over at unlock and at the owner's death, robust and
+    # PI mutexes, condition variables, joins. Both libcs; passes on the
+    # Linux host too ("host-futex_threads" in tests/run).
+    _program("futex-threads", "futex_threads"),
+    _program("futex-threads-glibc", "futex_threads", "glibc"),
 
     # The lock check (docs/reliability.md, section 4): a lock held with
     # interrupts off past the bound is reported by its waiter, with the
@@ -804,6 +843,10 @@ SCENARIOS = [
           ("symlink", [r"^fuzz: class symlink: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ELOOP [1-9]"]),
           ("memory", [r"^fuzz: class memory: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
                       r"^fuzz: class memory: children [1-9]\d*: .*; killed at the time limit \d+, stuck 0 "]),
+          # futex calls on every kind of word: refused (EFAULT, EINVAL) and
+          # done; a waiting child signalled, stopped and killed is never stuck
+          ("futex", [r"^fuzz: class futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                     r"^fuzz: class futex: children [1-9]\d*: .*Killed [1-9].*; killed at the time limit \d+, stuck 0 "]),
           # crafted frames: children die of a signal, or land where a
           # sanitized frame sends them; none comes back
           ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, landed badly 0, "
