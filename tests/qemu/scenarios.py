@@ -744,6 +744,14 @@ SCENARIOS = [
     # Linux host too ("host-futex_threads" in tests/run).
     _program("futex-threads", "futex_threads"),
     _program("futex-threads-glibc", "futex_threads", "glibc"),
+    # Bad arguments to clone, clone3, futex and pread64/pwrite64 from
+    # threads: clone3 sizes and exit_signal, CLONE_SETTLS above user space
+    # (EPERM), SETTID words at kernel addresses, tgkill and REQUEUE at an
+    # exiting thread, futex on a page being unmapped, exit_group racing
+    # execve, 2000 threads. Both libcs; passes on the Linux host too
+    # ("host-thread_edges" in tests/run).
+    _program("thread-edges", "thread_edges"),
+    _program("thread-edges-glibc", "thread_edges", "glibc"),
 
     # The lock check (docs/reliability.md, section 4): a lock held with
     # interrupts off past the bound is reported by its waiter, with the
