@@ -164,6 +164,8 @@ long clone_run(const struct clone_request *request)
         return error;
     if (!supported(request->flags))
         return -ENOSYS;
+    if ((request->flags & CLONE_SETTLS) && request->tls >= USER_MAP_END)
+        return -EPERM;      /* as arch_prctl: a non-canonical FS base would fault wrmsr at the switch */
     if (request->flags & CLONE_THREAD)
         return clone_thread(request);
     /* CLONE_VFORK without CLONE_VM (Linux's parent would wait, the child
@@ -214,7 +216,7 @@ static long clone3_read(const void *user_args, uint64_t size, struct clone_args 
     if (args->set_tid_size > MAX_PID_NS_LEVEL || (!args->set_tid && args->set_tid_size) ||
         (args->set_tid && !args->set_tid_size))
         return -EINVAL;
-    if (args->exit_signal & ~(uint64_t)CSIGNAL)
+    if ((args->exit_signal & ~(uint64_t)CSIGNAL) || args->exit_signal > SIGNAL_MAX)
         return -EINVAL;
     if (args->cgroup > INT32_MAX)
         return -EINVAL;
