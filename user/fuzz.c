@@ -1150,18 +1150,19 @@ static void count_ending(struct child_counts *c, int status)
         c->other_exit++;
 }
 
-/* Runs body in a child with a generator of its own (so the worker's draws
+/* Starts body in a child with a generator of its own (so the worker's draws
  * do not depend on the child's), which reports the results of its calls
- * (longs) through a pipe. They are read only from a child that ended: a
- * stuck one still holds the pipe. */
-static void run_child(enum class_id class, void (*body)(int results))
+ * (longs) through a pipe: the pid and the pipe's read end, or -1 (counted).
+ * The results are read only from a child that ended: a stuck one still
+ * holds the pipe. */
+static pid_t start_child(enum class_id class, void (*body)(int results), int *results_fd)
 {
     struct child_counts *c = &counts.children[class];
     uint64_t seed = next_random();
     int pipe_fds[2];
     if (pipe(pipe_fds) < 0) {
         c->fork_failed++;
-        return;
+        return -1;
     }
     pid_t pid = fork();
     if (pid == 0) {
@@ -1174,20 +1175,36 @@ static void run_child(enum class_id class, void (*body)(int results))
     if (pid < 0) {
         c->fork_failed++;
         close(pipe_fds[0]);
-        return;
+        return -1;
     }
     c->started++;
     publish_child(pid);
+    *results_fd = pipe_fds[0];
+    return pid;
+}
+
+/* Waits for it (killing it after CHILD_SECONDS), then counts its results. */
+static void finish_child(enum class_id class, pid_t pid, int results_fd)
+{
+    struct child_counts *c = &counts.children[class];
     int status;
     if (wait_for_child(pid, &status, c)) {
         count_ending(c, status);
         long results[CHILD_RESULTS];
         ssize_t got;
-        while ((got = read(pipe_fds[0], results, sizeof(results))) > 0)
+        while ((got = read(results_fd, results, sizeof(results))) > 0)
             for (ssize_t i = 0; i < got / (ssize_t)sizeof(long); i++)
                 count_class(class, results[i]);
     }
-    close(pipe_fds[0]);
+    close(results_fd);
+}
+
+static void run_child(enum class_id class, void (*body)(int results))
+{
+    int results_fd;
+    pid_t pid = start_child(class, body, &results_fd);
+    if (pid > 0)
+        finish_child(class, pid, results_fd);
 }
 
 /* ---- memory: any address, any length ----
@@ -1404,44 +1421,17 @@ static void futex_burst(void)
                                              below(4) ? (long)scratch : any_value(),
                                              below(4) ? (long)(scratch + 8) : any_value(), 0, 0, 0));
     /* the child: signals while it waits, then death */
-    struct child_counts *c = &counts.children[CLASS_FUTEX];
-    uint64_t seed = next_random();
-    int pipe_fds[2];
-    if (pipe(pipe_fds) < 0) {
-        c->fork_failed++;
+    int results_fd;
+    pid_t pid = start_child(CLASS_FUTEX, futex_waiting_child, &results_fd);
+    if (pid < 0)
         return;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(pipe_fds[0]);
-        rng_state = seed | 1;
-        futex_waiting_child(pipe_fds[1]);
-        child_exit(0);
-    }
-    close(pipe_fds[1]);
-    if (pid < 0) {
-        c->fork_failed++;
-        close(pipe_fds[0]);
-        return;
-    }
-    c->started++;
-    publish_child(pid);
     static const int signals[] = { SIGUSR1, SIGURG, SIGSTOP, SIGCONT, SIGKILL };
     for (unsigned i = 0, n = (unsigned)below(6); i < n; i++) {
         usleep((useconds_t)below(3000));
         kill(pid, signals[below(sizeof(signals) / sizeof(signals[0]))]);
     }
-    kill(pid, below(4) ? SIGKILL : SIGCONT);    /* or wait_for_child() kills it after CHILD_SECONDS */
-    int status;
-    if (wait_for_child(pid, &status, c)) {
-        count_ending(c, status);
-        long results[CHILD_RESULTS];
-        ssize_t got;
-        while ((got = read(pipe_fds[0], results, sizeof(results))) > 0)
-            for (ssize_t i = 0; i < got / (ssize_t)sizeof(long); i++)
-                count_class(CLASS_FUTEX, results[i]);
-    }
-    close(pipe_fds[0]);
+    kill(pid, below(4) ? SIGKILL : SIGCONT);    /* or finish_child() kills it after CHILD_SECONDS */
+    finish_child(CLASS_FUTEX, pid, results_fd);
 }
 
 /* ---- sigreturn: crafted signal frames and handlers at bad addresses ----
