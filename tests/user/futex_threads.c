@@ -63,15 +63,9 @@ static pid_t tid(void)
 /* tid's state letter in /proc/self/task/TID/stat, '?' if unreadable. */
 static char thread_state(pid_t thread)
 {
-    char path[64], text[256];
+    char path[64];
     snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)thread);
-    FILE *file = fopen(path, "r");
-    size_t length = file ? fread(text, 1, sizeof(text) - 1, file) : 0;
-    if (file)
-        fclose(file);
-    text[length] = '\0';
-    const char *end = strrchr(text, ')');
-    return end && end[1] == ' ' ? end[2] : '?';
+    return state_in_stat_file(path);
 }
 
 /* 1 once the thread sleeps (looked at every 5 ms), 0 if not within 10 s. */

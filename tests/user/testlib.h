@@ -186,11 +186,10 @@ static inline sigset_t signal_set(int signal)
 
 /* ---- /proc/PID/stat ---- */
 
-/* pid's state letter (R, S, T, Z...), '?' if it cannot be read. */
-static inline char proc_state_of(pid_t pid)
+/* The state letter (R, S, T, Z...) of a stat file, '?' if unreadable. */
+static inline char state_in_stat_file(const char *path)
 {
-    char path[64], text[256];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    char text[256];
     FILE *file = fopen(path, "r");
     size_t length = file ? fread(text, 1, sizeof(text) - 1, file) : 0;
     if (file)
@@ -198,6 +197,14 @@ static inline char proc_state_of(pid_t pid)
     text[length] = '\0';
     const char *end = strrchr(text, ')');      /* "pid (name) S ..." */
     return end && end[1] == ' ' ? end[2] : '?';
+}
+
+/* pid's state letter, '?' if it cannot be read. */
+static inline char proc_state_of(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    return state_in_stat_file(path);
 }
 
 /* 1 once pid is in state (looked at every 10 ms), 0 if not within 10 s. */
