@@ -56,6 +56,19 @@ SYSCALL_DEFINE1(rmdir, const char *, user_path)
     return sys_unlinkat(AT_FDCWD, user_path, AT_REMOVEDIR);
 }
 
+/* Both names of a rename or a link, or neither (the first put back). */
+static long at_path_get_pair(int old_dirfd, const char *user_old, struct at_path *from,
+                             int new_dirfd, const char *user_new, struct at_path *to)
+{
+    long error = at_path_get(old_dirfd, user_old, from);
+    if (error)
+        return error;
+    error = at_path_get(new_dirfd, user_new, to);
+    if (error)
+        at_path_put(from);
+    return error;
+}
+
 #define RENAME_NOREPLACE 1
 #define RENAME_EXCHANGE  2
 
@@ -65,14 +78,9 @@ SYSCALL_DEFINE5(renameat2, int, old_dirfd, const char *, user_old, int, new_dirf
     if (flags & ~(unsigned)RENAME_NOREPLACE)
         return -EINVAL;     /* RENAME_EXCHANGE and RENAME_WHITEOUT are left out */
     struct at_path from, to;
-    long error = at_path_get(old_dirfd, user_old, &from);
+    long error = at_path_get_pair(old_dirfd, user_old, &from, new_dirfd, user_new, &to);
     if (error)
         return error;
-    error = at_path_get(new_dirfd, user_new, &to);
-    if (error) {
-        at_path_put(&from);
-        return error;
-    }
     struct linux_stat existing;
     if ((flags & RENAME_NOREPLACE) && vfs_stat_at(to.start, to.path, false, &existing) == 0)
         error = -EEXIST;
@@ -125,14 +133,9 @@ SYSCALL_DEFINE5(linkat, int, old_dirfd, const char *, user_old, int, new_dirfd, 
     if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
         return -EINVAL;
     struct at_path from, to;
-    long error = at_path_get(old_dirfd, user_old, &from);
+    long error = at_path_get_pair(old_dirfd, user_old, &from, new_dirfd, user_new, &to);
     if (error)
         return error;
-    error = at_path_get(new_dirfd, user_new, &to);
-    if (error) {
-        at_path_put(&from);
-        return error;
-    }
     struct linux_stat old_stat, new_stat;
     error = vfs_stat_at(from.start, from.path, flags & AT_SYMLINK_FOLLOW, &old_stat);
     if (!error && (old_stat.st_mode & S_IFMT) == S_IFDIR)
