@@ -277,9 +277,13 @@ SCENARIOS = [
     # whole run on CPU 3, from its arrival (right after pinning itself)
     # to its end, warm-up included: zero interrupts alone, with a system
     # call or a page-touching mmap every millisecond, and while rcustress
-    # drives grace periods on CPU 1.
+    # drives grace periods on CPU 1. The shell pins itself to CPU 0 first:
+    # its children would otherwise be free to start on CPU 3 while it is
+    # idle between runs (as on Linux, nohz_full= does not keep tasks off a
+    # CPU), and a subshell still there when osnoise arrives shares the CPU
+    # with it, tick on, for the few milliseconds until it sleeps.
     {"name": "osnoise-full", "smp": 4, "ktap": False, "timeout": 150, "append": "hz=1000 tick=full nohz_full=1-3",
-     "command": "osnoise --cpu 3 --duration 2 --json; osnoise --cpu 3 --duration 2 --json --syscall-every-us 1000; "
+     "command": "taskset -p -c 0 $$ >/dev/null; osnoise --cpu 3 --duration 2 --json; osnoise --cpu 3 --duration 2 --json --syscall-every-us 1000; "
                 "osnoise --cpu 3 --duration 2 --json --fault-every-us 1000; "
                 "(sleep 1.2; taskset -c 1 rcustress 2 >/dev/null) & osnoise --cpu 3 --duration 3 --json; wait",
      "must_contain": [_osnoise_json(False, syscalls, faults) + _osnoise_nothing + _osnoise_nothing_in_life
