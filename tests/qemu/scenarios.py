@@ -679,6 +679,11 @@ SCENARIOS = [
     # not the zero page (tests/user/proc_rss.c; a range on the host).
     _program("proc-rss", "proc_rss"),
     _program("proc-rss-glibc", "proc_rss", "glibc"),
+    # /sys's CPU and node files and Mems_allowed in Linux's formats, and
+    # /sys refusing every change (tests/user/sysfs.c); the musl run boots
+    # with nohz_full=1 to check that list, the glibc run without it.
+    dict(_program("sysfs", "sysfs"), append="nohz_full=1"),
+    _program("sysfs-glibc", "sysfs", "glibc"),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
