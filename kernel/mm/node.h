@@ -7,4 +7,12 @@
 
 #define MAX_NUMNODES 1024
 
+/* A thread's memory policy (set_mempolicy): its mode with Linux's mode
+ * flags, and the nodes it named. With one node every policy places pages
+ * the same: the page allocator never reads it. All zero is MPOL_DEFAULT. */
+struct mempolicy {
+    int mode;
+    unsigned long nodes[MAX_NUMNODES / 64];
+};
+
 #endif

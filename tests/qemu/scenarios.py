@@ -684,6 +684,10 @@ SCENARIOS = [
     # with nohz_full=1 to check that list, the glibc run without it.
     dict(_program("sysfs", "sysfs"), append="nohz_full=1"),
     _program("sysfs-glibc", "sysfs", "glibc"),
+    # NUMA memory policy calls on one node, as Linux answers them
+    # (tests/user/mempolicy.c).
+    _program("mempolicy", "mempolicy"),
+    _program("mempolicy-glibc", "mempolicy", "glibc"),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
