@@ -83,7 +83,7 @@ static void reset_policy(void)
 
 /* numa_available(): get_mempolicy(NULL, NULL, 0, 0, 0) is 0; the default
  * policy is MPOL_DEFAULT with no nodes. */
-static int available_and_default(void)
+static int get_mempolicy_available_and_default(void)
 {
     if (!one_node())
         return 1;
@@ -97,7 +97,7 @@ static int available_and_default(void)
 
 /* Each mode with node 0 is taken and read back; an empty MPOL_PREFERRED
  * is MPOL_LOCAL; MPOL_DEFAULT forgets it. */
-static int every_mode_with_node_zero(void)
+static int set_mempolicy_every_mode_with_node_zero(void)
 {
     if (!one_node())
         return 1;
@@ -136,7 +136,7 @@ static int every_mode_with_node_zero(void)
 }
 
 /* Bad modes and masks are EINVAL and leave the policy as it was. */
-static int bad_modes_and_nodes(void)
+static int set_mempolicy_bad_modes_and_nodes(void)
 {
     if (!one_node())
         return 1;
@@ -176,7 +176,7 @@ static int bad_modes_and_nodes(void)
 }
 
 /* Bad pointers: EFAULT, the policy unchanged. */
-static int bad_pointers(void)
+static int get_mempolicy_bad_pointers(void)
 {
     if (!one_node())
         return 1;
@@ -206,7 +206,7 @@ static int bad_pointers(void)
 }
 
 /* get_mempolicy's flags as libnuma uses them. */
-static int get_flags(void)
+static int get_mempolicy_flags(void)
 {
     if (!one_node())
         return 1;
@@ -272,7 +272,7 @@ static int mbind_ranges(void)
 }
 
 /* migrate_pages: with one node nothing moves (0 left behind). */
-static int migrate_and_home_node(void)
+static int migrate_pages_and_set_mempolicy_home_node(void)
 {
     if (!one_node())
         return 1;
@@ -339,13 +339,13 @@ static int per_thread_and_inherited(void)
 int main(void)
 {
     static const struct ktap_case cases[] = {
-        KTAP_CASE(available_and_default),
-        KTAP_CASE(every_mode_with_node_zero),
-        KTAP_CASE(bad_modes_and_nodes),
-        KTAP_CASE(bad_pointers),
-        KTAP_CASE(get_flags),
+        KTAP_CASE(get_mempolicy_available_and_default),
+        KTAP_CASE(set_mempolicy_every_mode_with_node_zero),
+        KTAP_CASE(set_mempolicy_bad_modes_and_nodes),
+        KTAP_CASE(get_mempolicy_bad_pointers),
+        KTAP_CASE(get_mempolicy_flags),
         KTAP_CASE(mbind_ranges),
-        KTAP_CASE(migrate_and_home_node),
+        KTAP_CASE(migrate_pages_and_set_mempolicy_home_node),
         KTAP_CASE(per_thread_and_inherited),
     };
     return conform_main(cases, KTAP_COUNT(cases));
