@@ -688,6 +688,9 @@ SCENARIOS = [
     # (tests/user/mempolicy.c).
     _program("mempolicy", "mempolicy"),
     _program("mempolicy-glibc", "mempolicy", "glibc"),
+    # /dev/cpu_dma_latency, Linux's PM QoS requests (tests/user/cpu_latency.c).
+    _program("cpu-latency", "cpu_latency"),
+    _program("cpu-latency-glibc", "cpu_latency", "glibc"),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
