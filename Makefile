@@ -68,6 +68,18 @@ $(BUILD)/tests-user/%.glibc: tests/user/%.c $(wildcard tests/user/*.h) $(wildcar
 	@echo "  HOSTCC  $< (static glibc)"
 	@gcc $(USER_CFLAGS) -o $@ $<
 
+# A test program that says DYNAMIC_BUILD is also built a third way,
+# NAME.dyn: a PIE linked against the host's glibc (Debian 12's) without
+# -static, which execve starts through Debian's dynamic loader.
+DYNAMIC_TEST_PROGRAMS := $(patsubst tests/user/%.c,$(BUILD)/tests-user/%.dyn,\
+                           $(shell grep -l DYNAMIC_BUILD tests/user/*.c))
+TEST_PROGRAMS += $(DYNAMIC_TEST_PROGRAMS)
+
+$(BUILD)/tests-user/%.dyn: tests/user/%.c $(wildcard tests/user/*.h) $(wildcard user/lib/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $< (dynamic glibc)"
+	@gcc -DDYNAMIC_BUILD $(filter-out -static,$(USER_CFLAGS)) -o $@ $<
+
 user-programs: $(USER_PROGRAMS) $(TEST_PROGRAMS)
 
 # The initrd: Debian's busybox-static and its applets (tools/build/mkinitrd) and

@@ -940,6 +940,10 @@ SCENARIOS = [
     # "host-exec_limits").
     _program("exec-limits", "exec_limits"),
     _program("exec-limits-glibc", "exec_limits", "glibc"),
+    # The auxiliary vector; auxv-dyn: a PIE started by Debian's loader.
+    _program("auxv", "auxv"),
+    _program("auxv-glibc", "auxv", "glibc"),
+    _program("auxv-dyn", "auxv", "dyn"),
     # No register survives execve: general, x87, SSE (host-exec_state).
     _program("exec-state", "exec_state"),
     _program("exec-state-glibc", "exec_state", "glibc"),
