@@ -84,10 +84,15 @@ user-programs: $(USER_PROGRAMS) $(TEST_PROGRAMS)
 
 # The initrd: Debian's busybox-static and its applets (tools/build/mkinitrd) and
 # our programs; tools/run/boot puts build/initrd.cpio in every ISO it makes.
-initrd: $(BUILD)/initrd.cpio
+# A second archive, merged in by tools/run/boot --debian (make run does):
+# Debian's dynamic loader, libc6, libnuma1 and four rt-tests programs.
+initrd: $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio
 $(BUILD)/initrd.cpio: tools/build/mkinitrd tools/lib/newc.py $(USER_PROGRAMS)
 	@echo "  INITRD  $@"
 	@tools/build/mkinitrd -o $@ $(USER_PROGRAMS)
+$(BUILD)/initrd-debian.cpio: tools/build/mkinitrd tools/lib/newc.py
+	@echo "  INITRD  $@"
+	@tools/build/mkinitrd --debian -o $@
 
 help:
 	@echo "make run        boot nohzk in QEMU (-smp $(CPUS), SeaBIOS), console on this terminal"
@@ -178,11 +183,11 @@ fuzz: deps
 	@FUZZ=1 tools/build/check-deps
 	$(MAKE) -C tests/fuzz fuzz OUT=$(abspath $(BUILD))/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-run: deps $(KERNEL) $(BUILD)/initrd.cpio
-	$(BOOT) --interactive
+run: deps $(KERNEL) $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio
+	$(BOOT) --interactive --debian
 
-run-uefi: deps $(KERNEL) $(BUILD)/initrd.cpio
-	$(BOOT) --interactive --uefi
+run-uefi: deps $(KERNEL) $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio
+	$(BOOT) --interactive --uefi --debian
 
 # A port of our own: two users of one machine must not share a gdb port.
 GDB_PORT ?= $(shell echo $$((20000 + $$(id -u) % 20000)))

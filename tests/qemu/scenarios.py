@@ -12,6 +12,8 @@ Keys (defaults in DEFAULTS):
   add              list of tools/run/boot --add specs (HOSTFILE[:/GUEST/PATH])
   witness          tools/run/boot --witness: QEMU's per-vCPU logs count the
                    interrupts between "witness open"/"witness close" lines
+  debian           tools/run/boot --debian: Debian's loader, libraries and
+                   rt-tests programs in the initrd (build/initrd-debian.cpio)
   command          shell command line run with sh -c; None = none
   script           a file in tests/qemu/scripts/ that drives the
                    interactive shell through the serial port (tools/run/boot
@@ -50,6 +52,7 @@ DEFAULTS = {
     "qemu": "",
     "add": [],
     "witness": False,
+    "debian": False,
     "command": None,
     "script": None,
     "timeout": 60,
@@ -943,7 +946,16 @@ SCENARIOS = [
     # The auxiliary vector; auxv-dyn: a PIE started by Debian's loader.
     _program("auxv", "auxv"),
     _program("auxv-glibc", "auxv", "glibc"),
-    _program("auxv-dyn", "auxv", "dyn"),
+    dict(_program("auxv-dyn", "auxv", "dyn"), debian=True),
+    # Debian's rt-tests, unmodified, through Debian's loader: hackbench
+    # with pipes, as processes and as threads; its summary, not its time.
+    {"name": "rt-tests-hackbench", "smp": 4, "debian": True, "ktap": False,
+     "command": "hackbench -p -l 10 -g 2 -f 2; echo process=$?; hackbench -T -p -l 10 -g 1 -f 3; echo threads=$?",
+     "must_contain": [r"^Running in process mode with 2 groups using 4 file descriptors each \(== 8 tasks\)\r?$",
+                      r"^Running in threaded mode with 1 groups using 6 file descriptors each \(== 6 tasks\)\r?$",
+                      r"^Each sender will pass 10 messages of 100 bytes\r?$",
+                      r"^Time: \d+\.\d{3}\r?\nprocess=0\r?$", r"^Time: \d+\.\d{3}\r?\nthreads=0\r?$"],
+     "must_not_contain": [r"killed by signal", r"error"]},
     # No register survives execve: general, x87, SSE (host-exec_state).
     _program("exec-state", "exec_state"),
     _program("exec-state-glibc", "exec_state", "glibc"),
