@@ -12,8 +12,9 @@
  * path execve was given, AT_PAGESZ, AT_CLKTCK, the ids, AT_SECURE 0,
  * AT_PLATFORM "x86_64", AT_HWCAP CPUID.1:EDX.
  *
- * The dynamic variant also dlopens libm and calls cos(), and attacks the
- * loader with copies of itself whose PT_INTERP names: a text file
+ * The dynamic variant also dlopens libm and calls cos(), sees the loader
+ * refuse a copy of libm with a segment off its page, and attacks the
+ * kernel's loading of the interpreter with copies of itself whose PT_INTERP names: a text file
  * (ELIBBAD), Debian's loader cut to 100 bytes, inside its program headers
  * (ELIBBAD), cut to 32 bytes, shorter than an ELF header (EIO), a copy not
  * executable (EACCES), and a copy of the loader that itself names a
@@ -251,6 +252,31 @@ static int dlopen_finds_libm(void)
     return 1;
 }
 
+/* A copy of libm whose second PT_LOAD is a byte off its page: the loader
+ * refuses it in user mode, with its own message, over nohzk's mmap as
+ * over Linux's. */
+static int loader_refuses_a_misaligned_library(void)
+{
+    size_t length;
+    unsigned char *bytes = read_whole("/lib/x86_64-linux-gnu/libm.so.6", &length);
+    CHECK(bytes != NULL);
+    Elf64_Ehdr *header = (Elf64_Ehdr *)bytes;
+    Elf64_Phdr *headers = (Elf64_Phdr *)(bytes + header->e_phoff);
+    int loads = 0;
+    for (int i = 0; i < header->e_phnum; i++)
+        if (headers[i].p_type == PT_LOAD && ++loads == 2)
+            headers[i].p_offset += 1;
+    char path[128];
+    path_in(path, sizeof(path), "libmisaligned.so");
+    CHECK(loads >= 2 && write_file(path, bytes, length, 0755));
+    free(bytes);
+    CHECK(dlopen(path, RTLD_NOW) == NULL);
+    const char *why = dlerror();
+    printf("# dlopen: %s\n", why ? why : "(no message)");
+    CHECK(why && strstr(why, "not page-aligned"));
+    return 1;
+}
+
 static int bad_interpreters_are_refused(void)
 {
     int exec_errno = 0;
@@ -291,6 +317,7 @@ int main(int argc, char **argv)
         KTAP_CASE(auxv_describes_the_program),
 #ifdef DYNAMIC_BUILD
         KTAP_CASE(dlopen_finds_libm),
+        KTAP_CASE(loader_refuses_a_misaligned_library),
         KTAP_CASE(bad_interpreters_are_refused),
         KTAP_CASE(interpreters_interpreter_is_ignored),
 #endif
