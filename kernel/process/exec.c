@@ -408,7 +408,9 @@ long process_execve(const char *path, const char *const *argv, const char *const
         error = elf_parse_headers_at(exe.head, exe.head_length, exe.size, DYN_PIE_BASE, &elf);
     if (!error && elf.has_interp) {
         interp_elf = kmalloc(sizeof(*interp_elf));
-        error = interp_elf ? open_interpreter(&exe, &elf, &interp, interp_elf) : -ENOMEM;
+        if (!interp_elf)
+            interp_elf = &no_interp;    /* what the paths below read */
+        error = interp_elf != &no_interp ? open_interpreter(&exe, &elf, &interp, interp_elf) : -ENOMEM;
     }
     struct address_space *space = error ? 0 : address_space_create();
     if (!error && !space)
@@ -426,7 +428,7 @@ long process_execve(const char *path, const char *const *argv, const char *const
         error = executable_path(exe.file, &exe_path);
     close_executable(&exe);
     close_executable(&interp);
-    uint64_t entry = elf.has_interp ? interp_elf->entry : elf.entry;
+    uint64_t entry = error ? 0 : elf.has_interp ? interp_elf->entry : elf.entry;
     if (interp_elf != &no_interp)
         kfree(interp_elf);
     size_t cmdline_length = 0;

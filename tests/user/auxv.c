@@ -20,8 +20,8 @@
  * executable (EACCES), and a copy of the loader that itself names a
  * missing interpreter (Linux ignores that one: the program runs).
  *
- * Runs on the Linux host and on nohzk (scenarios auxv, auxv-glibc,
- * auxv-dyn). */
+ * Runs on the Linux host, on Linux 6.1 and on nohzk (scenario dynamic,
+ * the three builds in one boot). */
 #define _GNU_SOURCE
 #include <cpuid.h>
 #include <elf.h>
