@@ -6,7 +6,7 @@
  * On Linux another program may hold a smaller request, so the host checks
  * that what is read is at most what was asked; nohzk, where nothing else
  * holds one, is checked exactly (default 2,000,000,000 µs).
- * Scenarios cpu-latency, cpu-latency-glibc. */
+ * Scenarios rt-startup, rt-startup-glibc. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>

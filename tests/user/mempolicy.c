@@ -4,7 +4,7 @@
  * bindings): every mode with node 0, a mask naming only other nodes
  * EINVAL, maxnode's rules, bad pointers EFAULT, the policy per thread and
  * inherited by fork. The cases need one node: on a NUMA host they skip.
- * Scenarios mempolicy, mempolicy-glibc. */
+ * Scenarios rt-startup, rt-startup-glibc. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sys/mman.h>

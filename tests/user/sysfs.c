@@ -8,7 +8,7 @@
  * possible, a node's CPUs are online CPUs. On nohzk the exact answer is
  * checked: one node, possible = present = online, kernel_max 254,
  * isolated empty, nohz_full the nohz_full= of /proc/cmdline or "(null)".
- * Scenarios sysfs, sysfs-glibc. */
+ * Scenarios rt-startup, rt-startup-glibc (with mempolicy and cpu_latency). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
