@@ -123,6 +123,15 @@ def _program(name, program, libc="musl"):
             "command": "%s-test" % program}
 
 
+def _startup_programs(name, libc, append):
+    """sysfs, mempolicy and cpu_latency of tests/user/ in one boot, each
+    must exit 0."""
+    programs = ["sysfs", "mempolicy", "cpu_latency"]
+    return {"name": name, "smp": 2, "timeout": 120, "append": append,
+            "add": ["build/tests-user/%s.%s:/bin/%s-test" % (p, libc, p) for p in programs],
+            "command": " && ".join("%s-test" % p for p in programs)}
+
+
 def _compare_linux_alone(text):
     """tools/measure/compare-linux's table, column alone (witness counts of CPU 3):
     nohzk's task policy takes nothing, Linux without isolation ticks (the
@@ -727,6 +736,13 @@ SCENARIOS = [
     # not the zero page (tests/user/proc_rss.c; a range on the host).
     _program("proc-rss", "proc_rss"),
     _program("proc-rss-glibc", "proc_rss", "glibc"),
+    # What rt-tests and libnuma read at start-up, one boot per libc for the
+    # three programs (make test's time): /sys's CPU and node files and
+    # Mems_allowed, /sys refusing every change (tests/user/sysfs.c), the
+    # memory policy calls on one node (mempolicy.c), /dev/cpu_dma_latency
+    # (cpu_latency.c). The musl boot has nohz_full=1 for sysfs's list.
+    _startup_programs("rt-startup", "musl", "nohz_full=1"),
+    _startup_programs("rt-startup-glibc", "glibc", ""),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
