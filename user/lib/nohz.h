@@ -32,6 +32,18 @@ static inline int write_nohz(pid_t pid, const char *text)
     return result;
 }
 
+/* Writes text to /proc/thread-self/nohz, the calling thread's mark
+ * (docs/threads.md): 0, or the errno of the open or the write. */
+static inline int write_thread_nohz(const char *text)
+{
+    int fd = open("/proc/thread-self/nohz", O_WRONLY);
+    if (fd < 0)
+        return errno;
+    int result = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno;
+    close(fd);
+    return result;
+}
+
 /* One CPU's row of /proc/tick: the tick's state ("ticking" or "stopped"),
  * why it ticks ("-" when stopped), the pid of the CPU's nohz task ("-" for
  * none), and the first four counters. */
