@@ -2,7 +2,7 @@
  *         [--threshold-ns T] [--period-ms P] [--warmup-ms W]
  *         [--syscall-every-us U] [--fault-every-us U] [--run-us R --sleep-us S]
  *         [--itimer-us U] [--signals-from-cpu C [--signal-every-us U]]
- *         [--threads N [--thread-cpus LIST] [--thread-every-us U]]
+ *         [--threads N [--thread-cpus LIST] [--thread-every-us U] [--thread-pages P]]
  *         [--mark | --mark-uart] [--json] [--hist]
  *
  * Operating-system noise, in the style of Linux's rtla osnoise: a task
@@ -36,7 +36,8 @@
  *                       only counts ("signals")
  *   --threads N         N sibling threads of this process (1..16), each
  *                       pinned to the next CPU of --thread-cpus LIST
- *                       (default 0), map THREAD_PAGES pages, write each,
+ *                       (default 0), map P pages (--thread-pages, default
+ *                       4, at most 1024), write each,
  *                       unmap them and sleep --thread-every-us U (default
  *                       1000), over and over until the end: each unmap
  *                       may send a TLB shootdown to this CPU, since this
@@ -98,6 +99,7 @@
 #define HIST_BUCKETS 64
 #define MAX_THREADS 16
 #define THREAD_PAGES 4
+#define MAX_THREAD_PAGES 1024
 
 enum mark { MARK_NONE, MARK_STDOUT, MARK_UART };
 
@@ -109,7 +111,7 @@ struct options {
     uint64_t run_us, sleep_us, itimer_us, signal_every_us;
     int signal_cpu;                     /* -1: no signals */
     int threads, thread_cpus[MAX_THREADS], thread_cpu_count;
-    uint64_t thread_every_us;
+    uint64_t thread_every_us, thread_pages;
     enum mark mark;
 };
 
@@ -133,7 +135,7 @@ static void usage(void)
                     "               [--period-ms P] [--warmup-ms W] [--syscall-every-us U]\n"
                     "               [--fault-every-us U] [--run-us R --sleep-us S] [--itimer-us U]\n"
                     "               [--signals-from-cpu C [--signal-every-us U]]\n"
-                    "               [--threads N [--thread-cpus LIST] [--thread-every-us U]]\n"
+                    "               [--threads N [--thread-cpus LIST] [--thread-every-us U] [--thread-pages P]]\n"
                     "               [--mark | --mark-uart] [--json] [--hist]\n");
     exit(2);
 }
@@ -164,7 +166,7 @@ static struct options parse_options(int argc, char **argv)
 {
     struct options o = { .duration_s = 5, .cpu = -1, .threshold_ns = 5000, .period_ms = 1000, .warmup_ms = 1000,
                          .signal_every_us = 2000, .signal_cpu = -1, .thread_cpu_count = 1,
-                         .thread_every_us = 1000 };
+                         .thread_every_us = 1000, .thread_pages = THREAD_PAGES };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--nohz"))
@@ -212,10 +214,12 @@ static struct options parse_options(int argc, char **argv)
             parse_thread_cpus(&o, argv[++i]);
         else if (!strcmp(arg, "--thread-every-us"))
             o.thread_every_us = parse_number(argv[++i], 1);
+        else if (!strcmp(arg, "--thread-pages"))
+            o.thread_pages = parse_number(argv[++i], 0);
         else
             usage();
     }
-    if (o.threads > MAX_THREADS)
+    if (o.threads > MAX_THREADS || o.thread_pages > MAX_THREAD_PAGES)
         usage();
     if (!o.run_us != !o.sleep_us)       /* one without the other */
         usage();
@@ -511,7 +515,8 @@ static void print_json(const struct options *o, const struct report *r, const st
            "\"period_ms\": %llu, \"runtime_ns\": %llu, \"noise_ns\": %llu, \"available_pct\": %.5f, "
            "\"max_period_noise_ns\": %llu, \"max_single_noise_ns\": %llu, \"noise_events\": %llu, "
            "\"samples\": %llu, \"tsc_hz\": %.0f, \"syscalls\": %llu, \"faults\": %llu, \"injected_ns\": %llu, "
-           "\"sleeps\": %llu, \"alarms\": %llu, \"signals\": %llu, \"threads\": %d, \"munmaps\": %llu, "
+           "\"sleeps\": %llu, \"alarms\": %llu, \"signals\": %llu, \"threads\": %d, \"thread_pages\": %llu, "
+           "\"munmaps\": %llu, "
            "\"interrupts_total\": %llu, \"interrupts\": {",
            r->cpu, r->nohz ? "true" : "false", (unsigned long long)o->threshold_ns,
            (unsigned long long)o->warmup_ms, (unsigned long long)o->period_ms,
@@ -520,7 +525,7 @@ static void print_json(const struct options *o, const struct report *r, const st
            (unsigned long long)n->events, (unsigned long long)n->samples, r->tsc_hz,
            (unsigned long long)n->syscalls, (unsigned long long)n->faults,
            (unsigned long long)to_ns(n->injected, r->tsc_hz), (unsigned long long)n->sleeps, r->alarms, r->signals,
-           o->threads, r->munmaps, r->irq_total);
+           o->threads, (unsigned long long)o->thread_pages, r->munmaps, r->irq_total);
     for (int i = 0; i < r->irqs.count; i++)
         printf("%s\"%s\": %llu", i ? ", " : "", r->irqs.rows[i].name, r->irqs.rows[i].count);
     printf("}, \"life_interrupts_total\": %llu, \"life_interrupts\": {", r->life_total);
@@ -638,6 +643,7 @@ struct siblings {
     atomic_int stop, failed;
     atomic_ullong munmaps;
     int cpus[MAX_THREADS];
+    size_t pages;
     struct timespec pause;
 };
 
@@ -646,7 +652,7 @@ static struct siblings siblings;
 static void *sibling(void *arg)
 {
     int cpu = siblings.cpus[(long)arg];
-    size_t length = THREAD_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+    size_t length = siblings.pages * (size_t)sysconf(_SC_PAGESIZE);
     if (pin_to_cpu(0, cpu) != 0) {
         atomic_store(&siblings.failed, errno ? errno : EINVAL);
         return NULL;
@@ -675,6 +681,7 @@ static void start_siblings(const struct options *o)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);     /* inherited by each sibling */
     siblings.pause = microseconds(o->thread_every_us);
+    siblings.pages = (size_t)o->thread_pages;
     for (int i = 0; i < o->threads; i++) {
         siblings.cpus[i] = o->thread_cpus[i % o->thread_cpu_count];
         int error = pthread_create(&siblings.thread[i], NULL, sibling, (void *)(long)i);
