@@ -94,6 +94,7 @@
 #include "lib/pin.h"
 #include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
+#include "lib/uart_mark.h"
 
 #define CALIBRATION_NS 100000000ull     /* 100 ms */
 #define HIST_BUCKETS 64
@@ -707,34 +708,11 @@ static void stop_siblings(void)
 }
 
 /* The witness marks (--mark, --mark-uart), written from this CPU. */
-#define UART_PORT 0x3f8
-#define UART_LINE_STATUS (UART_PORT + 5)
-#define UART_TRANSMITTER_EMPTY 0x20
-#define UART_WAIT_SPINS 1000000
-
-static void outb(uint8_t value, uint16_t port)
-{
-    __asm__ volatile("outb %0, %1" : : "a"(value), "Nd"(port));
-}
-
-static uint8_t inb(uint16_t port)
-{
-    uint8_t value;
-    __asm__ volatile("inb %1, %0" : "=a"(value) : "Nd"(port));
-    return value;
-}
-
-static void uart_put(char c)
-{
-    for (int spins = 0; !(inb(UART_LINE_STATUS) & UART_TRANSMITTER_EMPTY) && spins < UART_WAIT_SPINS; spins++)
-        ;
-    outb((uint8_t)c, UART_PORT);
-}
-
 static void allow_uart(void)
 {
-    if (syscall(SYS_ioperm, UART_PORT, 8, 1) != 0) {
-        fprintf(stderr, "osnoise: --mark-uart: ioperm(0x%x): %s\n", UART_PORT, strerror(errno));
+    int error = uart_allow();
+    if (error) {
+        fprintf(stderr, "osnoise: --mark-uart: ioperm(0x%x): %s\n", UART_PORT, strerror(error));
         exit(1);
     }
 }
@@ -750,11 +728,7 @@ static void write_mark(enum mark how, const char *which, int cpu)
             exit(1);
         }
     } else if (how == MARK_UART) {
-        for (int i = 0; i < length; i++) {
-            if (line[i] == '\n')
-                uart_put('\r');
-            uart_put(line[i]);
-        }
+        uart_write(line, length);
     }
 }
 
