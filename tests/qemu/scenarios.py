@@ -368,7 +368,7 @@ SCENARIOS = [
                       _osnoise_json(True, 0, r"[1-9]\d*") + _osnoise_nothing,
                       _osnoise_json(False, 0, 0) + r'.*"interrupts_total": \d+, "interrupts": '
                       r'\{"LOC": ([5-9]\d|\d{3,}), "RES": \d+, "CAL": \d+, "NHZ": 0\b',
-                      r"^osnoise: --nohz: cannot write 1 to /proc/self/nohz: .*busy", r"^refused=1$"]},
+                      r"^osnoise: --nohz: cannot write 1 to /proc/thread-self/nohz: .*busy", r"^refused=1$"]},
     # Signals: a static musl program checks Linux's behaviour (it passes on
     # the Linux host too: see "host-signals" in tests/run), the shell's
     # job control and pipelines use them, and Ctrl-C on the console
