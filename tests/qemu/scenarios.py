@@ -380,7 +380,7 @@ SCENARIOS = [
                       _osnoise_json(True, 0, r"[1-9]\d*") + _osnoise_nothing,
                       _osnoise_json(False, 0, 0) + r'.*"interrupts_total": \d+, "interrupts": '
                       r'\{"LOC": ([5-9]\d|\d{3,}), "RES": \d+, "CAL": \d+, "NHZ": 0\b',
-                      r"^osnoise: --nohz: cannot write 1 to /proc/self/nohz: .*busy", r"^refused=1$"]},
+                      r"^osnoise: --nohz: cannot write 1 to /proc/thread-self/nohz: .*busy", r"^refused=1$"]},
     # Signals: a static musl program checks Linux's behaviour (it passes on
     # the Linux host too: see "host-signals" in tests/run), the shell's
     # job control and pipelines use them, and Ctrl-C on the console
@@ -950,9 +950,10 @@ SCENARIOS = [
               "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",
-                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and positive$",
-                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and "
-                      r"positive$"],
+                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread futex_cpu0_cpu1 "
+                      r"present and positive$",
+                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread "
+                      r"futex_cpu0_cpu1 present and positive$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
 
