@@ -347,6 +347,14 @@ SCENARIOS = [
     # stop and continue, joins racing the end (host-thread_races too).
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
     _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
+    # More attacks on threads (tests/user/thread_attacks.c): task files read
+    # while threads end, a futex waiter and a nohz thread moved, a nohz
+    # write racing a move, tgkill of a gone tid, one thread taking a process
+    # signal, vfork and fork from a thread, a group stop over futex waiters,
+    # robust lists and clear_child_tid at bad addresses, CLONE_SETTLS edges,
+    # threads until memory runs out (host-thread_attacks too).
+    _program("thread-attacks", "thread_attacks") | {"smp": 4, "timeout": 300},
+    _program("thread-attacks-glibc", "thread_attacks", "glibc") | {"smp": 4, "timeout": 300},
     # Each thread a nohz task (docs/threads.md): one static program whose
     # three pthreads, pinned to CPUs 1-3 and each marked through
     # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the
