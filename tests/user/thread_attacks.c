@@ -223,6 +223,8 @@ static void *become_nohz(void *arg)
         ;                           /* spins alone on its CPU */
     nohz_error = write_thread_nohz("0");
     nohz_stage = 3;
+    while (nohz_stage != 4)
+        sched_yield();              /* alive while it is moved */
     return 0;
 }
 
@@ -253,6 +255,7 @@ static int affinity_of_a_nohz_thread(void)
         sched_yield();
     CHECK(nohz_error == 0);
     CHECK(sched_setaffinity(nohz_tid, sizeof(set), &set) == 0);
+    nohz_stage = 4;
     CHECK(pthread_join(thread, 0) == 0);
     return 1;
 }
@@ -777,6 +780,18 @@ static int settls_edge_values(void)
             printf("# tls %#lx: the child's FS base differs\n", (unsigned long)good[i]);
         CHECK(exited_with(status, 0));
     }
+    /* CLONE_CHILD_SETTID in a fork-style clone (glibc's fork() uses it
+     * for its thread's tid): the child finds its own tid in its copy */
+    static atomic_int child_tid_word;
+    struct clone_args_ settid = { .flags = CLONE_CHILD_SETTID, .exit_signal = SIGCHLD,
+                                  .child_tid = (uint64_t)&child_tid_word };
+    fflush(stdout);
+    long child = syscall(SYS_clone3, &settid, sizeof(settid));
+    if (child == 0)
+        _exit(child_tid_word == gettid_() ? 0 : 1);
+    CHECK(child > 0);
+    CHECK(exited_with(wait_status((pid_t)child), 0));
+    CHECK(child_tid_word == 0);         /* written in the child's memory only */
     int threads_before = task_count();
     for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct clone_args_ args = { .flags = CLONE_SETTLS, .exit_signal = SIGCHLD, .tls = bad[i] };
