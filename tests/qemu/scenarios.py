@@ -874,6 +874,27 @@ SCENARIOS = [
                          r"stuck 0 "]),
       ]],
 
+    # The thread classes of fuzz together (one scenario for five classes,
+    # make test's time being short; each is in make soak's rotation alone):
+    # touchers catch SIGSEGV from pages a sibling unmaps, futex calls from
+    # several threads at once, a thread's end wakes the waiter on its
+    # clear_child_tid word, signals interrupt futex waits, clone and
+    # clone3 with random flags are refused (EINVAL) or done.
+    {"name": "fuzz-threads", "smp": 4, "ktap": False, "timeout": 100,
+     "command": "fuzz 15 1 --only thread-unmap,thread-futex,thread-exit,thread-signal,clone",
+     "must_contain": [r"^fuzz: classes thread-unmap,thread-futex,thread-exit,thread-signal,clone$",
+                      r"^fuzz: workers \d+ started, [1-9]\d* finished, 0 lost",
+                      r"^fuzz: class thread-unmap: faults caught [1-9]",
+                      r"^fuzz: class thread-unmap: children [1-9]\d*: exited [1-9]\d*, .*killed by signals: (none|Killed \d+);",
+                      r"^fuzz: class thread-futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                      r"^fuzz: class thread-exit: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                      r"^fuzz: class thread-exit: words cleared by the exit [1-9]",
+                      r"^fuzz: class thread-signal: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINTR [1-9]",
+                      r"^fuzz: class thread-signal: handlers run [1-9]",
+                      r"^fuzz: class clone: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINVAL [1-9]",
+                      r"^fuzz: root directory unchanged$", r"^fuzz: PASS$"],
+     "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]},
+
     # nohz_full_init() asks the policy whether it reads nohz_full=
     # (struct tick_policy's uses_nohz_full, docs/tick-policy.md): tick=full
     # without the list, and the list under tick=task, are each reported,
