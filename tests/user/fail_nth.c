@@ -805,6 +805,7 @@ static int thread_check(long result, int fired)
         usleep(100);
     for (int i = 0; i < 10000 && other_threads() != 0; i++)
         usleep(100);
+    usleep(20000);              /* off the list, its task dead soon after: then the next clone frees it */
     return tid_word == 0 && other_threads() == 0;
 }
 /* A thread that ended is freed by the next clone (thread_sweep(),
@@ -815,7 +816,6 @@ static void make_ended_thread(void)
 {
     tid_word = -1;
     thread_check(clone_thread(), 0);
-    usleep(2000);               /* its task dead, not only off the list */
 }
 static void thread_teardown(void)
 {

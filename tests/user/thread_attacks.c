@@ -728,6 +728,60 @@ static int set_tid_address_at_bad_addresses(void)
     return 1;
 }
 
+/* ---- A thread's end wakes the waiter on its clear_child_tid word ---- */
+
+static atomic_int exit_word, exit_go;
+
+static void *exit_on_go(void *arg)
+{
+    (void)arg;
+    syscall(SYS_set_tid_address, &exit_word);
+    exit_word = gettid_();
+    while (!exit_go)
+        sched_yield();
+    return (void *)syscall(SYS_exit, 0);
+}
+
+/* 100 rounds: a thread names a word its clear_child_tid and puts its tid
+ * there; a sibling FUTEX_WAITs on the word (shared key, as the exit's
+ * wake) while it ends. The wait ends (0, or EAGAIN if the word was
+ * already clear), never at its 5 s timeout: a wake lost there leaves
+ * pthread_join waiting for ever. In a child: the threads end by SYS_exit
+ * behind libc's back. */
+static void exit_wake_body(void)
+{
+    int lost = 0, woken = 0;
+    for (int round = 0; round < 100; round++) {
+        exit_word = 0;
+        exit_go = 0;
+        pthread_t thread;
+        if (pthread_create(&thread, 0, exit_on_go, 0) != 0)
+            _exit(10);
+        pthread_detach(thread);
+        int tid;
+        while (!(tid = exit_word))
+            sched_yield();
+        exit_go = 1;
+        struct timespec timeout = { 5, 0 };
+        long r = syscall(SYS_futex, &exit_word, 0, tid, &timeout, 0, 0);
+        if (r == -1 && errno == ETIMEDOUT)
+            lost++;
+        else if (r == 0)
+            woken++;
+        if (exit_word != 0)
+            lost += 100;
+    }
+    printf("# %d woken, %d lost\n", woken, lost);
+    fflush(stdout);
+    _exit(lost ? 1 : 0);
+}
+
+static int exit_wakes_the_tid_waiter(void)
+{
+    CHECK(exited_with(status_of_child(exit_wake_body), 0));
+    return 1;
+}
+
 /* ---- CLONE_SETTLS edge values ---- */
 
 struct clone_args_ {
@@ -952,6 +1006,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(stop_and_continue_futex_waiters),
     KTAP_CASE(robust_lists_at_bad_addresses),
     KTAP_CASE(set_tid_address_at_bad_addresses),
+    KTAP_CASE(exit_wakes_the_tid_waiter),
     KTAP_CASE(settls_edge_values),
     KTAP_CASE(threads_until_memory_runs_out),
     KTAP_CASE(a_thousand_threads),
