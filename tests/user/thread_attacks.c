@@ -229,7 +229,8 @@ static void *become_nohz(void *arg)
 }
 
 /* A sibling cannot move a nohz thread (EBUSY, as a nohz task in the 2010
- * series, patch 13); once it writes 0, it can. nohzk only. */
+ * series: docs/nohz-task.md#patch-13-a-nohz-tasks-affinity-cannot-change);
+ * once it writes 0, it can. nohzk only. */
 static int affinity_of_a_nohz_thread(void)
 {
     if (!on_nohzk() || sysconf(_SC_NPROCESSORS_ONLN) < 3) {
