@@ -277,6 +277,7 @@ static void *flip_nohz(void *arg)
                 race_bad++;
             write_thread_nohz("0");
         }
+        usleep(200);                    /* a window for the mover while the mark is clear */
     }
     return 0;
 }
@@ -523,6 +524,83 @@ static int fork_from_a_thread_while_siblings_hold_futexes(void)
     futex(&holders_release, FUTEX_WAKE_PRIVATE, INT_MAX, 0);
     for (int i = 0; i < 2; i++)
         CHECK(pthread_join(holders[i], 0) == 0);
+    return 1;
+}
+
+/* exit_group from one thread while another waits in vfork: the group
+ * ends (status 4) at once, and the vfork child, which still runs in the
+ * memory it borrowed, goes on and writes its byte to the pipe. */
+static int vfork_pipe[2];
+
+static void *vfork_slow_child(void *arg)
+{
+    (void)arg;
+    pid_t child = vfork();
+    if (child == 0) {
+        struct timespec pause = { 0, 200 * 1000000 };
+        syscall(SYS_nanosleep, &pause, 0);
+        syscall(SYS_write, vfork_pipe[1], "k", 1);
+        syscall(SYS_exit, 0);
+    }
+    return 0;
+}
+
+static void exit_group_during_vfork_body(void)
+{
+    pthread_t thread;
+    pthread_create(&thread, 0, vfork_slow_child, 0);
+    sleep_ms(50);
+    syscall(SYS_exit_group, 4);
+}
+
+static int exit_group_while_a_thread_waits_in_vfork(void)
+{
+    CHECK(pipe(vfork_pipe) == 0);
+    int status = status_of_child(exit_group_during_vfork_body);
+    close(vfork_pipe[1]);
+    CHECK(exited_with(status, 4));
+    char byte = 0;
+    CHECK(read(vfork_pipe[0], &byte, 1) == 1 && byte == 'k');
+    return 1;
+}
+
+/* The leader ends (pthread_exit) and another thread goes on: the process
+ * still takes a process-directed signal, on the live thread, and its
+ * exit status is that thread's. */
+static atomic_int leader_gone_caught;
+
+static void leader_gone_handler(int signal)
+{
+    (void)signal;
+    leader_gone_caught = gettid_();
+}
+
+static void *outlive_the_leader(void *arg)
+{
+    pid_t leader = (pid_t)(long)arg;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", leader, leader);
+    for (int tries = 0; tries < 1000 && state_in_stat_file(path) != 'Z'; tries++)
+        sleep_ms(10);
+    if (state_in_stat_file(path) != 'Z')
+        exit(10);
+    kill(getpid(), SIGUSR1);
+    for (int tries = 0; tries < 1000 && !leader_gone_caught; tries++)
+        sleep_ms(1);
+    exit(leader_gone_caught == gettid_() ? 3 : 11);
+}
+
+static void leader_exits_first_body(void)
+{
+    set_handler(SIGUSR1, leader_gone_handler, 0);
+    pthread_t thread;
+    pthread_create(&thread, 0, outlive_the_leader, (void *)(long)getpid());
+    pthread_exit(0);
+}
+
+static int leader_exits_first(void)
+{
+    CHECK(exited_with(status_of_child(leader_exits_first_body), 3));
     return 1;
 }
 
@@ -1004,6 +1082,8 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(process_signal_to_the_one_taker),
     KTAP_CASE(vfork_from_a_thread),
     KTAP_CASE(fork_from_a_thread_while_siblings_hold_futexes),
+    KTAP_CASE(exit_group_while_a_thread_waits_in_vfork),
+    KTAP_CASE(leader_exits_first),
     KTAP_CASE(stop_and_continue_futex_waiters),
     KTAP_CASE(robust_lists_at_bad_addresses),
     KTAP_CASE(set_tid_address_at_bad_addresses),
