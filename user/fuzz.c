@@ -2334,7 +2334,7 @@ static const char *errno_name(int e)
         [25] = "ENOTTY", [26] = "ETXTBSY", [27] = "EFBIG", [28] = "ENOSPC", [29] = "ESPIPE",
         [30] = "EROFS", [31] = "EMLINK", [32] = "EPIPE", [33] = "EDOM", [34] = "ERANGE",
         [36] = "ENAMETOOLONG", [38] = "ENOSYS", [39] = "ENOTEMPTY", [40] = "ELOOP", [95] = "EOPNOTSUPP",
-        [75] = "EOVERFLOW",
+        [75] = "EOVERFLOW", [35] = "EDEADLK", [110] = "ETIMEDOUT", [130] = "EOWNERDEAD",
     };
     return e < (int)(sizeof(names) / sizeof(names[0])) && names[e] ? names[e] : NULL;
 }
