@@ -320,6 +320,47 @@ static int nohz_write_racing_affinity(void)
     return 1;
 }
 
+static atomic_int nohz_results[2];
+
+static void *nohz_and_end(void *arg)
+{
+    long which = (long)arg;
+    pin_self(1);
+    sched_yield();
+    nohz_results[which] = write_thread_nohz("1") == 0 ? 1 : -1;
+    return 0;                           /* ends with the mark set */
+}
+
+/* A thread that ends while it is a nohz task gives its CPU back: a
+ * second thread can then be the nohz task of that CPU; so can a thread
+ * of the next process after the first one's group ended. nohzk only. */
+static void nohz_group_end_body(void)
+{
+    pthread_t thread;
+    pthread_create(&thread, 0, nohz_and_end, (void *)0);
+    pthread_join(thread, 0);
+    _exit(nohz_results[0] == 1 ? 0 : 1);
+}
+
+static int nohz_thread_ends_and_frees_its_cpu(void)
+{
+    if (!on_nohzk() || sysconf(_SC_NPROCESSORS_ONLN) < 3) {
+        ktap_skip_reason = "needs nohzk's /proc/thread-self/nohz and 3 CPUs";
+        return 1;
+    }
+    pin_self(0);
+    for (long round = 0; round < 2; round++) {
+        pthread_t thread;
+        nohz_results[round] = 0;
+        CHECK(pthread_create(&thread, 0, nohz_and_end, (void *)round) == 0);
+        CHECK(pthread_join(thread, 0) == 0);
+        CHECK(nohz_results[round] == 1);
+    }
+    for (int round = 0; round < 2; round++)
+        CHECK(exited_with(status_of_child(nohz_group_end_body), 0));
+    return 1;
+}
+
 /* ---- tgkill of a tid that has gone ---- */
 
 static atomic_int gone_tid;
@@ -1087,6 +1128,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(affinity_moves_a_futex_waiter),
     KTAP_CASE(affinity_of_a_nohz_thread),
     KTAP_CASE(nohz_write_racing_affinity),
+    KTAP_CASE(nohz_thread_ends_and_frees_its_cpu),
     KTAP_CASE(tgkill_of_a_gone_tid),
     KTAP_CASE(process_signal_to_the_one_taker),
     KTAP_CASE(vfork_from_a_thread),
