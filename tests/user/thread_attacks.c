@@ -59,10 +59,12 @@ static int task_count(void)
     struct dirent *entry;
     if (!dir)
         return -1;
+    errno = 0;
     while ((entry = readdir(dir)))
         count += entry->d_name[0] != '.';
+    int failed = errno != 0;            /* getdents64 found no memory: unknown */
     closedir(dir);
-    return count;
+    return failed ? -1 : count;
 }
 
 /* ---- /proc/PID/task/TID/{stat,status,nohz} read while threads end ---- */
