@@ -404,6 +404,14 @@ SCENARIOS = [
     # stop and continue, joins racing the end (host-thread_races too).
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
     _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
+    # More attacks on threads (tests/user/thread_attacks.c): task files read
+    # while threads end, a futex waiter and a nohz thread moved, a nohz
+    # write racing a move, tgkill of a gone tid, one thread taking a process
+    # signal, vfork and fork from a thread, a group stop over futex waiters,
+    # robust lists and clear_child_tid at bad addresses, CLONE_SETTLS edges,
+    # threads until memory runs out (host-thread_attacks too).
+    _program("thread-attacks", "thread_attacks") | {"smp": 4, "timeout": 300},
+    _program("thread-attacks-glibc", "thread_attacks", "glibc") | {"smp": 4, "timeout": 300},
     # Each thread a nohz task (docs/threads.md): one static program whose
     # three pthreads, pinned to CPUs 1-3 and each marked through
     # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the
@@ -909,6 +917,27 @@ SCENARIOS = [
                 % " ".join(cls for cls, _ in _FUZZ_CLASS_CHECKS),
      "check": lambda out: _fuzz_class_checks(out),
      "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed", r"^fuzz-classes: \w+ failed"]},
+
+    # The thread classes of fuzz together (one scenario for five classes,
+    # make test's time being short; each is in make soak's rotation alone):
+    # touchers catch SIGSEGV from pages a sibling unmaps, futex calls from
+    # several threads at once, a thread's end wakes the waiter on its
+    # clear_child_tid word, signals interrupt futex waits, clone and
+    # clone3 with random flags are refused (EINVAL) or done.
+    {"name": "fuzz-threads", "smp": 4, "ktap": False, "timeout": 100,
+     "command": "fuzz 15 1 --only thread-unmap,thread-futex,thread-exit,thread-signal,clone",
+     "must_contain": [r"^fuzz: classes thread-unmap,thread-futex,thread-exit,thread-signal,clone$",
+                      r"^fuzz: workers \d+ started, [1-9]\d* finished, 0 lost",
+                      r"^fuzz: class thread-unmap: faults caught [1-9]",
+                      r"^fuzz: class thread-unmap: children [1-9]\d*: exited [1-9]\d*, .*killed by signals: (none|Killed \d+);",
+                      r"^fuzz: class thread-futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                      r"^fuzz: class thread-exit: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                      r"^fuzz: class thread-exit: words cleared by the exit [1-9]",
+                      r"^fuzz: class thread-signal: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINTR [1-9]",
+                      r"^fuzz: class thread-signal: handlers run [1-9]",
+                      r"^fuzz: class clone: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINVAL [1-9]",
+                      r"^fuzz: root directory unchanged$", r"^fuzz: PASS$"],
+     "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]},
 
     # nohz_full_init() asks the policy whether it reads nohz_full=
     # (struct tick_policy's uses_nohz_full, docs/tick-policy.md): tick=full
