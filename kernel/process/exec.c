@@ -32,6 +32,7 @@
 #include "kernel/trace/trace.h"
 #include "kernel/process/script.h"
 #include "kernel/process/user_stack.h"
+#include "kernel/process/vdso.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
@@ -211,6 +212,7 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
         { AT_ENTRY, elf->entry }, { AT_UID, 0 },                { AT_EUID, 0 },
         { AT_GID, 0 },            { AT_EGID, 0 },               { AT_HWCAP, d },
         { AT_CLKTCK, 100 },       { AT_SECURE, 0 },
+        { AT_SYSINFO_EHDR, VDSO_IMAGE_ADDRESS },
     };
     uint8_t random[16];
     random_bytes(random);
@@ -371,6 +373,8 @@ long process_execve(const char *path, const char *const *argv, const char *const
     uint64_t highest = 0, stack_floor = 0;
     if (!error)
         error = map_segments(space, &elf, exe.file, &highest);
+    if (!error)
+        error = vdso_map(space);
     if (!error)
         error = build_stack(space, &elf, argv, envp, &start->stack_pointer, &stack_floor);
     char *exe_path = 0;         /* before the point of no return, as the command line */
