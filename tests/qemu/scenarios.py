@@ -733,6 +733,16 @@ SCENARIOS = [
     # sched_{get,set}affinity() find it until it is reaped, as on Linux.
     _program("zombies", "zombies"),
     _program("zombies-glibc", "zombies", "glibc"),
+    # The vDSO (docs/user-space.md, "The vDSO"): AT_SYSINFO_EHDR, the
+    # symbols at LINUX_2.6, each call between two system calls' answers,
+    # getcpu on each CPU, no reading behind another CPU's; a nohz task's
+    # million clock reads enter the kernel 0 times; unmapped it is
+    # SIGSEGV, a fork keeps it unmapped, an exec maps it again; written,
+    # only the writer's copy changes. With tsc=unstable every read is a
+    # system call. Passes on the Linux host too ("host-vdso" in tests/run).
+    _program("vdso", "vdso"),
+    _program("vdso-glibc", "vdso", "glibc"),
+    dict(_program("vdso-tsc-unstable", "vdso"), append="tsc=unstable"),
     # futex(2) alone and with fork, vfork and signals: every operation's
     # errors, timeouts and clocks, EINTR and restarts, keys after fork,
     # WAKE_OP on the word, the PI protocol in the word, the robust-list walk
