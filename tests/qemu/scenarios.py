@@ -916,8 +916,8 @@ SCENARIOS = [
               "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",
-                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and positive$",
-                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and "
+                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime present and positive$",
+                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime present and "
                       r"positive$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
