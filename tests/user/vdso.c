@@ -41,6 +41,7 @@
 #define READS_PER_CPU 100000
 #define NOHZ_READS 1000000
 #define FALLBACK_READS 1000
+#define SPAN_NS (2 * NS_PER_SECOND)
 
 typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
 typedef int (*gettimeofday_fn)(struct timeval *, void *);
@@ -320,7 +321,7 @@ static int readings_never_go_back_across_cpus(void)
 /* ---- nohzk: how often the clock enters the kernel ---- */
 
 struct decisions {
-    unsigned long decisions, all_irqs, rechecks_skipped, rechecks_made;
+    unsigned long decisions, timer_irqs, all_irqs, rechecks_skipped, rechecks_made;
 };
 
 static char tick_text[65536];
@@ -344,7 +345,7 @@ static int row_of(const char *title, int cpu, const char *format, unsigned long 
  * calls and exceptions. 1, or 0 if a row is missing. */
 static int decisions_read(int cpu, struct decisions *counts)
 {
-    unsigned long timer;
+    unsigned long unused;
     int fd = open("/proc/tick", O_RDONLY);
     if (fd < 0)
         return 0;
@@ -353,8 +354,9 @@ static int decisions_read(int cpu, struct decisions *counts)
     if (got <= 0)
         return 0;
     tick_text[got] = 0;
-    return row_of("tick decisions", cpu, "%d %lu %lu %lu", &counts->decisions, &timer, &counts->all_irqs) &&
-           row_of("stopped-tick rechecks", cpu, "%d %lu %lu", &counts->rechecks_skipped, &counts->rechecks_made, &timer);
+    return row_of("tick decisions", cpu, "%d %lu %lu %lu", &counts->decisions, &counts->timer_irqs,
+                  &counts->all_irqs) &&
+           row_of("stopped-tick rechecks", cpu, "%d %lu %lu", &counts->rechecks_skipped, &counts->rechecks_made, &unused);
 }
 
 static unsigned long returns_to_user(const struct decisions *counts)
@@ -370,8 +372,11 @@ static int tsc_unstable(void)
 
 #define READS_BETWEEN 3     /* /proc/tick's open, read and close */
 
+static unsigned long timer_irqs_during;
+
 /* Kernel entries (not interrupts) on cpu while reads() runs, less the
- * READS_BETWEEN of the second read of the counts; -1 if unknown. */
+ * READS_BETWEEN of the second read of the counts; -1 if unknown. The
+ * timer interrupts in timer_irqs_during. */
 static long entries_during(int cpu, void (*reads)(long), long count)
 {
     struct decisions before, after;
@@ -380,17 +385,30 @@ static long entries_during(int cpu, void (*reads)(long), long count)
     reads(count);
     if (!decisions_read(cpu, &after))
         return -1;
+    timer_irqs_during = after.timer_irqs - before.timer_irqs;
     return (long)(returns_to_user(&after) - returns_to_user(&before)) - READS_BETWEEN;
 }
 
 static volatile long long sink;
 
+static long long first_read, last_read, span_ns;
+static long went_back;
+
+/* count reads, and with the TSC stable for SPAN_NS at least: a nohz
+ * task's tick stops meanwhile and nothing writes the data page for its
+ * sake. Each reading at least the one before. */
 static void libc_reads(long count)
 {
     struct timespec now;
-    for (long i = 0; i < count; i++) {
+    long long until = 0;
+    last_read = first_read = 0;
+    for (long i = 0; i < count || last_read < until; i++) {
         clock_gettime(CLOCK_MONOTONIC, &now);
-        sink += now.tv_nsec;
+        long long ns = ns_of(&now);
+        went_back += ns < last_read;
+        last_read = ns;
+        if (!first_read)
+            first_read = ns, until = span_ns ? ns + span_ns : 0;
         if (i % 1024 == 0)
             sink += gettimeofday(&(struct timeval){ 0 }, NULL) + time(NULL) + sched_getcpu();
     }
@@ -414,12 +432,17 @@ static int nohz_reads(void)
     long control = entries_during(cpu, syscall_reads, FALLBACK_READS);
     int unstable = tsc_unstable();
     long reads = unstable ? FALLBACK_READS : NOHZ_READS;
+    span_ns = unstable ? 0 : SPAN_NS;
+    long long before = syscall_ns(CLOCK_MONOTONIC);
     long entries = entries_during(cpu, libc_reads, reads);
-    printf("# cpu %d, tsc %s: %ld reads through the C library entered the kernel %ld times; %d system calls %ld\n",
-           cpu, unstable ? "unstable" : "stable", reads, entries, FALLBACK_READS, control);
+    long long after = syscall_ns(CLOCK_MONOTONIC);
+    printf("# cpu %d, tsc %s: %ld reads or more through the C library over %lld ms entered the kernel %ld times "
+           "(%lu timer interrupts); %d system calls %ld\n", cpu, unstable ? "unstable" : "stable", reads,
+           (last_read - first_read) / 1000000, entries, timer_irqs_during, FALLBACK_READS, control);
     write_nohz(0, "0");
     CHECK(control >= FALLBACK_READS);     /* and a first touch of a page or two */
     CHECK(unstable ? entries >= reads : entries == 0);
+    CHECK(went_back == 0 && before <= first_read && last_read <= after);
     return 1;
 }
 
