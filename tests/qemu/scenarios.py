@@ -785,9 +785,11 @@ SCENARIOS = [
     # SIGSEGV, a fork keeps it unmapped, an exec maps it again; written,
     # only the writer's copy changes. With tsc=unstable every read is a
     # system call. Passes on the Linux host too ("host-vdso" in tests/run).
-    _program("vdso", "vdso"),
-    _program("vdso-glibc", "vdso", "glibc"),
-    dict(_program("vdso-tsc-unstable", "vdso"), append="tsc=unstable"),
+    # Both libcs in one boot, to save make test a boot.
+    {"name": "vdso", "smp": 2, "timeout": 120,
+     "add": ["build/tests-user/vdso.musl:/bin/vdso-test", "build/tests-user/vdso.glibc:/bin/vdso-glibc-test"],
+     "command": "vdso-test && vdso-glibc-test"},
+    dict(_program("vdso-tsc-unstable", "vdso", "glibc"), append="tsc=unstable"),
     # futex(2) alone and with fork, vfork and signals: every operation's
     # errors, timeouts and clocks, EINTR and restarts, keys after fork,
     # WAKE_OP on the word, the PI protocol in the word, the robust-list walk

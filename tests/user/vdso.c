@@ -12,8 +12,8 @@
  * changes). On nohzk also: a nohz task reading the clock a million times
  * enters the kernel 0 times (counted in /proc/tick's decisions), and with
  * the TSC unstable (tsc=unstable) every read is a system call.
- * Runs on the Linux host (host-vdso.*) and on nohzk (scenarios vdso,
- * vdso-glibc, vdso-tsc-unstable). */
+ * Runs on the Linux host (host-vdso.*) and on nohzk (scenario vdso, both
+ * libcs in one boot, and vdso-tsc-unstable, glibc). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
@@ -38,7 +38,7 @@
 #include "../../user/lib/pin.h"
 
 #define NS_PER_SECOND 1000000000ll
-#define READS_PER_CPU 100000
+#define READS_PER_CPU 20000
 #define NOHZ_READS 1000000
 #define FALLBACK_READS 1000
 #define SPAN_NS (2 * NS_PER_SECOND)
