@@ -124,12 +124,26 @@ static void *vdso_symbol(const char *name, const char *version, int *gnu_hash)
     return NULL;
 }
 
-/* The ELF image's first PT_LOAD: where it is and how long. */
+/* Where the vDSO is mapped and how long: its line in /proc/self/maps
+ * where there is one (Linux refuses to split its mapping: EINVAL), else
+ * (nohzk) its first PT_LOAD. */
 static int vdso_extent(uintptr_t *start, size_t *length)
 {
     const Elf64_Ehdr *header = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
     if (!header)
         return 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    unsigned long from, to;
+    while (maps && fgets(line, sizeof(line), maps))
+        if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &from, &to) == 2 && from == (uintptr_t)header) {
+            fclose(maps);
+            *start = from;
+            *length = to - from;
+            return 1;
+        }
+    if (maps)
+        fclose(maps);
     const Elf64_Phdr *phdr = (const Elf64_Phdr *)((const char *)header + header->e_phoff);
     for (int i = 0; i < header->e_phnum; i++)
         if (phdr[i].p_type == PT_LOAD) {
@@ -461,7 +475,15 @@ static int unmap_vdso(void)
 {
     uintptr_t start;
     size_t length;
-    return vdso_extent(&start, &length) && munmap((void *)start, length) == 0;
+    if (!vdso_extent(&start, &length)) {
+        printf("# no PT_LOAD in the vDSO at %#lx\n", getauxval(AT_SYSINFO_EHDR));
+        return 0;
+    }
+    if (munmap((void *)start, length) != 0) {
+        printf("# munmap(%#lx, %zu): errno %d\n", (unsigned long)start, length, errno);
+        return 0;
+    }
+    return 1;
 }
 
 static void time_after_unmap(void)
