@@ -10,7 +10,8 @@
  * writes the page and needs nothing written: the conversion holds for as
  * long as the TSC does. Once the TSC watchdog marks it unstable,
  * use_syscall sends the vDSO to the system call, which then reads the
- * clocksource, never below the last TSC reading (no step back). Left out:
+ * clocksource, never below the last TSC reading (no step back) unless
+ * that was more than a millisecond ahead. Left out:
  * NTP (adjtimex) and a wall clock: REALTIME is MONOTONIC here. */
 #include "kernel/time/vdso_clock.h"
 
@@ -28,6 +29,7 @@
 #define STEER_MAX_PPM       500
 #define STEER_MAX_SKEW_NS   20000ul     /* the clocksource reads around the TSC this close, or no steering */
 #define CONVERSION_SHIFT    32
+#define FALLBACK_MAX_AHEAD_NS 1000000ul     /* 1 ms: far more than steering leaves */
 
 static uint64_t data_page;
 static struct vdso_data *data;
@@ -104,6 +106,16 @@ static void steer(const struct tsc_reading *reading)
     data->mult = (uint64_t)scaled(rate_mult, correction, STEER_INTERVAL_NS);
 }
 
+/* The floor under the clocksource once the TSC is given up: the TSC
+ * clock's last reading, unless that is further ahead than the steering
+ * could ever leave it (the TSC that was just found unstable may have
+ * jumped): then the clocksource, and the clock steps back. */
+static uint64_t fallback_floor(uint64_t tsc_now)
+{
+    uint64_t source = clock_now();
+    return tsc_now > source && tsc_now - source <= FALLBACK_MAX_AHEAD_NS ? tsc_now : source;
+}
+
 /* Odd seq while writing: the reads of the vDSO and the system calls retry.
  * The new base TSC is read after seq went odd, so no reader finished with
  * the old conversion at a later TSC. */
@@ -115,7 +127,7 @@ static void write_data(const struct tsc_reading *reading, bool stop_tsc)
     uint64_t tsc = vdso_rdtsc_ordered();
     uint64_t now = vdso_data_ns_at(data, tsc);
     if (stop_tsc) {
-        fallback_floor_ns = now;
+        fallback_floor_ns = fallback_floor(now);
         data->use_syscall = 1;
     } else {
         steer(reading);
