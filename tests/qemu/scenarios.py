@@ -788,10 +788,12 @@ SCENARIOS = [
     # SIGSEGV, a fork keeps it unmapped, an exec maps it again; written,
     # only the writer's copy changes. With tsc=unstable every read is a
     # system call. Passes on the Linux host too ("host-vdso" in tests/run).
-    # Both libcs in one boot, to save make test a boot.
-    {"name": "vdso", "smp": 2, "timeout": 120,
-     "add": ["build/tests-user/vdso.musl:/bin/vdso-test", "build/tests-user/vdso.glibc:/bin/vdso-glibc-test"],
-     "command": "vdso-test && vdso-glibc-test"},
+    # musl, static glibc and dynamic glibc (Debian's loader) in one boot,
+    # to save make test two boots.
+    {"name": "vdso", "smp": 2, "timeout": 150, "debian": True,
+     "add": ["build/tests-user/vdso.musl:/bin/vdso-test", "build/tests-user/vdso.glibc:/bin/vdso-glibc-test",
+             "build/tests-user/vdso.dyn:/bin/vdso-dyn-test"],
+     "command": "vdso-test && vdso-glibc-test && vdso-dyn-test"},
     dict(_program("vdso-tsc-unstable", "vdso", "glibc"), append="tsc=unstable"),
     # futex(2) alone and with fork, vfork and signals: every operation's
     # errors, timeouts and clocks, EINTR and restarts, keys after fork,

@@ -12,8 +12,10 @@
  * changes). On nohzk also: a nohz task reading the clock a million times
  * enters the kernel 0 times (counted in /proc/tick's decisions), and with
  * the TSC unstable (tsc=unstable) every read is a system call.
- * Runs on the Linux host (host-vdso.*) and on nohzk (scenario vdso, both
- * libcs in one boot, and vdso-tsc-unstable, glibc). */
+ * Runs on the Linux host (host-vdso.*) and on nohzk (scenario vdso: musl,
+ * static glibc and a PIE started by Debian's dynamic loader (the
+ * DYNAMIC_BUILD variant, build/tests-user/vdso.dyn) in one boot; and
+ * vdso-tsc-unstable, static glibc). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
