@@ -14,13 +14,13 @@
 #define CLOCK_SGI_CYCLE 10  /* a number Linux keeps unused */
 #define CLOCK_REALTIME_COARSE 5
 #define CLOCK_MONOTONIC_COARSE 6
-#define CLOCK_TAI 11
+#define CLOCK_TAI 11        /* TAI: boot time too (no leap seconds to add) */
 
 /* A clockid_t is an int: a negative id (a CPU clock of a pid, left out)
  * is out of range. */
 SYSCALL_DEFINE2(clock_gettime, int, clock, void *, user_time)
 {
-    if (clock < 0 || (clock > 7 && clock != CLOCK_TAI))
+    if ((clock < 0 || clock > 7) && clock != CLOCK_TAI)
         return -EINVAL;
     /* every clock is "since boot" here */
     uint64_t now = vdso_clock_ns(clock == CLOCK_REALTIME_COARSE || clock == CLOCK_MONOTONIC_COARSE);

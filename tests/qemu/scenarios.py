@@ -123,6 +123,15 @@ def _program(name, program, libc="musl"):
             "command": "%s-test" % program}
 
 
+def _startup_programs(name, libc, append):
+    """sysfs, mempolicy and cpu_latency of tests/user/ in one boot, each
+    must exit 0."""
+    programs = ["sysfs", "mempolicy", "cpu_latency"]
+    return {"name": name, "smp": 2, "timeout": 120, "append": append,
+            "add": ["build/tests-user/%s.%s:/bin/%s-test" % (p, libc, p) for p in programs],
+            "command": " && ".join("%s-test" % p for p in programs)}
+
+
 def _compare_linux_alone(text):
     """tools/measure/compare-linux's table, column alone (witness counts of CPU 3):
     nohzk's task policy takes nothing, Linux without isolation ticks (the
@@ -371,7 +380,7 @@ SCENARIOS = [
                       _osnoise_json(True, 0, r"[1-9]\d*") + _osnoise_nothing,
                       _osnoise_json(False, 0, 0) + r'.*"interrupts_total": \d+, "interrupts": '
                       r'\{"LOC": ([5-9]\d|\d{3,}), "RES": \d+, "CAL": \d+, "NHZ": 0\b',
-                      r"^osnoise: --nohz: cannot write 1 to /proc/self/nohz: .*busy", r"^refused=1$"]},
+                      r"^osnoise: --nohz: cannot write 1 to /proc/thread-self/nohz: .*busy", r"^refused=1$"]},
     # Signals: a static musl program checks Linux's behaviour (it passes on
     # the Linux host too: see "host-signals" in tests/run), the shell's
     # job control and pipelines use them, and Ctrl-C on the console
@@ -727,6 +736,13 @@ SCENARIOS = [
     # not the zero page (tests/user/proc_rss.c; a range on the host).
     _program("proc-rss", "proc_rss"),
     _program("proc-rss-glibc", "proc_rss", "glibc"),
+    # What rt-tests and libnuma read at start-up, one boot per libc for the
+    # three programs (make test's time): /sys's CPU and node files and
+    # Mems_allowed, /sys refusing every change (tests/user/sysfs.c), the
+    # memory policy calls on one node (mempolicy.c), /dev/cpu_dma_latency
+    # (cpu_latency.c). The musl boot has nohz_full=1 for sysfs's list.
+    _startup_programs("rt-startup", "musl", "nohz_full=1"),
+    _startup_programs("rt-startup-glibc", "glibc", ""),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
@@ -948,9 +964,10 @@ SCENARIOS = [
               "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",
-                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime present and positive$",
-                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime present and "
-                      r"positive$"],
+                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime thread "
+                      r"futex_cpu0_cpu1 present and positive$",
+                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime "
+                      r"thread futex_cpu0_cpu1 present and positive$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
 
