@@ -1,9 +1,10 @@
 /* spin SECONDS [--nohz] [--syscall-every N] [--fault-every N] [--mark]
  *
  * A pure user-space loop for SECONDS seconds: the task the nohz model is
- * about. It reads the clock (clock_gettime, a real system call here: there
- * is no vDSO) only every CLOCK_CHECK_EVERY iterations, so that without
- * options it stays in user mode almost all the time.
+ * about. It reads the clock (clock_gettime, which the vDSO answers in user
+ * mode; a system call with tsc=unstable) every CLOCK_CHECK_EVERY
+ * iterations, so that without options it never leaves user mode: its
+ * "syscalls" are only the getcpu() system calls of --syscall-every.
  *
  *   --nohz              write 1 to /proc/self/nohz first; fail (status 1)
  *                       with the reason if the kernel refuses

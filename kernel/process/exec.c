@@ -33,6 +33,7 @@
 #include "kernel/trace/trace.h"
 #include "kernel/process/script.h"
 #include "kernel/process/user_stack.h"
+#include "kernel/process/vdso.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
@@ -214,6 +215,7 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
     uint32_t a, b, c, d;
     cpuid(1, 0, &a, &b, &c, &d);
     const struct auxv_entry auxv[] = {
+        { AT_SYSINFO_EHDR, VDSO_IMAGE_ADDRESS },
         { AT_HWCAP, d },          { AT_PAGESZ, PAGE_SIZE },     { AT_CLKTCK, 100 },
         { AT_PHDR, elf->phdr },   { AT_PHENT, elf->phentsize }, { AT_PHNUM, elf->phnum },
         { AT_BASE, interpreter_base }, { AT_FLAGS, 0 },         { AT_ENTRY, elf->entry },
@@ -420,6 +422,8 @@ long process_execve(const char *path, const char *const *argv, const char *const
         error = map_segments(space, &elf, exe.file, &highest);
     if (!error && elf.has_interp)
         error = map_segments(space, interp_elf, interp.file, &interp_highest);
+    if (!error)
+        error = vdso_map(space);
     if (!error)
         error = build_stack(space, &elf, elf.has_interp ? interp_elf->load_bias : 0, execfn, argv, envp,
                             &start->stack_pointer, &stack_floor);

@@ -805,6 +805,20 @@ SCENARIOS = [
     # sched_{get,set}affinity() find it until it is reaped, as on Linux.
     _program("zombies", "zombies"),
     _program("zombies-glibc", "zombies", "glibc"),
+    # The vDSO (docs/user-space.md, "The vDSO"): AT_SYSINFO_EHDR, the
+    # symbols at LINUX_2.6, each call between two system calls' answers,
+    # getcpu on each CPU, no reading behind another CPU's; a nohz task's
+    # million clock reads enter the kernel 0 times; unmapped it is
+    # SIGSEGV, a fork keeps it unmapped, an exec maps it again; written,
+    # only the writer's copy changes. With tsc=unstable every read is a
+    # system call. Passes on the Linux host too ("host-vdso" in tests/run).
+    # musl, static glibc and dynamic glibc (Debian's loader) in one boot,
+    # to save make test two boots.
+    {"name": "vdso", "smp": 2, "timeout": 150, "debian": True,
+     "add": ["build/tests-user/vdso.musl:/bin/vdso-test", "build/tests-user/vdso.glibc:/bin/vdso-glibc-test",
+             "build/tests-user/vdso.dyn:/bin/vdso-dyn-test"],
+     "command": "vdso-test && vdso-glibc-test && vdso-dyn-test"},
+    dict(_program("vdso-tsc-unstable", "vdso", "glibc"), append="tsc=unstable"),
     # futex(2) alone and with fork, vfork and signals: every operation's
     # errors, timeouts and clocks, EINTR and restarts, keys after fork,
     # WAKE_OP on the word, the PI protocol in the word, the robust-list walk
@@ -979,10 +993,10 @@ SCENARIOS = [
               "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",
-                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread futex_cpu0_cpu1 "
-                      r"present and positive$",
-                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread "
-                      r"futex_cpu0_cpu1 present and positive$"],
+                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime thread "
+                      r"futex_cpu0_cpu1 present and positive$",
+                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime "
+                      r"thread futex_cpu0_cpu1 present and positive$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
 
