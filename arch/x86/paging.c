@@ -389,15 +389,17 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
         if (next > end)
             next = end;
         uint64_t *entry = &table[table_index(address, level)];
-        if (!(*entry & PTE_PRESENT))
-            return -ENOMEM;
+        if (!(*entry & PTE_PRESENT)) {
+            address = next;     /* not touched yet: the region's rights apply at the fault */
+            continue;
+        }
         if (level > 1) {
             int error = protect_in_table(table_at(*entry), level - 1, address, next, flags, current, changed);
             if (error)
                 return error;
         } else {
             uint64_t old = *entry;
-            *entry = (old & ~(PTE_WRITE | PTE_NX | PTE_COW)) | rights_for(old, flags);
+            *entry = (old & ~(PTE_WRITE | PTE_NX | PTE_COW | PTE_USER)) | rights_for(old, flags);
             *changed += *entry != old;
             if (current && *entry != old)
                 invlpg(address);
@@ -410,7 +412,7 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
 int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags, unsigned long *changed)
 {
     ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
-    return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX), is_current(root),
+    return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX | PTE_USER), is_current(root),
                             changed);
 }
 

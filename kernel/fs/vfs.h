@@ -136,6 +136,7 @@ int vfs_lookup_directory(struct inode *start, const char *path, struct inode **o
 long vfs_getcwd(struct inode *cwd, char *buffer, size_t size); /* length with the NUL, or -ERANGE */
 /* The absolute path of any inode, as vfs_getcwd: -ENOENT once unlinked. */
 long vfs_inode_path(struct inode *inode, char *buffer, size_t size);
+long vfs_file_path(struct file *file, char *buffer, size_t size);   /* of an open file's inode, as above */
 
 /* File descriptor tables. */
 struct fd_table *fd_table_create(void);

@@ -86,6 +86,7 @@ struct address_space *address_space_create(void)
         kfree(space);
         return 0;
     }
+    regions_init(&space->regions);
     return space;
 }
 
@@ -110,6 +111,10 @@ struct address_space *address_space_clone(struct address_space *from)
         address_space_destroy(space);
         return 0;
     }
+    if (regions_copy(&space->regions, &from->regions) < 0) {
+        address_space_destroy(space);
+        return 0;
+    }
     space->mapped_pages = from->mapped_pages;       /* every page is shared */
     space->zero_pages = from->zero_pages;
     return space;
@@ -125,6 +130,7 @@ void address_space_destroy(struct address_space *space)
         cpumask_clear(&others, this_cpu_id());
     } while (!cpumask_empty(&others));
     user_tables_free(space->root_phys);
+    regions_free(&space->regions);
     kfree(space);
 }
 

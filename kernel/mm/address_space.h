@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kernel/lib/cpumask.h"
+#include "kernel/mm/region.h"
 
 struct address_space {
     uint64_t root_phys;         /* the PML4 */
@@ -25,6 +26,9 @@ struct address_space {
      * not resident): /proc/PID's VmSize and VmRSS. Changed by the owner
      * only, read by anyone without a lock (a moment old). */
     unsigned long mapped_pages, zero_pages;
+    /* What is mapped where (kernel/mm/region.c); the threads share it
+     * with the tables, a fork copies it. */
+    struct region_list regions;
 };
 
 struct address_space *address_space_create(void);     /* empty; NULL if out of memory */
