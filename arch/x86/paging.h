@@ -25,6 +25,7 @@
 #define PTE_HUGE     (1ul << 7)
 #define PTE_GLOBAL   (1ul << 8)
 #define PTE_COW      (1ul << 9)     /* ignored by the CPU: writable once copied (a fork shares it) */
+#define PTE_SHARED   (1ul << 10)    /* ignored by the CPU: MAP_SHARED, a fork shares it writable, never copied */
 #define PTE_NX       (1ul << 63)
 #define PTE_ADDRESS  0x000ffffffffff000ul
 

@@ -94,6 +94,7 @@ struct file *vfs_open(const char *path, int flags, uint32_t mode, long *error);
 long vfs_read(struct file *file, void *buffer, size_t count);
 void vfs_close(struct file *file); /* drops one reference */
 long vfs_file_size(struct file *file);
+bool vfs_is_dev_zero(struct file *file);   /* its MAP_SHARED mapping is anonymous */
 bool vfs_is_executable(struct file *file);
 /* The physical page that holds bytes [index * 4096, + 4096) of a regular
  * file of the tree, with a holder taken for the caller (page_put), or 0

@@ -277,6 +277,12 @@ int address_space_write_fault(struct address_space *space, uint64_t address)
     return 0;
 }
 
+uint64_t address_space_shared_address(struct address_space *space, uint64_t address)
+{
+    uint64_t entry = address_space_lookup(space, address, false);
+    return entry & PTE_SHARED ? (entry & PTE_ADDRESS) | (address & (PAGE_SIZE - 1)) : 0;
+}
+
 uint64_t address_space_next_cow(struct address_space *space, uint64_t from)
 {
     uint64_t irq = space_lock(space);

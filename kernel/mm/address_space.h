@@ -61,6 +61,9 @@ int address_space_write_fault(struct address_space *space, uint64_t address);
  * user_tables_unmap_range() and user_tables_protect_range(). */
 void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end);
 int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags);
+/* The physical address behind address if its page is MAP_SHARED memory
+ * (PTE_SHARED), else 0: a shared futex's key there (kernel/process/futex.c). */
+uint64_t address_space_shared_address(struct address_space *space, uint64_t address);
 /* The first page at or above from that is copy-on-write (shared, or the
  * zero page), UINT64_MAX if none: what a write would still copy. */
 uint64_t address_space_next_cow(struct address_space *space, uint64_t from);

@@ -110,9 +110,11 @@ SYSCALL_DEFINE1(brk, uint64_t, address)
         }
         regions_merge(regions);
     } else if (new_end < old_end) {
-        if (regions_remove(regions, new_end, old_end) < 0)
+        struct region_spares spares;
+        if (regions_remove_prepare(&spares) < 0)
             return (long)process->brk;
         address_space_unmap_range(process->memory, new_end, old_end);
+        regions_remove(regions, new_end, old_end, &spares);
     }
     process->brk = address;
     return (long)address;
@@ -159,11 +161,20 @@ struct region_name *region_name_of_file(struct file *file)
 
 /* The pages of a new mapping of [address, + length): none for PROT_NONE
  * (the region faults), the zero page until written for anonymous memory
- * (docs/fork.md, "Lazy zeroing"), a copy of the file's bytes for a file. */
+ * (docs/fork.md, "Lazy zeroing"), a copy of the file's bytes for a file;
+ * shared anonymous memory gets zeroed pages of its own at once, marked
+ * PTE_SHARED, which fork shares writable and never copies. */
 static long populate(struct process *process, uint64_t address, uint64_t length, uint64_t prot, struct file *file,
-                     uint64_t offset)
+                     uint64_t offset, bool shared)
 {
     uint64_t flags = region_page_flags((uint32_t)prot);
+    if (shared) {   /* its own zeroed pages now, whatever prot: a fork shares these very pages */
+        long error = map_pages(process->memory, address, address + length, false,
+                               PTE_USER | PTE_WRITE | PTE_NX | PTE_SHARED);
+        if (!error)
+            address_space_protect_range(process->memory, address, address + length, flags);
+        return error;
+    }
     if (!(flags & PTE_USER) && !file)
         return 0;
     long error = map_pages(process->memory, address, address + length, !file && !process->lock_future,
@@ -179,13 +190,13 @@ static long populate(struct process *process, uint64_t address, uint64_t length,
 }
 
 /* Where a mapping goes without MAP_FIXED: at the hint if it is free
- * there (Linux's rule), else the lowest gap of mmap's area, bottom-up
- * from MMAP_BASE (docs/memory.md, section 8). */
+ * there (Linux's rule), else the next gap of mmap's area, bottom-up from
+ * MMAP_BASE, next fit (docs/memory.md, section 6). */
 static long mmap_region(struct process *process, uint64_t address, uint64_t length, uint64_t prot, uint64_t flags,
                         struct region_name *name, uint64_t offset)
 {
     struct region_list *regions = &process->memory->regions;
-    uint32_t kind = name ? REGION_FILE : 0;
+    uint32_t kind = (name ? REGION_FILE : 0) | (flags & MAP_SHARED ? REGION_SHARED : 0);
     uint32_t rights = (uint32_t)(prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
     if (flags & MAP_FIXED_NOREPLACE && !regions_range_free(regions, address, address + length))
         return -EEXIST;
@@ -199,7 +210,10 @@ static long mmap_region(struct process *process, uint64_t address, uint64_t leng
     uint64_t hint = page_up(address);
     if (hint < MMAP_MIN_ADDRESS || hint > TASK_SIZE - length)
         hint = 0;
-    return regions_insert_anywhere(regions, hint, length, MMAP_BASE, MMAP_END, rights, kind, offset, name);
+    long start = regions_insert_anywhere(regions, hint, length, MMAP_BASE, MMAP_END, rights, kind, offset, name);
+    if (start >= 0)     /* a page a sibling's fault put there during its munmap: not ours */
+        address_space_unmap_range(process->memory, (uint64_t)start, (uint64_t)start + length);
+    return start;
 }
 
 SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint64_t, flags, int64_t, fd,
@@ -212,8 +226,6 @@ SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint6
         return -EINVAL;
     if (length > MMAP_LENGTH_MAX)
         return -ENOMEM;     /* more than memory could hold: see the check below */
-    if (flags & MAP_SHARED)
-        return -ENOSYS;     /* shared mappings were left out: fork copies every page */
     length = page_up(length);
     if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
         if (address > TASK_SIZE - length)
@@ -229,17 +241,25 @@ SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint6
      * pages of a MAP_FIXED go, as Linux leaves them when it refuses: a
      * fuzz worker lost its malloc heap to a 4 GiB one. PROT_NONE takes
      * nothing until an mprotect opens it. */
-    bool anonymous = flags & MAP_ANONYMOUS;
-    if ((!anonymous || prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) && length / PAGE_SIZE > page_free_count())
+    bool anonymous = flags & MAP_ANONYMOUS, shared = flags & MAP_SHARED;
+    if ((!anonymous || shared || prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) &&
+        length / PAGE_SIZE > page_free_count())
         return -ENOMEM;
     struct file *file = anonymous ? 0 : fd_get(process->files, (int)fd);
     if (!anonymous && !file)
         return -EBADF;
+    if (file && shared && vfs_is_dev_zero(file)) {  /* shared anonymous memory, as on Linux */
+        vfs_close(file);
+        file = 0;
+    } else if (file && shared) {
+        vfs_close(file);
+        return -ENOSYS;     /* shared file mappings are left out (docs/memory.md, section 6) */
+    }
     struct region_name *name = file ? region_name_of_file(file) : 0;
     long result = file && !name ? -ENOMEM : mmap_region(process, address, length, prot, flags, name, offset);
     region_name_put(name);      /* the regions hold theirs */
     if (result >= 0) {
-        long error = populate(process, (uint64_t)result, length, prot, file, offset);
+        long error = populate(process, (uint64_t)result, length, prot, file, offset, shared);
         if (error < 0) {
             regions_forget(&process->memory->regions, (uint64_t)result, (uint64_t)result + length);
             result = error;
@@ -262,10 +282,12 @@ SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
     if (length == 0)
         return -EINVAL;
     struct address_space *space = current_process()->memory;
-    int error = regions_remove(&space->regions, address, address + length);
+    struct region_spares spares;
+    int error = regions_remove_prepare(&spares);
     if (error)
         return error;
-    address_space_unmap_range(space, address, address + length);
+    address_space_unmap_range(space, address, address + length);      /* first: see regions_remove */
+    regions_remove(&space->regions, address, address + length, &spares);
     return 0;
 }
 
@@ -297,4 +319,78 @@ SYSCALL_DEFINE3(mprotect, uint64_t, address, uint64_t, length, uint64_t, prot)
     if (changed_end > address)
         address_space_protect_range(space, address, changed_end, region_page_flags(rights));
     return error;
+}
+
+/* madvise: Linux's advice values and checks (6.1's do_madvise). Only
+ * MADV_DONTNEED and MADV_FREE act: a private anonymous region's pages go,
+ * and its next touch sees zeros (region_fault_in); a shared region keeps
+ * its contents, and a private file region keeps its copy (Linux would
+ * read the file again: left out, docs/memory.md, section 6). The rest is
+ * accepted and changes nothing (nohzk never pages out, has no huge pages
+ * and no core dumps). MADV_REMOVE and the poisoning ones are EINVAL.
+ * Unmapped parts: ENOMEM once the mapped ones are done. */
+#define MADV_DONTNEED 4
+#define MADV_FREE     8
+#define MADV_REMOVE   9
+
+static bool advice_known(int advice)
+{
+    return (advice >= 0 && advice <= 4) || advice == MADV_FREE || (advice >= 10 && advice <= 24);
+}
+
+SYSCALL_DEFINE3(madvise, uint64_t, address, uint64_t, length, int, advice)
+{
+    if (!advice_known(advice) || address % PAGE_SIZE)
+        return -EINVAL;
+    uint64_t end = address + page_up(length);
+    if ((length && end == address) || end < address)
+        return -EINVAL;
+    if (end == address)
+        return 0;
+    struct address_space *space = current_process()->memory;
+    long error = 0;
+    uint64_t cursor = address;
+    struct region region;
+    while (cursor < end && region_next(&space->regions, cursor, &region) && region.start < end) {
+        if (region.start > cursor)
+            error = -ENOMEM;
+        uint64_t from = region.start > cursor ? region.start : cursor;
+        uint64_t to = region.end < end ? region.end : end;
+        if (advice == MADV_FREE && region.kind & (REGION_SHARED | REGION_FILE))
+            return -EINVAL;     /* Linux: only private anonymous memory */
+        if ((advice == MADV_DONTNEED || advice == MADV_FREE) && !(region.kind & (REGION_SHARED | REGION_FILE)))
+            address_space_unmap_range(space, from, to);
+        cursor = region.end;
+    }
+    return cursor < end ? -ENOMEM : error;
+}
+
+/* msync: nothing to write back (no shared file mapping), so Linux's
+ * checks alone (6.1's sys_msync): unknown flags, an unaligned address,
+ * MS_ASYNC with MS_SYNC: EINVAL; a wrap, or a hole: ENOMEM (MS_SYNC alone
+ * stops at the first). */
+#define MS_ASYNC      1
+#define MS_INVALIDATE 2
+#define MS_SYNC       4
+
+SYSCALL_DEFINE3(msync, uint64_t, address, uint64_t, length, int, flags)
+{
+    if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC) || address % PAGE_SIZE ||
+        ((flags & MS_ASYNC) && (flags & MS_SYNC)))
+        return -EINVAL;
+    uint64_t end = address + page_up(length);
+    if (end < address)
+        return -ENOMEM;
+    long unmapped = 0;
+    struct region region;
+    for (uint64_t cursor = address; cursor < end; cursor = region.end) {
+        if (!region_next(&current_process()->memory->regions, cursor, &region) || region.start >= end)
+            return -ENOMEM;
+        if (region.start > cursor) {
+            if (flags == MS_SYNC)
+                return -ENOMEM;
+            unmapped = -ENOMEM;
+        }
+    }
+    return unmapped;
 }

@@ -1,4 +1,4 @@
-/* Memory regions: see kernel/mm/region.h and docs/memory.md, section 8.
+/* Memory regions: see kernel/mm/region.h and docs/memory.md, section 6.
  *
  * A sorted singly linked list: a process has tens of regions, and a walk
  * is cheaper to read than a tree. Every change allocates what its splits
@@ -15,13 +15,7 @@
 #include "kernel/mm/stack_limit.h"
 #include "kernel/process/process.h"
 
-/* Spare regions taken before the lock, for the splits of one change. */
-struct spares {
-    struct region *region[3];
-    unsigned count;
-};
-
-static bool spares_get(struct spares *spares, unsigned count)
+static bool spares_get(struct region_spares *spares, unsigned count)
 {
     spares->count = 0;
     for (unsigned i = 0; i < count; i++) {
@@ -37,12 +31,12 @@ static bool spares_get(struct spares *spares, unsigned count)
     return true;
 }
 
-static struct region *spare_take(struct spares *spares)
+static struct region *spare_take(struct region_spares *spares)
 {
     return spares->region[--spares->count];
 }
 
-static void spares_put(struct spares *spares)
+static void spares_put(struct region_spares *spares)
 {
     while (spares->count)
         kfree(spare_take(spares));
@@ -82,6 +76,7 @@ static void region_free(struct region *region)
 void regions_init(struct region_list *list)
 {
     list->first = 0;
+    list->next_fit = 0;
     spin_lock_init(&list->lock, "regions");
 }
 
@@ -103,6 +98,7 @@ int regions_copy(struct region_list *to, struct region_list *from)
     struct region **tail = &to->first;
     int error = 0;
     spin_lock(&from->lock);
+    to->next_fit = from->next_fit;
     for (struct region *region = from->first; region; region = region->next) {
         struct region *copy = kmalloc(sizeof(*copy));
         if (!copy) {
@@ -135,6 +131,22 @@ bool region_find(struct region_list *list, uint64_t address, struct region *out)
     return found;
 }
 
+bool region_next(struct region_list *list, uint64_t address, struct region *out)
+{
+    bool found = false;
+    spin_lock(&list->lock);
+    for (struct region *region = list->first; region; region = region->next) {
+        if (region->end > address) {
+            *out = *region;
+            out->next = 0;
+            found = true;
+            break;
+        }
+    }
+    spin_unlock(&list->lock);
+    return found;
+}
+
 static bool range_free_locked(struct region_list *list, uint64_t start, uint64_t end)
 {
     for (struct region *region = list->first; region && region->start < end; region = region->next) {
@@ -154,7 +166,7 @@ bool regions_range_free(struct region_list *list, uint64_t start, uint64_t end)
 
 /* The region holding address inside it (not at its start) becomes two,
  * the second from a spare. */
-static void split_at(struct region_list *list, uint64_t address, struct spares *spares)
+static void split_at(struct region_list *list, uint64_t address, struct region_spares *spares)
 {
     for (struct region *region = list->first; region && region->start < address; region = region->next) {
         if (address < region->end) {
@@ -195,7 +207,7 @@ static void merge_all(struct region_list *list)
 
 /* Take [start, end) out of the list: the regions there are whole after
  * the two splits. */
-static void remove_locked(struct region_list *list, uint64_t start, uint64_t end, struct spares *spares)
+static void remove_locked(struct region_list *list, uint64_t start, uint64_t end, struct region_spares *spares)
 {
     split_at(list, start, spares);
     split_at(list, end, spares);
@@ -242,7 +254,7 @@ static void region_fill(struct region *region, uint64_t start, uint64_t end, uin
 int regions_insert(struct region_list *list, uint64_t start, uint64_t end, uint32_t prot, uint32_t kind,
                    uint64_t offset, struct region_name *name)
 {
-    struct spares spares;
+    struct region_spares spares;
     if (!spares_get(&spares, 3))
         return -ENOMEM;
     struct region *fresh = spare_take(&spares);
@@ -273,12 +285,17 @@ long regions_insert_anywhere(struct region_list *list, uint64_t hint, uint64_t l
                              uint64_t high, uint32_t prot, uint32_t kind, uint64_t offset,
                              struct region_name *name)
 {
-    struct spares spares;
+    struct region_spares spares;
     if (!spares_get(&spares, 1))
         return -ENOMEM;
     struct region *fresh = spare_take(&spares);
     spin_lock(&list->lock);
-    uint64_t start = hint && range_free_locked(list, hint, hint + length) ? hint : lowest_gap(list, length, low, high);
+    uint64_t from = list->next_fit > low && list->next_fit < high ? list->next_fit : low;
+    uint64_t start = hint && range_free_locked(list, hint, hint + length) ? hint : lowest_gap(list, length, from, high);
+    if (!start && from != low)
+        start = lowest_gap(list, length, low, high);
+    if (start && start != hint)
+        list->next_fit = start + length;
     if (start) {
         region_fill(fresh, start, start + length, prot, kind, offset, name);
         insert_locked(list, fresh);
@@ -291,16 +308,17 @@ long regions_insert_anywhere(struct region_list *list, uint64_t hint, uint64_t l
     return (long)start;
 }
 
-int regions_remove(struct region_list *list, uint64_t start, uint64_t end)
+int regions_remove_prepare(struct region_spares *spares)
 {
-    struct spares spares;
-    if (!spares_get(&spares, 2))
-        return -ENOMEM;
+    return spares_get(spares, 2) ? 0 : -ENOMEM;
+}
+
+void regions_remove(struct region_list *list, uint64_t start, uint64_t end, struct region_spares *spares)
+{
     spin_lock(&list->lock);
-    remove_locked(list, start, end, &spares);
+    remove_locked(list, start, end, spares);
     spin_unlock(&list->lock);
-    spares_put(&spares);
-    return 0;
+    spares_put(spares);
 }
 
 /* Undo a failed mmap or brk: its region was inserted whole, so nothing
@@ -309,7 +327,7 @@ int regions_remove(struct region_list *list, uint64_t start, uint64_t end)
  * anonymous one faults zeros in.) */
 void regions_forget(struct region_list *list, uint64_t start, uint64_t end)
 {
-    struct spares none = { .count = 0 };
+    struct region_spares none = { .count = 0 };
     spin_lock(&list->lock);
     remove_locked(list, start, end, &none);
     spin_unlock(&list->lock);
@@ -332,7 +350,7 @@ static uint64_t mapped_run_end(struct region_list *list, uint64_t start, uint64_
 
 int regions_protect(struct region_list *list, uint64_t start, uint64_t end, uint32_t prot, uint64_t *changed_end)
 {
-    struct spares spares;
+    struct region_spares spares;
     *changed_end = start;
     if (!spares_get(&spares, 2))
         return -ENOMEM;

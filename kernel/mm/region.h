@@ -2,7 +2,7 @@
  * space, its range, rights, backing and sharing, sorted by address and
  * never overlapping. The page tables hold the pages; the regions say what
  * may be there, so a fault outside any region is the program's fault and
- * one inside finds what to map. See docs/memory.md, section 8. */
+ * one inside finds what to map. See docs/memory.md, section 6. */
 #ifndef KERNEL_MM_REGION_H
 #define KERNEL_MM_REGION_H
 
@@ -44,6 +44,7 @@ struct region {
 struct region_list {
     struct region *first;
     struct spinlock lock;
+    uint64_t next_fit;      /* where the last mapping placed anywhere ended */
 };
 
 struct address_space;
@@ -54,6 +55,8 @@ int regions_copy(struct region_list *to, struct region_list *from);    /* fork; 
 
 /* A copy of the region holding address; false if none. */
 bool region_find(struct region_list *list, uint64_t address, struct region *out);
+/* A copy of the first region that ends above address; false if none. */
+bool region_next(struct region_list *list, uint64_t address, struct region *out);
 /* Whether no region meets [start, end). */
 bool regions_range_free(struct region_list *list, uint64_t start, uint64_t end);
 
@@ -65,13 +68,23 @@ bool regions_range_free(struct region_list *list, uint64_t start, uint64_t end);
 int regions_insert(struct region_list *list, uint64_t start, uint64_t end, uint32_t prot, uint32_t kind,
                    uint64_t offset, struct region_name *name);
 /* As regions_insert, at a free range of length chosen under the same
- * lock: hint if free there, else the lowest gap in [low, high). The
- * address, or -ENOMEM. */
+ * lock: hint if free there, else the first gap at or above where the
+ * last one chosen so ended, within [low, high), else the lowest gap
+ * there (next fit: a range just unmapped is not handed out again at
+ * once). The address, or -ENOMEM. */
 long regions_insert_anywhere(struct region_list *list, uint64_t hint, uint64_t length, uint64_t low,
                              uint64_t high, uint32_t prot, uint32_t kind, uint64_t offset,
                              struct region_name *name);
-/* Forget [start, end); -ENOMEM (nothing changed) if a split finds no memory. */
-int regions_remove(struct region_list *list, uint64_t start, uint64_t end);
+/* Forget [start, end), in two steps: prepare takes the memory its splits
+ * may need (-ENOMEM, nothing changed), and remove cannot fail. munmap
+ * unmaps the pages between the two: until the regions go, no sibling
+ * thread's mmap can be given the range and see its pages vanish. */
+struct region_spares {
+    struct region *region[3];
+    unsigned count;
+};
+int regions_remove_prepare(struct region_spares *spares);
+void regions_remove(struct region_list *list, uint64_t start, uint64_t end, struct region_spares *spares);
 void regions_merge(struct region_list *list);
 /* Forget [start, end), just inserted whole by the caller (a failed mmap
  * or brk): needs no memory. */

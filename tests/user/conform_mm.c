@@ -149,18 +149,12 @@ static int mmap_shared_file(void)
     return 1;
 }
 
-/* A shared anonymous mapping is shared with a child after fork. nohzk
- * leaves shared mappings out and must say so (ENOSYS), never hand out a
- * private mapping that a program would wait on for ever. */
+/* A shared anonymous mapping is shared with a child after fork. */
 static int mmap_shared_anonymous_is_shared(void)
 {
     volatile char *address = (volatile char *)raw_mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
                                                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (address == MAP_FAILED) {
-        CHECK(errno == ENOSYS && conform_on_nohzk());
-        ktap_skip_reason = "nohzk differs: shared anonymous mappings are ENOSYS";
-        return 1;
-    }
+    CHECK(address != MAP_FAILED);
     pid_t child = fork();
     CHECK(child >= 0);
     if (child == 0) {

@@ -4,7 +4,7 @@
  * SEGV_ACCERR, outside every region SEGV_MAPERR), mprotect's ENOMEM over
  * a hole, fork's copy, and the races of a sibling thread. Runs on the
  * Linux host (host-regions.*) and on nohzk (scenarios regions,
- * regions-glibc); see docs/memory.md, section 8. */
+ * regions-glibc); see docs/memory.md, section 6. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,6 +24,9 @@
 #include "testlib.h"
 
 #define PAGE 4096ul
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_WAKE_PRIVATE (FUTEX_WAKE | 128)
 #define ANONYMOUS (MAP_PRIVATE | MAP_ANONYMOUS)
 
 static char maps[65536];
@@ -365,6 +368,180 @@ static int fork_copies_the_regions(void)
     return 1;
 }
 
+/* ---- MAP_SHARED anonymous memory ---- */
+
+static volatile char *shared_page;
+
+static void write_shared(void)
+{
+    shared_page[0] = 42;
+    shared_page[PAGE] = 43;
+}
+
+/* Shared with a child: its writes show in the parent and the parent's
+ * later writes in it, never copied; written both ways. */
+static int shared_anonymous_is_shared_across_fork(void)
+{
+    shared_page = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT(shared_page != MAP_FAILED);
+    EXPECT_REGION((char *)shared_page, (char *)shared_page, (char *)shared_page + 2 * PAGE, "rw-s");
+    shared_page[PAGE] = 1;      /* written before the fork too */
+    EXPECT(exited_with(status_of_child(write_shared), 0));
+    EXPECT_VALUE(shared_page[0], 42);
+    EXPECT_VALUE(shared_page[PAGE], 43);
+    EXPECT(exited_with(status_of_child(write_shared), 0));     /* and again, after a write of ours */
+    munmap((void *)shared_page, 2 * PAGE);
+    return 1;
+}
+
+static void open_and_write_shared(void)
+{
+    if (mprotect((void *)shared_page, PAGE, PROT_READ | PROT_WRITE))
+        _exit(1);
+    shared_page[0] = 7;
+    _exit(0);
+}
+
+/* Read-only or PROT_NONE for a while, then opened again: still the same
+ * pages, in a child that opens it too. */
+static int shared_anonymous_survives_mprotect(void)
+{
+    shared_page = mmap(NULL, PAGE, PROT_NONE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT(shared_page != MAP_FAILED);
+    EXPECT_VALUE(touch_result(shared_page, 0), TOUCH_ACCERR);
+    EXPECT(exited_with(status_of_child(open_and_write_shared), 0));
+    EXPECT_VALUE(mprotect((void *)shared_page, PAGE, PROT_READ), 0);
+    EXPECT_VALUE(shared_page[0], 7);
+    EXPECT_VALUE(touch_result(shared_page, 1), TOUCH_ACCERR);
+    munmap((void *)shared_page, PAGE);
+    return 1;
+}
+
+static void unmap_then_write_shared(void)
+{
+    shared_page[1] = 5;
+    munmap((void *)shared_page, PAGE);
+    _exit(0);
+}
+
+/* /dev/zero shared is shared anonymous memory; the parent's pages stay
+ * when the child unmaps its copy (freed only by the last holder). */
+static int shared_dev_zero_is_shared(void)
+{
+    int fd = open("/dev/zero", O_RDWR);
+    EXPECT(fd >= 0);
+    shared_page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    EXPECT(shared_page != MAP_FAILED);
+    EXPECT_VALUE(shared_page[1], 0);
+    EXPECT(exited_with(status_of_child(unmap_then_write_shared), 0));
+    EXPECT_VALUE(shared_page[1], 5);
+    munmap((void *)shared_page, PAGE);
+    return 1;
+}
+
+/* A futex in shared memory joins two processes: the child waits (no
+ * FUTEX_PRIVATE_FLAG), the parent wakes it; a private wake finds no one. */
+static volatile uint32_t *shared_word;
+
+static void wait_on_shared_word(void)
+{
+    shared_word[1] = 1;     /* about to wait */
+    while (shared_word[0] == 0)
+        syscall(SYS_futex, shared_word, FUTEX_WAIT, 0, NULL, NULL, 0);
+    _exit(0);
+}
+
+static int shared_futex_across_processes(void)
+{
+    shared_word = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT(shared_word != MAP_FAILED);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0)
+        wait_on_shared_word();
+    EXPECT(child > 0);
+    while (!shared_word[1])
+        sched_yield();
+    for (int i = 0; i < 50; i++)
+        sched_yield();      /* let it reach FUTEX_WAIT; a later wake is caught by the loop anyway */
+    EXPECT_VALUE(syscall(SYS_futex, shared_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0), 0);
+    shared_word[0] = 1;
+    long woken = 0;
+    for (int i = 0; i < 1000 && !woken; i++) {
+        woken = syscall(SYS_futex, shared_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+        if (!woken)
+            sched_yield();
+        if (waitpid(child, NULL, WNOHANG) == child) {
+            woken = -1;     /* it saw the word change before it slept */
+            break;
+        }
+    }
+    if (!woken)
+        kill_and_reap(child);   /* asleep where no wake reaches */
+    EXPECT(woken != 0);
+    if (woken > 0)
+        EXPECT(exited_with(wait_status(child), 0));
+    munmap((void *)shared_word, PAGE);
+    return 1;
+}
+
+/* ---- madvise and msync ---- */
+
+/* MADV_DONTNEED: private anonymous memory reads zeros at the next touch,
+ * shared memory keeps its contents; the region stays. */
+static int madvise_dontneed_zeroes_private_keeps_shared(void)
+{
+    char *private = map_pages(2, PROT_READ | PROT_WRITE);
+    char *shared = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT(private && shared != MAP_FAILED);
+    private[0] = 1, private[PAGE] = 2, shared[0] = 3;
+    EXPECT_VALUE(madvise(private, PAGE, MADV_DONTNEED), 0);
+    EXPECT_VALUE(madvise(shared, PAGE, MADV_DONTNEED), 0);
+    EXPECT_VALUE(private[0], 0);
+    EXPECT_VALUE(private[PAGE], 2);
+    EXPECT_VALUE(shared[0], 3);
+    EXPECT_REGION(private, private, private + 2 * PAGE, "rw-p");
+    private[0] = 4;     /* writable again */
+    EXPECT_VALUE(private[0], 4);
+    munmap(private, 2 * PAGE);
+    munmap(shared, PAGE);
+    return 1;
+}
+
+/* Linux's checks (raw calls: the wrappers may answer some themselves). */
+static int madvise_and_msync_arguments(void)
+{
+    char *pages = map_pages(3, PROT_READ | PROT_WRITE);
+    EXPECT(pages);
+    pages[0] = 9;
+    EXPECT_ERROR(syscall(SYS_madvise, pages, PAGE, 12345), EINVAL);
+    EXPECT_ERROR(syscall(SYS_madvise, pages, PAGE, -1), EINVAL);
+    EXPECT_ERROR(syscall(SYS_madvise, pages + 1, PAGE, MADV_NORMAL), EINVAL);
+    EXPECT_ERROR(syscall(SYS_madvise, pages, -1ul, MADV_NORMAL), EINVAL);
+    EXPECT_ERROR(syscall(SYS_madvise, pages, -PAGE, MADV_NORMAL), EINVAL);
+    EXPECT_VALUE(syscall(SYS_madvise, pages, 0, MADV_DONTNEED), 0);
+    EXPECT_VALUE(syscall(SYS_madvise, pages, 3 * PAGE, MADV_WILLNEED), 0);
+    EXPECT_VALUE(syscall(SYS_madvise, pages, 3 * PAGE, MADV_SEQUENTIAL), 0);
+    EXPECT_VALUE(pages[0], 9);
+    EXPECT_VALUE(munmap(pages + PAGE, PAGE), 0);
+    EXPECT_ERROR(syscall(SYS_madvise, pages, 3 * PAGE, MADV_DONTNEED), ENOMEM);
+    EXPECT_VALUE(pages[0], 0);      /* the mapped part was done */
+    EXPECT_ERROR(syscall(SYS_madvise, (void *)0xffff800000000000ul, PAGE, MADV_NORMAL), ENOMEM);
+    EXPECT_ERROR(syscall(SYS_msync, pages, PAGE, 8), EINVAL);
+    EXPECT_ERROR(syscall(SYS_msync, pages + 1, PAGE, MS_SYNC), EINVAL);
+    EXPECT_ERROR(syscall(SYS_msync, pages, PAGE, MS_SYNC | MS_ASYNC), EINVAL);
+    EXPECT_VALUE(syscall(SYS_msync, pages, 0, MS_SYNC), 0);
+    EXPECT_VALUE(syscall(SYS_msync, pages, PAGE, MS_SYNC), 0);
+    EXPECT_VALUE(syscall(SYS_msync, pages, PAGE, MS_ASYNC | MS_INVALIDATE), 0);
+    EXPECT_ERROR(syscall(SYS_msync, pages, 3 * PAGE, MS_SYNC), ENOMEM);
+    EXPECT_ERROR(syscall(SYS_msync, pages, 3 * PAGE, MS_ASYNC), ENOMEM);
+    EXPECT_ERROR(syscall(SYS_msync, pages + PAGE, PAGE, MS_ASYNC), ENOMEM);
+    EXPECT_ERROR(syscall(SYS_msync, pages, -PAGE, MS_ASYNC), ENOMEM);
+    munmap(pages, 3 * PAGE);
+    return 1;
+}
+
 /* ---- a sibling thread at the same moment ---- */
 
 static volatile int stop_sibling;
@@ -464,6 +641,12 @@ int main(void)
         KTAP_CASE(bad_ranges_are_refused),
         KTAP_CASE(map_fixed_over_the_stack_and_heap),
         KTAP_CASE(fork_copies_the_regions),
+        KTAP_CASE(shared_anonymous_is_shared_across_fork),
+        KTAP_CASE(shared_anonymous_survives_mprotect),
+        KTAP_CASE(shared_dev_zero_is_shared),
+        KTAP_CASE(shared_futex_across_processes),
+        KTAP_CASE(madvise_dontneed_zeroes_private_keeps_shared),
+        KTAP_CASE(madvise_and_msync_arguments),
         KTAP_CASE(mprotect_while_a_sibling_writes_next_door),
         KTAP_CASE(fork_while_a_sibling_maps),
     };
