@@ -368,6 +368,45 @@ static int fork_copies_the_regions(void)
     return 1;
 }
 
+/* The glibc loader's way with a library: a PROT_READ reservation of the
+ * whole file, MAP_FIXED pieces at their file offsets over it, an
+ * mprotect of part, a PROT_NONE gap. Each piece is its own line with its
+ * offset and the file's path; the bytes are the file's. */
+static int loader_pattern_over_a_file(void)
+{
+    char path[256];
+    long length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    EXPECT(length > 0);
+    path[length] = '\0';
+    int fd = open(path, O_RDONLY);
+    EXPECT(fd >= 0);
+    char *base = mmap(NULL, 4 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+    EXPECT(base != MAP_FAILED);
+    char *piece = mmap(base + PAGE, 2 * PAGE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, PAGE);
+    EXPECT(piece == base + PAGE);
+    EXPECT_VALUE(mprotect(base + 2 * PAGE, PAGE, PROT_READ | PROT_WRITE), 0);
+    EXPECT_VALUE(mprotect(base + 3 * PAGE, PAGE, PROT_NONE), 0);
+    char expected[16];
+    EXPECT_VALUE(pread(fd, expected, sizeof(expected), 2 * PAGE + 100), (long)sizeof(expected));
+    EXPECT(memcmp(base + 2 * PAGE + 100, expected, sizeof(expected)) == 0);
+    EXPECT_REGION(base, base, base + PAGE, "r--p");
+    EXPECT_REGION(base + PAGE, base + PAGE, base + 2 * PAGE, "r-xp");
+    EXPECT_REGION(base + 2 * PAGE, base + 2 * PAGE, base + 3 * PAGE, "rw-p");
+    EXPECT_REGION(base + 3 * PAGE, base + 3 * PAGE, base + 4 * PAGE, "---p");
+    char line_start[64];
+    snprintf(line_start, sizeof(line_start), "%08lx-%08lx r-xp 00001000 ", (unsigned long)(base + PAGE),
+             (unsigned long)(base + 2 * PAGE));
+    char *line = strstr(maps, line_start);
+    EXPECT(line);
+    char *end = strchr(line, '\n');
+    EXPECT(end && end - line > (long)strlen(path) && strncmp(end - strlen(path), path, strlen(path)) == 0);
+    EXPECT_VALUE(touch_result(base + 3 * PAGE, 0), TOUCH_ACCERR);
+    base[2 * PAGE] = 1;     /* a private copy */
+    close(fd);
+    munmap(base, 4 * PAGE);
+    return 1;
+}
+
 /* ---- MAP_SHARED anonymous memory ---- */
 
 static volatile char *shared_page;
@@ -572,7 +611,7 @@ static int mprotect_while_a_sibling_writes_next_door(void)
     EXPECT_VALUE(pthread_create(&thread, NULL, write_own_page, NULL), 0);
     while (!sibling_rounds)
         sched_yield();
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 200; i++) {
         if (mprotect(race_pages + PAGE, PAGE, i % 2 ? PROT_READ | PROT_WRITE : PROT_NONE))
             break;
     }
@@ -617,7 +656,7 @@ static int fork_while_a_sibling_maps(void)
     pthread_t thread;
     EXPECT_VALUE(pthread_create(&thread, NULL, map_and_unmap, NULL), 0);
     int bad = 0;
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 10; i++)
         bad += !exited_with(status_of_child(check_own_mapping), 0);
     stop_sibling = 1;
     pthread_join(thread, NULL);
@@ -641,6 +680,7 @@ int main(void)
         KTAP_CASE(bad_ranges_are_refused),
         KTAP_CASE(map_fixed_over_the_stack_and_heap),
         KTAP_CASE(fork_copies_the_regions),
+        KTAP_CASE(loader_pattern_over_a_file),
         KTAP_CASE(shared_anonymous_is_shared_across_fork),
         KTAP_CASE(shared_anonymous_survives_mprotect),
         KTAP_CASE(shared_dev_zero_is_shared),
