@@ -113,8 +113,9 @@ SYSCALL_DEFINE1(brk, uint64_t, address)
         struct region_spares spares;
         if (regions_remove_prepare(&spares) < 0)
             return (long)process->brk;
-        address_space_unmap_range(process->memory, new_end, old_end);
         regions_remove(regions, new_end, old_end, &spares);
+        address_space_unmap_range(process->memory, new_end, old_end);
+        regions_removed(regions, new_end, old_end);
     }
     process->brk = address;
     return (long)address;
@@ -286,8 +287,9 @@ SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
     int error = regions_remove_prepare(&spares);
     if (error)
         return error;
-    address_space_unmap_range(space, address, address + length);      /* first: see regions_remove */
     regions_remove(&space->regions, address, address + length, &spares);
+    address_space_unmap_range(space, address, address + length);
+    regions_removed(&space->regions, address, address + length);
     return 0;
 }
 

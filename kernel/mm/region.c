@@ -123,7 +123,7 @@ bool region_find(struct region_list *list, uint64_t address, struct region *out)
         if (address < region->end) {
             *out = *region;
             out->next = 0;
-            found = true;
+            found = !(region->kind & REGION_UNMAPPING);
             break;
         }
     }
@@ -136,7 +136,7 @@ bool region_next(struct region_list *list, uint64_t address, struct region *out)
     bool found = false;
     spin_lock(&list->lock);
     for (struct region *region = list->first; region; region = region->next) {
-        if (region->end > address) {
+        if (region->end > address && !(region->kind & REGION_UNMAPPING)) {
             *out = *region;
             out->next = 0;
             found = true;
@@ -188,6 +188,7 @@ static void split_at(struct region_list *list, uint64_t address, struct region_s
 static bool mergeable(const struct region *a, const struct region *b)
 {
     return a->end == b->start && a->prot == b->prot && a->kind == b->kind && a->name == b->name &&
+           !(a->kind & REGION_UNMAPPING) &&
            (!(a->kind & REGION_FILE) || a->offset + (a->end - a->start) == b->offset);
 }
 
@@ -316,9 +317,30 @@ int regions_remove_prepare(struct region_spares *spares)
 void regions_remove(struct region_list *list, uint64_t start, uint64_t end, struct region_spares *spares)
 {
     spin_lock(&list->lock);
-    remove_locked(list, start, end, spares);
+    split_at(list, start, spares);
+    split_at(list, end, spares);
+    for (struct region *region = list->first; region && region->start < end; region = region->next) {
+        if (region->start >= start)
+            region->kind |= REGION_UNMAPPING;
+    }
     spin_unlock(&list->lock);
     spares_put(spares);
+}
+
+void regions_removed(struct region_list *list, uint64_t start, uint64_t end)
+{
+    spin_lock(&list->lock);
+    struct region **link = &list->first;
+    while (*link && (*link)->start < end) {
+        struct region *region = *link;
+        if (region->start >= start && region->end <= end && region->kind & REGION_UNMAPPING) {
+            *link = region->next;
+            region_free(region);
+        } else {
+            link = &region->next;
+        }
+    }
+    spin_unlock(&list->lock);
 }
 
 /* Undo a failed mmap or brk: its region was inserted whole, so nothing
@@ -341,7 +363,7 @@ static uint64_t mapped_run_end(struct region_list *list, uint64_t start, uint64_
     for (struct region *region = list->first; region && reached < end; region = region->next) {
         if (region->end <= reached)
             continue;
-        if (region->start > reached)
+        if (region->start > reached || region->kind & REGION_UNMAPPING)
             break;
         reached = region->end;
     }
@@ -374,8 +396,10 @@ int regions_protect(struct region_list *list, uint64_t start, uint64_t end, uint
 void regions_each(struct region_list *list, void (*show)(void *arg, const struct region *region), void *arg)
 {
     spin_lock(&list->lock);
-    for (struct region *region = list->first; region; region = region->next)
-        show(arg, region);
+    for (struct region *region = list->first; region; region = region->next) {
+        if (!(region->kind & REGION_UNMAPPING))
+            show(arg, region);
+    }
     spin_unlock(&list->lock);
 }
 

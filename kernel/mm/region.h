@@ -22,6 +22,7 @@
 #define REGION_FILE   0x02     /* backed by name at offset (private: a copy made at mmap) */
 #define REGION_HEAP   0x04     /* brk's */
 #define REGION_STACK  0x08     /* the main stack: pages come at their first touch, within RLIMIT_STACK */
+#define REGION_UNMAPPING 0x10  /* munmap under way: no region to a fault or maps, but no gap to mmap */
 
 /* What /proc/PID/maps names a file region by; shared by the pieces of a
  * split and by a fork's copy, freed with its last holder. */
@@ -75,16 +76,19 @@ int regions_insert(struct region_list *list, uint64_t start, uint64_t end, uint3
 long regions_insert_anywhere(struct region_list *list, uint64_t hint, uint64_t length, uint64_t low,
                              uint64_t high, uint32_t prot, uint32_t kind, uint64_t offset,
                              struct region_name *name);
-/* Forget [start, end), in two steps: prepare takes the memory its splits
- * may need (-ENOMEM, nothing changed), and remove cannot fail. munmap
- * unmaps the pages between the two: until the regions go, no sibling
- * thread's mmap can be given the range and see its pages vanish. */
+/* Forget [start, end), in three steps: prepare takes the memory its
+ * splits may need (-ENOMEM, nothing changed); remove marks the regions
+ * there REGION_UNMAPPING (a fault there is outside every region, so no
+ * page comes back); munmap unmaps the pages; removed frees the marked
+ * regions. Until then no sibling thread's mmap is given the range and
+ * sees its pages vanish. */
 struct region_spares {
     struct region *region[3];
     unsigned count;
 };
 int regions_remove_prepare(struct region_spares *spares);
 void regions_remove(struct region_list *list, uint64_t start, uint64_t end, struct region_spares *spares);
+void regions_removed(struct region_list *list, uint64_t start, uint64_t end);
 void regions_merge(struct region_list *list);
 /* Forget [start, end), just inserted whole by the caller (a failed mmap
  * or brk): needs no memory. */

@@ -119,10 +119,14 @@ static int maps_well_formed(void)
         }                                                                                          \
     } while (0)
 
+/* pages of prot between two r-x guard pages: Linux merges a mapping
+ * with a neighbour that matches, and the cases check exact boundaries. */
 static char *map_pages(unsigned long pages, int prot)
 {
-    char *address = mmap(NULL, pages * PAGE, prot, ANONYMOUS, -1, 0);
-    return address == MAP_FAILED ? NULL : address;
+    char *address = mmap(NULL, (pages + 2) * PAGE, PROT_READ | PROT_EXEC, ANONYMOUS, -1, 0);
+    if (address == MAP_FAILED || mprotect(address + PAGE, pages * PAGE, prot))
+        return NULL;
+    return address + PAGE;
 }
 
 /* ---- faults: the child touches a page and exits 10 + si_code ---- */
