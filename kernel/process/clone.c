@@ -115,6 +115,7 @@ static long clone_thread(const struct clone_request *request)
         frame->rsp = request->stack;
     thread->process = process;
     thread->fs_base = request->flags & CLONE_SETTLS ? request->tls : self->fs_base;
+    thread->mempolicy = self->mempolicy;
     signal_thread_new(&thread->signals, &self->signals);
     thread->tid = process_allocate_pid();
     if (request->flags & CLONE_CHILD_CLEARTID)

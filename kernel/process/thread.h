@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/mm/node.h"
 #include "kernel/process/signal.h"
 
 struct task;
@@ -31,6 +32,7 @@ struct thread {
     bool futex_exiting;                 /* its futexes are being released: a PI waiter waits for the end */
     struct signal_state signals;        /* mask, thread-directed pending, altstack */
     struct restart_block restart;       /* for restart_syscall */
+    struct mempolicy mempolicy;         /* set_mempolicy's: kept, changes nothing (kernel/process/mempolicy.c) */
 };
 
 struct thread *current_thread(void);     /* NULL in a kernel thread */
