@@ -3,11 +3,13 @@
  * A waiter is a struct futex_waiter on its kernel stack, queued on one of
  * FUTEX_BUCKETS wait queues (sched/wait.h) chosen by a hash of its key; the
  * queue's lock is the bucket lock. A key is (address space, address,
- * shared or not): a private futex's, and also a shared one's, since every
- * mapping is private for now (nohzk has no MAP_SHARED): a parent and a
- * child that share a page copy-on-write after fork are not joined, a
- * vfork child and its parent are. When shared mappings come, a shared
- * futex on one is keyed by the object behind it and the offset.
+ * shared or not): a private futex's, and a shared one's on private memory
+ * (a parent and a child that share a page copy-on-write after fork are
+ * not joined, a vfork child and its parent are). A shared futex on
+ * MAP_SHARED memory is keyed by the page behind it and the offset (no
+ * address space): the processes that map it meet there. The page is held
+ * by its mappings, not by the waiter: one unmapped by all while waited on
+ * leaves a key no wake can reach but a reuse of that page.
  *
  * The order that loses no wakeup, as Linux's: the waiter takes the bucket
  * lock, reads the word, and queues itself only if it still holds the
@@ -33,6 +35,7 @@
 #include "kernel/base/spinlock.h"
 #include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/process/process.h"
@@ -135,6 +138,9 @@ static long key_get(uint64_t address, unsigned flags, bool for_write, struct fut
             return -EFAULT;
     }
     *key = (struct futex_key){ current_process()->memory, address, flags & FLAG_SHARED };
+    uint64_t physical = key->shared ? address_space_shared_address(current_process()->memory, address) : 0;
+    if (physical)   /* MAP_SHARED memory: the page and offset, whoever maps it where */
+        *key = (struct futex_key){ 0, physical, true };
     return 0;
 }
 

@@ -13,8 +13,10 @@
 #include "kernel/lib/errno.h"
 #include "kernel/fs/proc_parse.h"
 #include "kernel/lib/linux_abi.h"
+#include "kernel/lib/format.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/mm/node.h"
+#include "kernel/mm/region.h"
 #include "kernel/process/process.h"
 #include "kernel/time/nohz_task.h"
 #include "sched/task.h"
@@ -176,6 +178,43 @@ static void generate_tid_nohz(struct proc_text *text, struct thread *thread)
     proc_printf(text, "%d\n", thread_is_nohz(thread) ? 1 : 0);
 }
 
+/* /proc/PID/maps: one line per region (kernel/mm/region.c), Linux's
+ * format: range, rights, p or s, offset, device, inode, and the name
+ * from column 74 (a file's path, [heap], [stack]). Empty for a zombie. */
+static void show_region(void *arg, const struct region *region)
+{
+    struct proc_text *text = arg;
+    const struct region_name *name = region->name;
+    uint64_t device = name ? name->device : 0;
+    unsigned major = (unsigned)((device >> 8) & 0xfff), minor = (unsigned)((device & 0xff) | ((device >> 12) & 0xfff00));
+    const char *label = name                          ? name->path
+                        : region->kind & REGION_HEAP  ? "[heap]"
+                        : region->kind & REGION_STACK ? "[stack]"
+                                                      : "";
+    char line[128];
+    snprintf(line, sizeof(line), "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ", region->start, region->end,
+                        region->prot & REGION_READ ? 'r' : '-', region->prot & REGION_WRITE ? 'w' : '-',
+                        region->prot & REGION_EXEC ? 'x' : '-', region->kind & REGION_SHARED ? 's' : 'p',
+                        name ? region->offset : 0, major, minor, name ? (unsigned long)name->inode : 0ul);
+    if (!*label) {
+        proc_printf(text, "%s\n", line);
+        return;
+    }
+    proc_printf(text, "%-73s%s\n", line, label);
+}
+
+static void generate_pid_maps(struct proc_text *text, struct process *process)
+{
+    if (process->memory)
+        regions_each(&process->memory->regions, show_region, text);
+}
+
+/* A thread's regions are its process's. */
+static void generate_tid_maps(struct proc_text *text, struct thread *thread)
+{
+    generate_pid_maps(text, thread->process);
+}
+
 /* Fault injection's fail-nth (kernel/mm/fault_inject.c): the count left,
  * 0 once injected. */
 static void generate_pid_fail_nth(struct proc_text *text, struct process *process)
@@ -209,4 +248,5 @@ PROC_PID_TID_FILE("stat", generate_pid_stat, generate_tid_stat, NULL);
 PROC_PID_TID_FILE("status", generate_pid_status, generate_tid_status, NULL);
 PROC_PID_TID_FILE("cmdline", generate_pid_cmdline, generate_tid_cmdline, NULL);
 PROC_PID_TID_FILE("nohz", generate_pid_nohz, generate_tid_nohz, nohz_task_proc_write);
+PROC_PID_TID_FILE("maps", generate_pid_maps, generate_tid_maps, NULL);
 PROC_PID_TID_FILE("fail-nth", generate_pid_fail_nth, generate_tid_fail_nth, write_pid_fail_nth);

@@ -30,6 +30,7 @@ struct address_space;
  * USER_STACK_LOWEST, where mmap's area ends (kernel/mm/mmap.c). */
 #define USER_STACK_TOP    0x7ffffffff000ul
 #define USER_STACK_LOWEST 0x7ff000000000ul
+#define MMAP_BASE         0x7f0000000000ul  /* mmap's area: [MMAP_BASE, USER_STACK_LOWEST) */
 
 struct process_rlimit {
     uint64_t current, maximum;
@@ -61,7 +62,6 @@ struct process {
     struct job_control job;                         /* stopped or not: kernel/process/job_control.c */
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
-    uint64_t mmap_next;                             /* where the next mmap() goes */
     uint64_t stack_floor;   /* the stack's reserved range is [stack_floor, USER_STACK_TOP); 0: none */
     bool lock_future;       /* mlockall(MCL_FUTURE): new memory is populated at once; not kept by fork or exec */
     /* for /proc/PID and getrusage (kernel/process/process_table.c) */

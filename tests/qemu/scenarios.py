@@ -916,6 +916,10 @@ SCENARIOS = [
     _program("conform-fs-glibc", "conform_fs", "glibc"),
     _program("conform-mm", "conform_mm"),
     _program("conform-mm-glibc", "conform_mm", "glibc"),
+    # The memory regions (kernel/mm/region.c): /proc/self/maps, splits and
+    # merges, PROT_NONE and the fault codes, a sibling thread's races.
+    _program("regions", "regions"),
+    _program("regions-glibc", "regions", "glibc"),
     _program("conform-proc", "conform_proc"),
     _program("conform-proc-glibc", "conform_proc", "glibc"),
     _program("conform-exec", "conform_exec"),

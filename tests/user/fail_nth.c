@@ -361,6 +361,24 @@ static int mmap_check(long result, int fired)
     return (char *)result == map && map[PAGE] == 0;
 }
 static void unmap(void) { munmap(map, 4 * PAGE); }
+/* Shared anonymous memory: its pages are taken at once. */
+static long mmap_shared(void)
+{
+    return (long)syscall(SYS_mmap, map, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
+                         -1, 0);
+}
+/* A private file mapping: a copy of the file, its region named. */
+static long mmap_file(void)
+{
+    return (long)syscall(SYS_mmap, map, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fds[2], 0);
+}
+static int mmap_file_check(long result, int fired)
+{
+    (void)fired;
+    if (result < 0)
+        return !mapped(map) && !mapped(map + 3 * PAGE);
+    return (char *)result == map && map[0] == pattern[0];
+}
 
 static void three_pages_setup(void)
 {
@@ -388,6 +406,14 @@ static int mprotect_check(long result, int fired)
     return result < 0 ? got == 1 : got < 0 && errno == EFAULT && map[PAGE] == 'b';
 }
 static void unmap_three(void) { munmap(map, 3 * PAGE); }
+static long madvise_middle(void) { return syscall(SYS_madvise, map + PAGE, PAGE, MADV_DONTNEED); }
+static int madvise_check(long result, int fired)
+{
+    (void)fired;
+    if (map[0] != 'a' || map[2 * PAGE] != 'c')
+        return 0;
+    return result < 0 ? map[PAGE] == 'b' : map[PAGE] == 0;
+}
 
 static void brk_setup(void) { brk_before = syscall(SYS_brk, 0); }
 static long brk_grow(void) { return syscall(SYS_brk, brk_before + 8 * PAGE); }
@@ -915,7 +941,10 @@ static const struct call calls[] = {
     { "execve", 0, 0, 0, exec_setup, exec_in_child, 0, close_exec_report },
     { "execve-script", 0, 0, 0, exec_script_setup, exec_in_child, 0, exec_script_teardown },
     { "mmap", 0, 0, 0, hole_setup, mmap_anonymous, mmap_check, unmap },
+    { "mmap-shared", 0, 0, 0, hole_setup, mmap_shared, mmap_check, unmap },
+    { "mmap-file", 0, 0, 0, hole_setup, mmap_file, mmap_file_check, unmap },
     { "munmap", 0, 0, 0, three_pages_setup, munmap_middle, munmap_check, unmap_three },
+    { "madvise", 0, 0, 0, three_pages_setup, madvise_middle, madvise_check, unmap_three },
     { "mprotect", 0, 0, 0, three_pages_setup, mprotect_middle, mprotect_check, unmap_three },
     { "brk", 0, 0, 0, brk_setup, brk_grow, brk_check, brk_back },
     { "read-zero", 0, EFAULT, 0, zero_read_setup, read_into_fresh_pages, zero_read_check, zero_read_teardown },
