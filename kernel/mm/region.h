@@ -23,6 +23,8 @@
 #define REGION_HEAP   0x04     /* brk's */
 #define REGION_STACK  0x08     /* the main stack: pages come at their first touch, within RLIMIT_STACK */
 #define REGION_UNMAPPING 0x10  /* munmap under way: no region to a fault or maps, but no gap to mmap */
+#define REGION_VDSO   0x20     /* the vDSO's image (kernel/process/vdso.c): [vdso] in maps */
+#define REGION_VVAR   0x40     /* the vDSO's data page: [vvar] */
 
 /* What /proc/PID/maps names a file region by; shared by the pieces of a
  * split and by a fork's copy, freed with its last holder. */

@@ -180,7 +180,8 @@ static void generate_tid_nohz(struct proc_text *text, struct thread *thread)
 
 /* /proc/PID/maps: one line per region (kernel/mm/region.c), Linux's
  * format: range, rights, p or s, offset, device, inode, and the name
- * from column 74 (a file's path, [heap], [stack]). Empty for a zombie. */
+ * from column 74 (a file's path, [heap], [stack], [vvar], [vdso]). Empty
+ * for a zombie. */
 static void show_region(void *arg, const struct region *region)
 {
     struct proc_text *text = arg;
@@ -190,6 +191,8 @@ static void show_region(void *arg, const struct region *region)
     const char *label = name                          ? name->path
                         : region->kind & REGION_HEAP  ? "[heap]"
                         : region->kind & REGION_STACK ? "[stack]"
+                        : region->kind & REGION_VVAR  ? "[vvar]"
+                        : region->kind & REGION_VDSO  ? "[vdso]"
                                                       : "";
     char line[128];
     snprintf(line, sizeof(line), "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ", region->start, region->end,

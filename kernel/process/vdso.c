@@ -9,6 +9,7 @@
 #include "kernel/lib/string.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/mm/page_alloc.h"
+#include "kernel/mm/region.h"
 #include "kernel/time/vdso_clock.h"
 
 #define VDSO_IMAGE_PAGES_MAX 4
@@ -43,10 +44,18 @@ static int map_held_page(struct address_space *space, uint64_t address, uint64_t
     return error;
 }
 
+/* The pages, then their regions, so that munmap, mprotect and
+ * /proc/PID/maps see them as Linux's [vvar] and [vdso]. */
 int vdso_map(struct address_space *space)
 {
+    uint64_t image_end = VDSO_IMAGE_ADDRESS + image_page_count * PAGE_SIZE;
     int error = map_held_page(space, VDSO_DATA_ADDRESS, vdso_clock_data_page(), PTE_NX);
     for (unsigned i = 0; i < image_page_count && !error; i++)
         error = map_held_page(space, VDSO_IMAGE_ADDRESS + i * PAGE_SIZE, image_pages[i], 0);
+    if (!error)
+        error = regions_insert(&space->regions, VDSO_DATA_ADDRESS, VDSO_IMAGE_ADDRESS, REGION_READ, REGION_VVAR, 0, 0);
+    if (!error)
+        error = regions_insert(&space->regions, VDSO_IMAGE_ADDRESS, image_end, REGION_READ | REGION_EXEC,
+                               REGION_VDSO, 0, 0);
     return error;
 }
