@@ -136,6 +136,7 @@ void sched_init_this_cpu(void)
     idle->is_idle = true;
     idle->cpu = cpu->id;
     idle->on_cpu = true;
+    cpu_rq(cpu->id)->curr_prio = -1;
     idle->stack_top = cpu->kernel_stack_top;
     idle->switched_in_at = clock_now();
     spin_lock_init(&cpu_rq(cpu->id)->lock, "runqueue");

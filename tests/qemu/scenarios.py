@@ -345,6 +345,11 @@ SCENARIOS = [
     # Attacks on thread groups: /proc read while threads end, exec and
     # exit_group racing clone and each other, SIGKILL racing clone, a group
     # stop and continue, joins racing the end (host-thread_races too).
+    # SCHED_FIFO and SCHED_RR (docs/realtime.md): the calls' checks, order
+    # on one CPU, preemption by a woken real-time thread, inheritance,
+    # RESET_ON_FORK; the same program passes on the Linux host (host-sched_rt).
+    _program("sched-rt", "sched_rt"),
+    _program("sched-rt-glibc", "sched_rt", "glibc"),
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
     _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
     # Each thread a nohz task (docs/threads.md): one static program whose
