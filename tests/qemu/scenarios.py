@@ -157,6 +157,10 @@ SCENARIOS = [
 
     # In-kernel suites.
     {"name": "tick", "smp": 4, "append": "ktest=tick"},
+    # The scheduler's tick dependency with SCHED_FIFO and SCHED_RR tasks
+    # (Linux 6.1's sched_can_stop_tick rules, docs/realtime.md), and the
+    # tick stopping where the rules let it on a nohz_full CPU.
+    {"name": "rt-tick", "smp": 2, "append": "tick=full nohz_full=1 ktest=rt_tick"},
     {"name": "tick-periodic", "smp": 4, "append": "tick=periodic ktest=tick"},
     {"name": "ipi", "smp": 4, "append": "ktest=ipi"},
     {"name": "percpu", "smp": 4, "append": "ktest=percpu"},
