@@ -528,6 +528,86 @@ static int zombie_policy(void)
     return 1;
 }
 
+/* ---- Priority inheritance ---- */
+
+/* The classic inversion on one CPU: L (FIFO 10) holds a
+ * PTHREAD_PRIO_INHERIT mutex, M (FIFO 20) spins, H (FIFO 25) wants the
+ * mutex. H lends L its priority, so L runs before M, unlocks, and H
+ * finishes first: "HML". Without inheritance M spins until its bound
+ * first: "MHL". L reads its own /proc priority while boosted and after. */
+static pthread_mutex_t pi_mutex;
+static volatile int l_locked, m_ready, h_trying, h_done;
+static volatile long l_boosted_field, l_after_field;
+
+static void *pi_low(void *unused)
+{
+    (void)unused;
+    if (set_scheduler(0, SCHED_FIFO, 10) != 0 || pthread_mutex_lock(&pi_mutex) != 0)
+        return (void *)-1;
+    l_locked = 1;
+    for (unsigned long i = 0; !h_trying && i < SPIN_BOUND; i++)
+        ;
+    l_boosted_field = stat_field(tid(), 18);
+    pthread_mutex_unlock(&pi_mutex);
+    l_after_field = stat_field(tid(), 18);
+    note('L');
+    return 0;
+}
+
+static void *pi_middle(void *unused)
+{
+    (void)unused;
+    if (set_scheduler(0, SCHED_FIFO, 20) != 0)
+        return (void *)-1;
+    m_ready = 1;
+    for (unsigned long i = 0; !h_done && i < SPIN_BOUND; i++)
+        ;
+    note('M');
+    return 0;
+}
+
+static void *pi_high(void *unused)
+{
+    (void)unused;
+    if (set_scheduler(0, SCHED_FIFO, 25) != 0)
+        return (void *)-1;
+    h_trying = 1;
+    if (pthread_mutex_lock(&pi_mutex) != 0)
+        return (void *)-1;
+    note('H');
+    h_done = 1;
+    pthread_mutex_unlock(&pi_mutex);
+    return 0;
+}
+
+static int pi_mutex_lends_priority(void)
+{
+    pthread_mutexattr_t attr;
+    CHECK(pthread_mutexattr_init(&attr) == 0);
+    CHECK(pthread_mutexattr_setprotocol(&attr, PTHREAD_PRIO_INHERIT) == 0);
+    CHECK(pthread_mutex_init(&pi_mutex, &attr) == 0);
+    CHECK(set_affinity_range(0, test_cpu(), test_cpu()) == 0);
+    CHECK(set_scheduler(0, SCHED_FIFO, 30) == 0);   /* above them all: each runs when we sleep */
+    pthread_t low, middle, high;
+    void *results[3];
+    CHECK(pthread_create(&low, 0, pi_low, 0) == 0);
+    while (!l_locked)
+        sleep_ms(1);
+    CHECK(pthread_create(&middle, 0, pi_middle, 0) == 0);
+    while (!m_ready)
+        sleep_ms(1);
+    CHECK(pthread_create(&high, 0, pi_high, 0) == 0);
+    CHECK(pthread_join(high, &results[0]) == 0 && pthread_join(middle, &results[1]) == 0 &&
+          pthread_join(low, &results[2]) == 0);
+    CHECK(results[0] == 0 && results[1] == 0 && results[2] == 0);
+    order[order_length] = 0;
+    printf("# order %s, low's priority field %ld while it held the mutex, %ld after\n", order, l_boosted_field,
+           l_after_field);
+    CHECK(strcmp(order, "HML") == 0);
+    CHECK(l_boosted_field == -26 && l_after_field == -11);
+    return 1;
+}
+
 static const struct ktap_case cases[] = {
     KTAP_CASE(priority_ranges),
     KTAP_CASE(bad_arguments),
@@ -539,6 +619,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(woken_rt_preempts_across_cpus),
     KTAP_CASE(policy_of_a_thread_in_a_futex_wait),
     KTAP_CASE(zombie_policy),
+    KTAP_CASE(pi_mutex_lends_priority),
 };
 
 int main(void)
