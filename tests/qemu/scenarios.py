@@ -246,6 +246,20 @@ SCENARIOS = [
      "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
                       r"^spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
                       r"^gps_completed: \d+ -> gps_completed: \d+$"]},
+    # A SCHED_FIFO spinner on nohz_full CPU 3 with a normal task queued
+    # beneath it (docs/realtime.md): the tick stops anyway (Linux 6.1's
+    # sched_can_stop_tick), the normal task waits (no throttling) and runs
+    # once the spinner ends, and grace periods complete meanwhile: CPU 3's
+    # callbacks run in rcuo/3 on CPU 0, its user mode is quiescent.
+    {"name": "rt-fifo-full", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=full nohz_full=1-3",
+     "command": "taskset -c 3 spin 4 --fifo 50 & sleep 0.5; taskset -c 3 spin 1 & sleep 0.7; "
+                "g1=$(grep gps_completed /proc/rcu); rcustress 2; g2=$(grep gps_completed /proc/rcu); wait; "
+                "echo \"$g1 -> $g2\"",
+     "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
+                      r"^spin: 4 s, [1-9]\d* iterations, \d+ syscalls, 0 faults, fifo, cpus 3:\d+$",
+                      r"^spin: cpu 3 after the first second: LOC [0-2], RES \d+, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 1 s, [1-9]\d* iterations, 0 syscalls, 0 faults, cpus 3:\d+$",
+                      r"^gps_completed: (\d+) -> gps_completed: (?!\1$)\d+$"]},
     # A second task on the nohz CPU: the kick restarts the tick, both make
     # progress; when the nohz task exits the mask is clear.
     {"name": "nohz-compete", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
