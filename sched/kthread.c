@@ -143,3 +143,19 @@ void sched_init_this_cpu(void)
     cpu_rq(cpu->id)->idle = idle;
     cpu->current = idle;
 }
+
+/* kthread_create() at SCHED_FIFO above every user priority, for the few
+ * kernel threads that a user FIFO spinner must not starve: RCU's
+ * grace-period and offloaded-callback threads (docs/realtime.md). */
+struct task *kthread_create_urgent(const char *name, void (*entry)(void *arg), void *arg,
+                                   const struct cpumask *affinity)
+{
+    struct task *task = kthread_create_stopped(name, entry, arg, affinity);
+    if (task) {
+        spin_lock(&task->lock);
+        sched_set_priority(task, SCHED_FIFO, SCHED_KERNEL_PRIO, 0);
+        spin_unlock(&task->lock);
+        wake_up_task(task);
+    }
+    return task;
+}

@@ -191,6 +191,7 @@ bool rq_task_left(struct runqueue *rq, unsigned cpu, struct task *task)
  * allowed and idle, else an allowed idle CPU, else the allowed CPU with the
  * fewest runnable tasks. A CPU whose nohz task asked to run alone is left
  * out while the task may run elsewhere (Linux leaves that to isolcpus=).
+ * A normal task leaves out CPUs that run a real-time task, if it can.
  * A real-time task goes where the running task has the lowest priority
  * (Linux's find_lowest_rq), its last CPU first among equals.
  * Reads nr_running and curr_prio without locks: a hint. */
@@ -218,6 +219,13 @@ static unsigned select_cpu(const struct task *task)
         allowed = elsewhere;
     if (task->prio)
         return select_rt_cpu(task, &allowed);
+    struct cpumask not_rt = allowed;        /* a normal task would wait there behind a real-time one */
+    for_each_cpu_in(cpu, &allowed) {
+        if (__atomic_load_n(&cpu_rq(cpu)->curr_prio, __ATOMIC_RELAXED) > 0)
+            cpumask_clear(&not_rt, cpu);
+    }
+    if (!cpumask_empty(&not_rt))
+        allowed = not_rt;
     if (cpumask_test(&allowed, task->cpu) && cpu_rq(task->cpu)->nr_running == 0)
         return task->cpu;
     for_each_cpu_in(cpu, &allowed) {

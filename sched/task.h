@@ -30,6 +30,7 @@ enum task_state {
 #define SCHED_IDLE 5
 #define SCHED_RESET_ON_FORK 0x40000000
 #define SCHED_RT_PRIO_MAX 99
+#define SCHED_KERNEL_PRIO 100         /* above every user priority: RCU's grace-period and offload kthreads */
 
 struct process;
 struct thread;
@@ -89,6 +90,8 @@ struct task *kthread_create(const char *name, void (*entry)(void *arg), void *ar
                             const struct cpumask *affinity);
 struct task *kthread_create_stopped(const char *name, void (*entry)(void *arg), void *arg,
                                     const struct cpumask *affinity);
+struct task *kthread_create_urgent(const char *name, void (*entry)(void *arg), void *arg,
+                                   const struct cpumask *affinity);     /* above every user priority */
 int kthread_join(struct task *task);        /* waits for exit, frees, returns exit code */
 void kthread_free_unstarted(struct task *task);  /* one made stopped and never woken */
 void task_exit(int code) __attribute__((noreturn));
