@@ -180,6 +180,62 @@ static int bad_arguments(void)
     return 1;
 }
 
+/* sched_setattr and sched_getattr: Linux's size protocol and checks. */
+struct attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+    uint32_t util_min, util_max;
+    unsigned char beyond[8];    /* past Linux's 56 bytes */
+};
+
+static int sched_attr_calls(void)
+{
+    struct attr attr = { .size = 48, .policy = SCHED_FIFO, .priority = 7 };
+    CHECK(syscall(SYS_sched_setattr, 0, &attr, 0) == 0);
+    CHECK(get_scheduler(0) == SCHED_FIFO && get_priority(0) == 7);
+    struct attr back;
+    memset(&back, 0xff, sizeof(back));
+    CHECK(syscall(SYS_sched_getattr, 0, &back, 48, 0) == 0);
+    CHECK(back.size == 48 && back.policy == SCHED_FIFO && back.priority == 7 && back.flags == 0);
+    CHECK(back.util_min == 0xffffffffu);        /* past the 48 bytes asked: not written */
+    memset(&back, 0, sizeof(back));
+    CHECK(syscall(SYS_sched_getattr, 0, &back, sizeof(back), 0) == 0 && back.size == 56);
+    attr = (struct attr){ .size = 0, .policy = SCHED_RR, .priority = 9, .flags = 1 /* RESET_ON_FORK */ };
+    CHECK(syscall(SYS_sched_setattr, 0, &attr, 0) == 0);    /* size 0: the first version */
+    CHECK(get_scheduler(0) == (SCHED_RR | SCHED_RESET_ON_FORK) && get_priority(0) == 9);
+    attr = (struct attr){ .size = 48, .flags = 0x08 /* KEEP_POLICY */, .priority = 11 };
+    CHECK(syscall(SYS_sched_setattr, 0, &attr, 0) == 0);      /* the policy and its flag kept */
+    CHECK(get_scheduler(0) == (SCHED_RR | SCHED_RESET_ON_FORK) && get_priority(0) == 11);
+    attr = (struct attr){ .size = sizeof(attr), .policy = SCHED_OTHER };
+    CHECK(syscall(SYS_sched_setattr, 0, &attr, 0) == 0 && unchanged());    /* zero bytes past 56: fine */
+
+    attr = (struct attr){ .size = sizeof(attr), .policy = SCHED_FIFO, .priority = 5, .beyond = { 1 } };
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, &attr, 0), E2BIG) && attr.size == 56 && unchanged());
+    attr = (struct attr){ .size = 20, .policy = SCHED_FIFO, .priority = 5 };
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, &attr, 0), E2BIG) && attr.size == 56 && unchanged());
+    attr = (struct attr){ .size = 48, .policy = SCHED_FIFO, .priority = 5 };
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, &attr, 1), EINVAL) && unchanged());
+    CHECK(FAILS(syscall(SYS_sched_setattr, -1, &attr, 0), EINVAL) && unchanged());
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, NULL, 0), EINVAL) && unchanged());
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, KERNEL_ADDRESS, 0), EFAULT) && unchanged());
+    attr = (struct attr){ .size = 48, .policy = SCHED_FIFO, .priority = 100 };
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, &attr, 0), EINVAL) && unchanged());
+    attr = (struct attr){ .size = 48, .policy = SCHED_OTHER, .flags = 0x80 };
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, &attr, 0), EINVAL) && unchanged());
+    attr = (struct attr){ .size = 48, .policy = SCHED_OTHER, .flags = 0x20 /* UTIL_CLAMP_MIN */ };
+    CHECK(FAILS(syscall(SYS_sched_setattr, 0, &attr, 0), EINVAL) && unchanged());     /* needs 56 bytes */
+    CHECK(FAILS(syscall(SYS_sched_getattr, 0, &back, 47, 0), EINVAL));
+    CHECK(FAILS(syscall(SYS_sched_getattr, 0, &back, 4097, 0), EINVAL));
+    CHECK(FAILS(syscall(SYS_sched_getattr, 0, &back, 48, 1), EINVAL));
+    CHECK(FAILS(syscall(SYS_sched_getattr, 0, NULL, 48, 0), EINVAL));
+    CHECK(FAILS(syscall(SYS_sched_getattr, -1, &back, 48, 0), EINVAL));
+    CHECK(FAILS(syscall(SYS_sched_getattr, 0, KERNEL_ADDRESS, 48, 0), EFAULT));
+    return 1;
+}
+
 /* ---- Setting and reading back ---- */
 
 static int set_and_read_back(void)
@@ -612,6 +668,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(priority_ranges),
     KTAP_CASE(bad_arguments),
     KTAP_CASE(set_and_read_back),
+    KTAP_CASE(sched_attr_calls),
     KTAP_CASE(inherited_by_fork_and_threads),
     KTAP_CASE(woken_rt_preempts_its_waker),
     KTAP_CASE(fifo_runs_until_done),
