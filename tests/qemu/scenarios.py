@@ -140,6 +140,51 @@ def _compare_linux_alone(text):
     return reasons
 
 
+# What each fuzz class must show (scenario fuzz-classes), besides what
+# every run must: the class's own line of counts.
+_FUZZ_CLASS_CHECKS = [
+          # nohz set while siblings move us: some moves refused (EBUSY)
+          ("nohz", [r"^fuzz: class nohz: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EBUSY [1-9]"]),
+          ("affinity", [r"^fuzz: class affinity: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]"]),
+          # /proc/PID read of children being reaped: some found gone
+          ("reap", [r"^fuzz: class reap: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ENOENT [1-9]"]),
+          # popf set TF, among others: its traps were caught
+          ("flags", [r"^fuzz: class flags: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                     r"^fuzz: class flags: traps stepped over [1-9]"]),
+          # links nested and looped: some lookups refused (ELOOP)
+          ("symlink", [r"^fuzz: class symlink: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ELOOP [1-9]"]),
+          ("memory", [r"^fuzz: class memory: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                      r"^fuzz: class memory: children [1-9]\d*: .*; killed at the time limit \d+, stuck 0 "]),
+          # futex calls on every kind of word: refused (EFAULT, EINVAL) and
+          # done; a waiting child signalled, stopped and killed is never stuck
+          ("futex", [r"^fuzz: class futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                     r"^fuzz: class futex: children [1-9]\d*: .*Killed [1-9].*; killed at the time limit \d+, stuck 0 "]),
+          # crafted frames: children die of a signal, or land where a
+          # sanitized frame sends them; none comes back
+          ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, landed badly 0, "
+                         r"came back 0, other exits 0, .*Segmentation fault [1-9].*; killed at the time limit \d+, "
+                         r"stuck 0 "]),
+]
+
+
+def _fuzz_class_checks(output):
+    """Each class's run (from its "fuzz: classes NAME" line to the next)
+    shows the common lines and its own; a class that never ran fails."""
+    runs = re.split(r"^(?=fuzz: classes \w+$)", output, flags=re.MULTILINE)
+    by_class = {m.group(1): run for run in runs for m in [re.match(r"fuzz: classes (\w+)$", run, re.MULTILINE)] if m}
+    common = [r"^fuzz: workers \d+ started, [1-9]\d* finished, 0 lost", r"^fuzz: root directory unchanged$",
+              r"^fuzz: PASS$"]
+    reasons = []
+    for cls, checks in _FUZZ_CLASS_CHECKS:
+        run = by_class.get(cls)
+        if run is None:
+            reasons.append("fuzz class %s: never ran" % cls)
+            continue
+        reasons += ["fuzz class %s: missing /%s/" % (cls, r) for r in common + checks
+                    if not re.search(r, run, re.MULTILINE)]
+    return reasons
+
+
 SCENARIOS = [
     # Boot and bring every CPU up, through SeaBIOS and OVMF.
     {"name": "boot-smp1", "smp": 1, "append": "ktest=boot",
@@ -872,35 +917,15 @@ SCENARIOS = [
     _program("conform-exec-glibc", "conform_exec", "glibc"),
 
     # Each class of fuzz attack alone (fuzz --only CLASS, docs/reliability.md
-    # section 2) for 15 s, seed 1: the kernel survives, no worker is lost and
-    # no child stuck, nothing leaks, and the class did what it is for.
-    *[{"name": "fuzz-" + cls, "smp": 4, "ktap": False, "timeout": 100, "command": "fuzz 15 1 --only " + cls,
-       "must_contain": [r"^fuzz: classes %s$" % cls, r"^fuzz: workers \d+ started, [1-9]\d* finished, 0 lost",
-                        r"^fuzz: root directory unchanged$", r"^fuzz: PASS$"] + checks,
-       "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]}
-      for cls, checks in [
-          # nohz set while siblings move us: some moves refused (EBUSY)
-          ("nohz", [r"^fuzz: class nohz: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EBUSY [1-9]"]),
-          ("affinity", [r"^fuzz: class affinity: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]"]),
-          # /proc/PID read of children being reaped: some found gone
-          ("reap", [r"^fuzz: class reap: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ENOENT [1-9]"]),
-          # popf set TF, among others: its traps were caught
-          ("flags", [r"^fuzz: class flags: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
-                     r"^fuzz: class flags: traps stepped over [1-9]"]),
-          # links nested and looped: some lookups refused (ELOOP)
-          ("symlink", [r"^fuzz: class symlink: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* ELOOP [1-9]"]),
-          ("memory", [r"^fuzz: class memory: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
-                      r"^fuzz: class memory: children [1-9]\d*: .*; killed at the time limit \d+, stuck 0 "]),
-          # futex calls on every kind of word: refused (EFAULT, EINVAL) and
-          # done; a waiting child signalled, stopped and killed is never stuck
-          ("futex", [r"^fuzz: class futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
-                     r"^fuzz: class futex: children [1-9]\d*: .*Killed [1-9].*; killed at the time limit \d+, stuck 0 "]),
-          # crafted frames: children die of a signal, or land where a
-          # sanitized frame sends them; none comes back
-          ("sigreturn", [r"^fuzz: class sigreturn: children [1-9]\d*: exited 0, landed [1-9]\d*, landed badly 0, "
-                         r"came back 0, other exits 0, .*Segmentation fault [1-9].*; killed at the time limit \d+, "
-                         r"stuck 0 "]),
-      ]],
+    # section 2) for 8 s, seed 1, one after the other in one boot: each time
+    # the kernel survives, no worker is lost and no child stuck, nothing
+    # leaks, and the class did what it is for (_fuzz_class_checks). make
+    # soak runs each class longer, in turn, under load.
+    {"name": "fuzz-classes", "smp": 4, "ktap": False, "timeout": 300,
+     "command": "for c in %s; do fuzz 8 1 --only $c || echo \"fuzz-classes: $c failed\"; done"
+                % " ".join(cls for cls, _ in _FUZZ_CLASS_CHECKS),
+     "check": lambda out: _fuzz_class_checks(out),
+     "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed", r"^fuzz-classes: \w+ failed"]},
 
     # nohz_full_init() asks the policy whether it reads nohz_full=
     # (struct tick_policy's uses_nohz_full, docs/tick-policy.md): tick=full
