@@ -489,7 +489,7 @@ static volatile int low_ready;
 static void *low_spinner(void *unused)
 {
     (void)unused;
-    if (set_scheduler(0, SCHED_FIFO, 10) != 0)
+    if (set_affinity_range(0, test_cpu(), test_cpu()) != 0 || set_scheduler(0, SCHED_FIFO, 10) != 0)
         return (void *)-1;
     low_ready = 1;
     unsigned long i = 0;
@@ -510,8 +510,10 @@ static int woken_rt_preempts_across_cpus(void)
     while (!high_tid)
         sched_yield();
     CHECK(waits_in_futex(high_tid));
+    /* Off the test CPU before low exists: low moves itself there, and
+     * spinning at FIFO 10 it would starve us if we were still there. */
+    CHECK(set_affinity_range(0, other_cpu(), other_cpu()) == 0);
     CHECK(pthread_create(&low, 0, low_spinner, 0) == 0);
-    CHECK(set_affinity_range(0, other_cpu(), other_cpu()) == 0);    /* before low spins above us */
     while (!low_ready)
         sched_yield();
     high_word = 1;
