@@ -12,6 +12,8 @@ Keys (defaults in DEFAULTS):
   add              list of tools/run/boot --add specs (HOSTFILE[:/GUEST/PATH])
   witness          tools/run/boot --witness: QEMU's per-vCPU logs count the
                    interrupts between "witness open"/"witness close" lines
+  debian           tools/run/boot --debian: Debian's loader, libraries and
+                   rt-tests programs in the initrd (build/initrd-debian.cpio)
   command          shell command line run with sh -c; None = none
   script           a file in tests/qemu/scripts/ that drives the
                    interactive shell through the serial port (tools/run/boot
@@ -50,6 +52,7 @@ DEFAULTS = {
     "qemu": "",
     "add": [],
     "witness": False,
+    "debian": False,
     "command": None,
     "script": None,
     "timeout": 60,
@@ -241,7 +244,7 @@ SCENARIOS = [
                       r"pid \d+ \(null_write\) killed by signal 11: page fault at 0x0"]},
     {"name": "strace", "smp": 2, "append": "strace=1 ktest=user",
      "must_contain": [r"strace: pid \d+: write\(0x1, 0x0, 0xa, .*\) = -14",
-                      r"strace: pid \d+: unknown\(.*\) = -38"]},
+                      r"strace: pid \d+: syscall_\d+\(.*\) = -38"]},
     # The nohz task model (docs/nohz-task.md), rule by rule: the in-kernel
     # rules with a kernel thread as the nohz task, the /proc/self/nohz
     # rules from user space, then the counts that matter with spin: zero
@@ -993,6 +996,32 @@ SCENARIOS = [
     # "host-exec_limits").
     _program("exec-limits", "exec_limits"),
     _program("exec-limits-glibc", "exec_limits", "glibc"),
+    # Dynamically linked programs, in one boot for make test's time:
+    # tests/user/auxv.c's three builds (static musl, static glibc, and a
+    # PIE started by Debian's loader), then Debian's rt-tests hackbench
+    # with pipes, as processes and as threads: its summary, not its time.
+    {"name": "dynamic", "smp": 2, "timeout": 120, "debian": True,
+     "add": ["build/tests-user/auxv.%s:/bin/auxv-%s" % (libc, libc) for libc in ("musl", "glibc", "dyn")],
+     "command": "auxv-musl; echo musl=$?; auxv-glibc; echo glibc=$?; auxv-dyn; echo dyn=$?; "
+                "hackbench -p -l 10 -g 2 -f 2; echo process=$?; hackbench -T -p -l 10 -g 1 -f 3; echo threads=$?",
+     "must_contain": [r"^musl=0\r?$", r"^glibc=0\r?$", r"^dyn=0\r?$",
+                      r"^ok 5 interpreters_interpreter_is_ignored\r?$",
+                      r"^Running in process mode with 2 groups using 4 file descriptors each \(== 8 tasks\)\r?$",
+                      r"^Running in threaded mode with 1 groups using 6 file descriptors each \(== 6 tasks\)\r?$",
+                      r"^Each sender will pass 10 messages of 100 bytes\r?$",
+                      r"^Time: \d+\.\d{3}\r?\nprocess=0\r?$", r"^Time: \d+\.\d{3}\r?\nthreads=0\r?$"],
+     "must_not_contain": [r"killed by signal", r"[Ee]rror"],
+     "check": lambda out: [] if len(re.findall(r"^KTAP version 1", out, re.M)) == 3
+                          else ["want three KTAP documents, one a build"]},
+    # Allocations failing at random in execve of a dynamic program and in
+    # Debian's loader after it: each run ends (ENOMEM, 126 or 127 from
+    # the shell, or a clean death), and the kernel does not panic (it did:
+    # docs/reliability.md, section 6).
+    {"name": "dynamic-fail-alloc", "smp": 2, "debian": True, "ktap": False, "append": "fail_alloc=5",
+     "command": "for i in $(seq 30); do hackbench -p -l 1 -g 1 -f 1 >/dev/null 2>&1; echo -n \"$? \"; done; "
+                "echo; grep faults_injected /proc/vmstat",
+     "must_contain": [r"^faults_injected [1-9]\d*\r?$"],
+     "must_not_contain": [r"PANIC"]},
     # No register survives execve: general, x87, SSE (host-exec_state).
     _program("exec-state", "exec_state"),
     _program("exec-state-glibc", "exec_state", "glibc"),
