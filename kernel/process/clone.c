@@ -129,6 +129,7 @@ static long clone_thread(const struct clone_request *request)
     thread->task = task;
     task->process = process;
     task->thread = thread;
+    sched_fork(task, current_task());
     fpu_save(&task->fpu);       /* our registers, as at the clone */
     int tid = thread->tid;
     /* Linux writes both before the thread runs. */

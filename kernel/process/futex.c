@@ -24,9 +24,11 @@
  * futex_waiter lives on its stack.
  *
  * The PI operations keep Linux's ownership protocol (owner TID in the
- * word, FUTEX_WAITERS, a hand-over to the first waiter at unlock), but no
- * priority is inherited: nohzk has no real-time class yet. Left out:
- * WAIT_REQUEUE_PI and CMP_REQUEUE_PI (ENOSYS), futex_waitv. */
+ * word, FUTEX_WAITERS, a hand-over at unlock to the waiter of highest
+ * priority, the oldest among equals), and the owner inherits the highest
+ * priority of the waiters queued for it, along a chain of at most
+ * PI_CHAIN_MAX owners that wait in turn (pi_update; docs/realtime.md).
+ * Left out: WAIT_REQUEUE_PI and CMP_REQUEUE_PI (ENOSYS), futex_waitv. */
 #include "kernel/process/futex.h"
 
 #include "arch/x86/clock.h"
@@ -77,6 +79,9 @@ static struct wait_queue buckets[FUTEX_BUCKETS] = {
     [0 ... FUTEX_BUCKETS - 1] = { .lock = SPINLOCK_INIT("futex_bucket"), .head = 0 },
 };
 static int pi_waiters;          /* queued in LOCK_PI anywhere: an exit looks for owners only if any */
+/* Serializes pi_update(): the last to run saw the queues as they ended. */
+static struct spinlock pi_lock = SPINLOCK_INIT("futex_pi");
+#define PI_CHAIN_MAX 8
 
 /* The thread identity in a PI word and a robust list. */
 static int current_tid(void)
@@ -528,6 +533,66 @@ static struct futex_waiter *first_pi_waiter(struct wait_queue *bucket, const str
     return 0;
 }
 
+/* The one a PI futex goes to: the highest priority, the oldest among equals. */
+static struct futex_waiter *top_pi_waiter(struct wait_queue *bucket, const struct futex_key *key)
+{
+    struct futex_waiter *top = 0;
+    for (struct wait_entry *entry = bucket->head; entry; entry = entry->next) {
+        struct futex_waiter *waiter = waiter_of(entry);
+        if (waiter->pi && key_equal(&waiter->key, key) && (!top || entry->task->prio > top->entry.task->prio))
+            top = waiter;
+    }
+    return top;
+}
+
+/* The priority tid's PI waiters lend it: the highest of theirs, their
+ * own lent ones included. */
+static unsigned pi_owed(int tid)
+{
+    unsigned owed = 0;
+    for (int i = 0; i < FUTEX_BUCKETS; i++) {
+        struct wait_queue *bucket = &buckets[i];
+        spin_lock(&bucket->lock);
+        for (struct wait_entry *entry = bucket->head; entry; entry = entry->next) {
+            struct futex_waiter *waiter = waiter_of(entry);
+            if (waiter->pi && waiter->owner_tid == tid && entry->task->prio > owed)
+                owed = entry->task->prio;
+        }
+        spin_unlock(&bucket->lock);
+    }
+    return owed;
+}
+
+/* Give the thread tid the priority its PI waiters lend it now (none: its
+ * own again), then, if that changed, the owner it waits for in LOCK_PI,
+ * and so on for PI_CHAIN_MAX owners. Called after each change of the
+ * queues that matters (a real-time waiter queued or gone, a hand-over by
+ * a boosted owner), with no lock held; runs one at a time, so the last
+ * call saw the final queues. A walk of every bucket: only real-time
+ * waiters and boosted owners pay it. */
+static void pi_update(int tid)
+{
+    spin_lock(&pi_lock);
+    for (int link = 0; tid && link < PI_CHAIN_MAX; link++) {
+        unsigned owed = pi_owed(tid);
+        int next = 0;
+        spin_lock(&process_tree_lock);
+        struct thread *owner = thread_find_locked(tid);
+        if (owner && !owner->exited) {
+            struct task *task = owner->task;
+            spin_lock(&task->lock);
+            if (task->pi_priority != owed) {
+                sched_set_priority(task, task->policy, task->rt_priority, owed);
+                next = __atomic_load_n(&owner->pi_blocked_on, __ATOMIC_RELAXED);
+            }
+            spin_unlock(&task->lock);
+        }
+        spin_unlock(&process_tree_lock);
+        tid = next;
+    }
+    spin_unlock(&pi_lock);
+}
+
 /* Give a PI futex whose word holds seen to its first waiter (bucket
  * held): the word gets its TID, FUTEX_WAITERS (kept while there may be
  * waiters) and keep_bits of seen; the other waiters now wait for it.
@@ -645,10 +710,18 @@ static long futex_lock_pi(uint64_t address, unsigned flags, const uint64_t *dead
             result = -EAGAIN;       /* EWOULDBLOCK */
             break;
         }
+        bool lends = current_task()->prio != 0;
+        current_thread()->pi_blocked_on = owner;
+        if (lends)
+            pi_update(owner);
         sleep_queued(&waiter, deadline ? &timeout : 0);
+        current_thread()->pi_blocked_on = 0;
         result = 0;
-        if (!unqueue(&waiter))
-            break;                  /* handed over: ours */
+        bool handed_over = !unqueue(&waiter);
+        if (lends && !handed_over)
+            pi_update(waiter.owner_tid);    /* no longer lends it anything */
+        if (handed_over)
+            break;                  /* ours */
         result = -ETIMEDOUT;
         if (deadline && timeout.expired)
             break;
@@ -677,7 +750,8 @@ static long futex_unlock_pi(uint64_t address, unsigned flags)
             return error;
         struct wait_queue *bucket = bucket_of(&key);
         spin_lock(&bucket->lock);
-        struct futex_waiter *next_owner = first_pi_waiter(bucket, &key);
+        struct futex_waiter *next_owner = top_pi_waiter(bucket, &key);
+        int next_tid = next_owner ? next_owner->tid : 0;
         if (next_owner) {
             error = hand_over_locked(bucket, next_owner, address, value, 0);
         } else if (user_cmpxchg_u32_nofault((uint32_t *)address, value, 0, &found) < 0) {
@@ -688,8 +762,13 @@ static long futex_unlock_pi(uint64_t address, unsigned flags)
         spin_unlock(&bucket->lock);
         if (error == -EFAULT && user_fault_in_writable((void *)address, sizeof(uint32_t)) < 0)
             return -EFAULT;
-        if (!error)
-            return 0;
+        if (error)
+            continue;
+        if (current_task()->pi_priority)
+            pi_update(tid);         /* what the waiters of the futexes we still own lend */
+        if (next_tid && __atomic_load_n(&pi_waiters, __ATOMIC_RELAXED))
+            pi_update(next_tid);    /* the waiters left now lend to the new owner */
+        return 0;
     }
 }
 

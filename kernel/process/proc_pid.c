@@ -67,7 +67,8 @@ static void memory_pages(struct process *process, unsigned long *mapped, unsigne
 
 /* Linux's 52 fields (man 5 proc); those nohzk does not track are 0:
  * signals pending, blocked, ignored and caught are fields 31 to 34,
- * exit_signal 38 and the CPU 39.
+ * exit_signal 38 and the CPU 39; priority 18 (20, or -1 - the real-time
+ * priority), rt_priority 40 and policy 41.
  * Of a process: its leader's, with the times of all its threads; of one
  * thread (/proc/PID/task/TID/stat): its own. */
 static void stat_of(struct proc_text *text, struct process *process, struct thread *thread, uint64_t user,
@@ -77,16 +78,18 @@ static void stat_of(struct proc_text *text, struct process *process, struct thre
     uint64_t ignored, caught;
     memory_pages(process, &mapped, &resident);
     signal_dispositions(&process->signals, &ignored, &caught);
-    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu %lu %lu "
-                "18446744073709551615 0 0 0 0 0 %llu %llu %llu %llu 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+    struct task *task = thread->task;
+    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu %d 0 %d 0 %llu %lu %lu "
+                "18446744073709551615 0 0 0 0 0 %llu %llu %llu %llu 0 0 0 17 %u %u %u 0 0 0 0 0 0 0 0 0 0 0\n",
                 thread->tid, process->name, thread_state(thread), parent_pid(process),
                 process->process_group, process->session, to_user_hz(user), to_user_hz(system),
                 to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
-                thread_count_locked(process), to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
+                task->prio ? -1 - (int)task->prio : 20, thread_count_locked(process), to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
                 (unsigned long long)(__atomic_load_n(&thread->signals.pending, __ATOMIC_RELAXED) |
                                      __atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED)),
                 (unsigned long long)thread->signals.blocked, (unsigned long long)ignored,
-                (unsigned long long)caught, thread->task->cpu);
+                (unsigned long long)caught, task->cpu, task->policy == SCHED_FIFO || task->policy == SCHED_RR ? task->rt_priority : 0,
+                task->policy);
 }
 
 static void generate_pid_stat(struct proc_text *text, struct process *process)

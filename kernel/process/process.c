@@ -395,6 +395,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
         return 0;
     }
     leader_init(child, task);
+    sched_fork(task, forker->task);
     fpu_save(&task->fpu);        /* the parent's registers, as at the fork */
     link_child(parent, child);
     process_table_add(child);

@@ -299,6 +299,25 @@ SCENARIOS = [
      "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
                       r"^spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
                       r"^gps_completed: \d+ -> gps_completed: \d+$"]},
+    # SCHED_FIFO spinners without throttling (docs/realtime.md). One on
+    # nohz_full CPU 3 with a normal task queued beneath it: the tick stops
+    # anyway (Linux 6.1's sched_can_stop_tick), the normal task runs only
+    # once the spinner ends. One on CPU 0, where RCU's grace-period and
+    # offload kthreads run, above every user priority: grace periods
+    # complete while both spin (CPU 3's callbacks run in rcuo/3 on CPU 0,
+    # its user mode is quiescent). The shell pins itself to CPUs 1-2
+    # first: queued behind a spinner, it would wait until the spinner
+    # ends; rcustress's reader on CPU 0 does wait.
+    {"name": "rt-fifo", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=full nohz_full=3",
+     "command": "taskset -p -c 1-2 $$ >/dev/null; taskset -c 3 spin 4 --fifo 50 & taskset -c 0 spin 4 --fifo 50 & "
+                "sleep 0.5; taskset -c 3 spin 1 & sleep 0.7; g1=$(grep gps_completed /proc/rcu); "
+                "rcustress 1 & sleep 1.5; g2=$(grep gps_completed /proc/rcu); wait; echo \"$g1 -> $g2\"",
+     "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
+                      r"^spin: 4 s, [1-9]\d* iterations, \d+ syscalls, 0 faults, fifo, cpus 3:\d+$",
+                      r"^spin: 4 s, [1-9]\d* iterations, \d+ syscalls, 0 faults, fifo, cpus 0:\d+$",
+                      r"^spin: cpu 3 after the first second: LOC [0-2], RES \d+, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 1 s, [1-9]\d* iterations, 0 syscalls, 0 faults, cpus 3:\d+$",
+                      r"^gps_completed: (\d+) -> gps_completed: (?!\1$)\d+$"]},
     # A second task on the nohz CPU: the kick restarts the tick, both make
     # progress; when the nohz task exits the mask is clear.
     {"name": "nohz-compete", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
@@ -402,6 +421,11 @@ SCENARIOS = [
     # Attacks on thread groups: /proc read while threads end, exec and
     # exit_group racing clone and each other, SIGKILL racing clone, a group
     # stop and continue, joins racing the end (host-thread_races too).
+    # SCHED_FIFO and SCHED_RR (docs/realtime.md): the calls' checks, order
+    # on one CPU, preemption by a woken real-time thread, inheritance,
+    # RESET_ON_FORK; the same program passes on the Linux host (host-sched_rt).
+    _program("sched-rt", "sched_rt"),
+    _program("sched-rt-glibc", "sched_rt", "glibc"),
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
     _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
     # More attacks on threads (tests/user/thread_attacks.c): task files read
@@ -965,7 +989,11 @@ SCENARIOS = [
      "must_contain": [r"^nohz_full: tick=full without nohz_full=: busy CPUs keep their tick$"]},
     {"name": "nohz-full-list-without-policy", "smp": 2, "append": "tick=task nohz_full=1 ktest=boot",
      "must_contain": [r"^nohz_full=1: takes effect with tick=full \(now tick=task\)$", r"^nohz_full: cpus 1$"]},
-    {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot",
+    # The last boot also runs ktest=rt_tick: the scheduler's tick
+    # dependency with SCHED_FIFO and SCHED_RR tasks (Linux 6.1's
+    # sched_can_stop_tick rules, docs/realtime.md), and the tick stopping
+    # where the rules let it on nohz_full CPU 1.
+    {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot,rt_tick",
      "must_contain": [r"^nohz_full: cpus 1$"],
      "must_not_contain": [r"takes effect with", r"without nohz_full="]},
     # Tick policies registered with TICK_POLICY: the list, its order, the
