@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "kernel/process/signal.h"
+#include "sched/task.h"
 
 struct task;
 struct process;
@@ -33,7 +34,12 @@ struct thread {
     struct restart_block restart;       /* for restart_syscall */
 };
 
-struct thread *current_thread(void);     /* NULL in a kernel thread */
+/* NULL in a kernel thread. Inline: the way out of every system call asks. */
+static inline struct thread *current_thread(void)
+{
+    struct task *task = current_task();
+    return task ? task->thread : 0;
+}
 
 /* The thread with this tid, of any process, or NULL; under process_tree_lock. */
 struct thread *thread_find_locked(int tid);
