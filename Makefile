@@ -68,14 +68,31 @@ $(BUILD)/tests-user/%.glibc: tests/user/%.c $(wildcard tests/user/*.h) $(wildcar
 	@echo "  HOSTCC  $< (static glibc)"
 	@gcc $(USER_CFLAGS) -o $@ $<
 
+# A test program that says DYNAMIC_BUILD is also built a third way,
+# NAME.dyn: a PIE linked against the host's glibc (Debian 12's) without
+# -static, which execve starts through Debian's dynamic loader.
+DYNAMIC_TEST_PROGRAMS := $(patsubst tests/user/%.c,$(BUILD)/tests-user/%.dyn,\
+                           $(shell grep -l DYNAMIC_BUILD tests/user/*.c))
+TEST_PROGRAMS += $(DYNAMIC_TEST_PROGRAMS)
+
+$(BUILD)/tests-user/%.dyn: tests/user/%.c $(wildcard tests/user/*.h) $(wildcard user/lib/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $< (dynamic glibc)"
+	@gcc -DDYNAMIC_BUILD $(filter-out -static,$(USER_CFLAGS)) -o $@ $<
+
 user-programs: $(USER_PROGRAMS) $(TEST_PROGRAMS)
 
 # The initrd: Debian's busybox-static and its applets (tools/build/mkinitrd) and
 # our programs; tools/run/boot puts build/initrd.cpio in every ISO it makes.
-initrd: $(BUILD)/initrd.cpio
+# A second archive, merged in by tools/run/boot --debian (make run does):
+# Debian's dynamic loader, libc6, libnuma1 and four rt-tests programs.
+initrd: $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio
 $(BUILD)/initrd.cpio: tools/build/mkinitrd tools/lib/newc.py $(USER_PROGRAMS)
 	@echo "  INITRD  $@"
 	@tools/build/mkinitrd -o $@ $(USER_PROGRAMS)
+$(BUILD)/initrd-debian.cpio: tools/build/mkinitrd tools/lib/newc.py
+	@echo "  INITRD  $@"
+	@tools/build/mkinitrd --debian -o $@
 
 help:
 	@echo "make run        boot nohzk in QEMU (-smp $(CPUS), SeaBIOS), console on this terminal"
@@ -166,11 +183,11 @@ fuzz: deps
 	@FUZZ=1 tools/build/check-deps
 	$(MAKE) -C tests/fuzz fuzz OUT=$(abspath $(BUILD))/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-run: deps $(KERNEL) $(BUILD)/initrd.cpio
-	$(BOOT) --interactive
+run: deps $(KERNEL) $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio
+	$(BOOT) --interactive --debian
 
-run-uefi: deps $(KERNEL) $(BUILD)/initrd.cpio
-	$(BOOT) --interactive --uefi
+run-uefi: deps $(KERNEL) $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio
+	$(BOOT) --interactive --uefi --debian
 
 # A port of our own: two users of one machine must not share a gdb port.
 GDB_PORT ?= $(shell echo $$((20000 + $$(id -u) % 20000)))

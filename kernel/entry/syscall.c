@@ -19,6 +19,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/trap.h"
 #include "kernel/lib/errno.h"
+#include "kernel/lib/format.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
 #include "kernel/base/printk.h"
@@ -72,14 +73,18 @@ void syscall_dispatch(struct trap_frame *frame)
     irq_enable();
     struct process *process = task->process;
     bool injecting = process && fault_inject_wanted(&process->fault) && fault_inject_syscall_begin(process);
+    uint64_t number = frame->rax;       /* a signal may rewrite the frame */
     long result = call(frame);
     if (injecting)
         fault_inject_syscall_end(process);
-    check_balanced(frame->rax);
+    check_balanced(number);
     if (syscall_trace) {
-        const char *name = syscall_name(frame->rax);
+        const char *name = syscall_name(number);
+        char unknown[24];
+        if (!name)      /* the number, to look up in Linux's table */
+            snprintf(unknown, sizeof(unknown), "syscall_%lu", number);
         printk("strace: pid %d: %s(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx) = %ld\n", current_process()->pid,
-               name ? name : "unknown", frame->rdi, frame->rsi, frame->rdx, frame->r10, frame->r8, frame->r9,
+               name ? name : unknown, frame->rdi, frame->rsi, frame->rdx, frame->r10, frame->r8, frame->r9,
                result);
     }
     frame->rax = (uint64_t)result;

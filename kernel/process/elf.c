@@ -1,5 +1,5 @@
-/* ELF64 parser for static x86-64 executables (see elf.h for what is left
- * out). The rules are Linux's binfmt_elf where they matter to a program,
+/* ELF64 parser for x86-64 executables and their interpreters (see elf.h
+ * for what is left out). The rules are Linux's binfmt_elf where they matter to a program,
  * plus a few it does not make (segments in ascending order that do not
  * share a page, the entry point in an executable segment), because a
  * teaching loader is simpler when it can trust them and no real linker
@@ -224,17 +224,20 @@ static bool entry_is_executable(const struct elf_info *out, uint64_t entry)
     return false;
 }
 
-/* A static PIE goes at ELF_PIE_BASE, rounded up so that every segment keeps
- * its alignment; ET_EXEC stays where it was linked. Then every address is
- * moved by the bias and checked against the user half. */
-static int apply_bias(struct elf_info *out, uint64_t max_align)
+/* An ET_DYN file goes at base (ELF_PIE_BASE for a static PIE), rounded up
+ * so that every segment keeps its alignment; ET_EXEC stays where it was
+ * linked. Then every address is moved by the bias and checked against the
+ * user half. */
+static int apply_bias(struct elf_info *out, uint64_t max_align, uint64_t base)
 {
     uint64_t lowest = out->segments[0].start;
     uint64_t bias = 0;
 
-    if (out->type == ET_DYN && lowest < ELF_PIE_BASE) {
-        uint64_t base = (ELF_PIE_BASE + max_align - 1) & ~(max_align - 1);
-        bias = base - (lowest & ~(max_align - 1));
+    if (out->type == ET_DYN && lowest < base) {
+        if (base > ELF_USER_END)
+            return -EINVAL;
+        uint64_t aligned = (base + max_align - 1) & ~(max_align - 1);
+        bias = aligned - (lowest & ~(max_align - 1));
     }
     uint64_t last_end = out->segments[out->segment_count - 1].end;
     if (lowest + bias < ELF_USER_MIN || last_end > ELF_USER_END - bias)
@@ -260,6 +263,12 @@ int elf_parse(const void *image, size_t length, struct elf_info *out)
 }
 
 int elf_parse_headers(const void *head, size_t head_length, uint64_t file_size, struct elf_info *out)
+{
+    return elf_parse_headers_at(head, head_length, file_size, ELF_PIE_BASE, out);
+}
+
+int elf_parse_headers_at(const void *head, size_t head_length, uint64_t file_size, uint64_t base,
+                         struct elf_info *out)
 {
     const uint8_t *bytes = head;
     size_t length = head_length;
@@ -296,7 +305,7 @@ int elf_parse_headers(const void *head, size_t head_length, uint64_t file_size, 
     out->phdr = phdr;
     out->phnum = h.e_phnum;
     out->phentsize = h.e_phentsize;
-    err = apply_bias(out, scan.max_align);
+    err = apply_bias(out, scan.max_align, base);
     if (err)
         memset(out, 0, sizeof(*out));
     return err;

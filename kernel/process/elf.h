@@ -1,14 +1,14 @@
-/* A defensive parser for the ELF64 executables nohzk runs: static x86-64
- * Linux programs, either ET_EXEC (linked at a fixed address, like Debian's
- * busybox-static at 0x400000) or static PIE (ET_DYN without PT_INTERP).
- * A dynamically linked program's PT_INTERP is recorded, not loaded.
+/* A defensive parser for the ELF64 executables nohzk runs: x86-64 Linux
+ * programs, either ET_EXEC (linked at a fixed address, like Debian's
+ * busybox-static at 0x400000) or ET_DYN (a static or dynamic PIE, or an
+ * interpreter such as Debian's ld-linux-x86-64.so.2), placed at a base
+ * the caller chooses. A dynamically linked program's PT_INTERP is
+ * recorded here; exec.c loads the interpreter it names.
  *
  * The parser is pure: it reads the file image and says what to map where,
  * and maps nothing itself. Every field is checked before it is used, so a
  * truncated or hostile file is refused with an error, never read past its
- * end. Left out on purpose: dynamic linking (exec.c looks the interpreter
- * up and says ENOENT or ELIBBAD),
- * section headers (a loader never needs them), 32-bit and big-endian files,
+ * end. Left out on purpose: section headers (a loader never needs them), 32-bit and big-endian files,
  * and more than 0xfffe program headers (the PN_XNUM extension).
  */
 #ifndef NOHZK_ELF_H
@@ -104,7 +104,7 @@ struct elf_segment {
 };
 
 struct elf_info {
-    uint16_t type;      /* ET_EXEC or ET_DYN (static PIE) */
+    uint16_t type;      /* ET_EXEC or ET_DYN (PIE or interpreter) */
     uint64_t load_bias; /* added to every p_vaddr: 0 for ET_EXEC */
     uint64_t entry;     /* e_entry + load_bias */
     uint64_t phdr;      /* AT_PHDR: program headers in memory, 0 if not loaded */
@@ -128,5 +128,9 @@ int elf_parse(const void *image, size_t length, struct elf_info *out);
  * more): the program headers must lie in them, and the segments in the
  * file's file_size bytes. */
 int elf_parse_headers(const void *head, size_t head_length, uint64_t file_size, struct elf_info *out);
+/* The same, an ET_DYN file placed at base (rounded up to its alignment)
+ * instead of ELF_PIE_BASE. */
+int elf_parse_headers_at(const void *head, size_t head_length, uint64_t file_size, uint64_t base,
+                         struct elf_info *out);
 
 #endif

@@ -11,8 +11,9 @@
  * come at their first touch (kernel/mm/stack_limit.c). The stack gets
  * the System V initial image (user_stack_build), and is made large
  * enough for it. A "#!" script runs its interpreter (script.c); a
- * dynamically linked program's interpreter is looked up but not loaded
- * (docs/user-space.md, "execve"). Only when all of that worked does the
+ * dynamically linked program's interpreter (PT_INTERP) is loaded beside
+ * it, at INTERP_BASE, and entered first with AT_BASE telling where it is
+ * (docs/user-space.md, "Dynamic executables"). Only when all of that worked does the
  * process switch to the new address space and drop the old one: a failed
  * execve returns an error to a process that is still intact. */
 #include "arch/x86/cpu.h"
@@ -39,6 +40,10 @@
 #define STACK_IMAGE_EXTRA   4096                /* auxv, AT_RANDOM, AT_PLATFORM, alignment */
 #define SCRIPT_DEPTH_MAX    5                   /* Linux: a sixth interpreter is ELOOP */
 #define MMAP_BASE           0x7f0000000000ul
+/* A dynamically linked program: its interpreter just below mmap's area,
+ * and a PIE program at Linux's ELF_ET_DYN_BASE without randomisation. */
+#define INTERP_BASE         0x7ef000000000ul
+#define DYN_PIE_BASE        0x555555554000ul
 
 /* The ELF header and the program headers must lie in the file's first
  * EXEC_HEAD_MAX bytes: execve reads those, and maps the rest. */
@@ -200,27 +205,30 @@ static size_t image_bound(const char *const *strings)
     return bytes;
 }
 
-static long build_stack(struct address_space *space, const struct elf_info *elf, const char *const *argv,
-                        const char *const *envp, uint64_t *stack_pointer, uint64_t *floor)
+/* The auxiliary vector in Linux's order; interpreter_base is AT_BASE (0
+ * for a static program). AT_HWCAP2 is 0: FSGSBASE is not enabled. */
+static long build_stack(struct address_space *space, const struct elf_info *elf, uint64_t interpreter_base,
+                        const char *execfn, const char *const *argv, const char *const *envp,
+                        uint64_t *stack_pointer, uint64_t *floor)
 {
     uint32_t a, b, c, d;
     cpuid(1, 0, &a, &b, &c, &d);
     const struct auxv_entry auxv[] = {
+        { AT_HWCAP, d },          { AT_PAGESZ, PAGE_SIZE },     { AT_CLKTCK, 100 },
         { AT_PHDR, elf->phdr },   { AT_PHENT, elf->phentsize }, { AT_PHNUM, elf->phnum },
-        { AT_PAGESZ, PAGE_SIZE }, { AT_BASE, 0 },               { AT_FLAGS, 0 },
-        { AT_ENTRY, elf->entry }, { AT_UID, 0 },                { AT_EUID, 0 },
-        { AT_GID, 0 },            { AT_EGID, 0 },               { AT_HWCAP, d },
-        { AT_CLKTCK, 100 },       { AT_SECURE, 0 },
+        { AT_BASE, interpreter_base }, { AT_FLAGS, 0 },         { AT_ENTRY, elf->entry },
+        { AT_UID, 0 },            { AT_EUID, 0 },               { AT_GID, 0 },
+        { AT_EGID, 0 },           { AT_SECURE, 0 },             { AT_HWCAP2, 0 },
     };
     uint8_t random[16];
     random_bytes(random);
 
-    size_t size = image_bound(argv) + image_bound(envp) + STACK_IMAGE_EXTRA;
+    size_t size = image_bound(argv) + image_bound(envp) + strlen(execfn) + STACK_IMAGE_EXTRA;
     uint8_t *buffer = kmalloc(size);
     if (!buffer)
         return -ENOMEM;
-    int error = user_stack_build(buffer, size, USER_STACK_TOP, argv, envp, auxv,
-                                 sizeof(auxv) / sizeof(auxv[0]), random, stack_pointer);
+    int error = user_stack_build_named(buffer, size, USER_STACK_TOP, argv, envp, execfn, auxv,
+                                       sizeof(auxv) / sizeof(auxv[0]), random, stack_pointer);
     size_t used = error ? 0 : USER_STACK_TOP - *stack_pointer;
     uint64_t filled = USER_STACK_TOP - pages_spanned(*stack_pointer, used) * PAGE_SIZE;
     *floor = stack_floor_for(current_process()->rlimits[RLIMIT_STACK].current, filled);
@@ -244,37 +252,67 @@ static const char *base_name(const char *path)
     return path;
 }
 
-/* A dynamically linked program: its interpreter's path, read from the
- * file, must name an executable file (-ENOENT, -EACCES... if not, as on
- * Linux). Loading it is left out: a present interpreter is -ELIBBAD,
- * Linux's answer for an interpreter it cannot use (not -ENOEXEC, which
- * sends shells to run the program as a script). */
-static long check_interpreter(const struct executable *exe, const struct elf_info *elf)
+/* The path in a dynamically linked program's PT_INTERP, in a kmalloc'd
+ * buffer; Linux's rule: it ends with its NUL. */
+static long read_interpreter_path(const struct executable *exe, const struct elf_info *elf, char **path)
 {
-    char *path = kmalloc(elf->interp_size);
-    if (!path)
+    *path = kmalloc(elf->interp_size);
+    if (!*path)
         return -ENOMEM;
     long error = vfs_seek(exe->file, (int64_t)elf->interp_offset, SEEK_SET);
     size_t got = 0;
     while (error >= 0 && got < elf->interp_size) {
-        long n = vfs_read(exe->file, path + got, elf->interp_size - got);
+        long n = vfs_read(exe->file, *path + got, elf->interp_size - got);
         if (n <= 0) {
             error = n < 0 ? n : -ENOEXEC;
             break;
         }
         got += (size_t)n;
     }
-    if (error >= 0 && path[elf->interp_size - 1] != '\0')
-        error = -ENOEXEC;       /* Linux's rule: the path ends with its NUL */
-    if (error >= 0) {
-        struct executable interpreter = { 0 };
-        error = open_executable(path, &interpreter);
-        close_executable(&interpreter);
-        if (!error)
-            error = -ELIBBAD;
-    }
+    if (error >= 0 && (*path)[elf->interp_size - 1] != '\0')
+        error = -ENOEXEC;
+    return error < 0 ? error : 0;
+}
+
+/* Does [start, end) meet one of elf's segments? */
+static bool overlaps_segments(const struct elf_info *elf, uint64_t start, uint64_t end)
+{
+    for (unsigned i = 0; i < elf->segment_count; i++)
+        if (start < elf->segments[i].end && elf->segments[i].start < end)
+            return true;
+    return false;
+}
+
+/* A dynamically linked program: the interpreter its PT_INTERP names
+ * (Debian's ld-linux-x86-64.so.2), opened and parsed, placed at
+ * INTERP_BASE, or just above the program if the program is there. Linux's
+ * answers: a missing file ENOENT, one not executable EACCES, one shorter
+ * than an ELF header EIO, one that is not an x86-64 ELF file or whose
+ * program headers are cut short ELIBBAD; the interpreter's own PT_INTERP
+ * is ignored. One whose segments run past its end is ELIBBAD here, where
+ * Linux maps them and the process dies of SIGSEGV or SIGBUS. */
+static long open_interpreter(const struct executable *exe, const struct elf_info *elf,
+                             struct executable *interp, struct elf_info *interp_elf)
+{
+    char *path = 0;
+    long error = read_interpreter_path(exe, elf, &path);
+    if (!error)
+        error = open_executable(path, interp);
     kfree(path);
-    return error;
+    if (error)
+        return error;
+    if (interp->head_length < sizeof(struct elf64_header))
+        return -EIO;
+    uint64_t base = INTERP_BASE;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (elf_parse_headers_at(interp->head, interp->head_length, interp->size, base, interp_elf))
+            return -ELIBBAD;
+        const struct elf_segment *last = &interp_elf->segments[interp_elf->segment_count - 1];
+        if (!overlaps_segments(elf, interp_elf->segments[0].start, last->end))
+            return 0;
+        base = elf->segments[elf->segment_count - 1].end + PAGE_SIZE;
+    }
+    return -ENOMEM;     /* an ET_EXEC interpreter where the program is */
 }
 
 /* One "#!" level: the interpreter's arguments, made from the caller's. */
@@ -356,27 +394,43 @@ long process_execve(const char *path, const char *const *argv, const char *const
                     struct exec_start *start)
 {
     struct process *process = current_process();
-    struct executable exe = { 0 };
+    struct executable exe = { 0 }, interp = { 0 };
     struct interpretation *levels[SCRIPT_DEPTH_MAX] = { 0 };
     struct elf_info elf;
+    static struct elf_info no_interp;   /* zero: no segments */
+    struct elf_info *interp_elf = &no_interp;
+    const char *execfn = path;          /* AT_EXECFN: the name given, even for a script */
 
     long error = open_program(path, &argv, &exe, levels);
     if (!error)
         error = elf_parse_headers(exe.head, exe.head_length, exe.size, &elf);
-    if (!error && elf.has_interp)
-        error = check_interpreter(&exe, &elf);
+    if (!error && elf.type == ET_DYN && elf.has_interp)         /* a PIE: at Linux's base */
+        error = elf_parse_headers_at(exe.head, exe.head_length, exe.size, DYN_PIE_BASE, &elf);
+    if (!error && elf.has_interp) {
+        interp_elf = kmalloc(sizeof(*interp_elf));
+        if (!interp_elf)
+            interp_elf = &no_interp;    /* what the paths below read */
+        error = interp_elf != &no_interp ? open_interpreter(&exe, &elf, &interp, interp_elf) : -ENOMEM;
+    }
     struct address_space *space = error ? 0 : address_space_create();
     if (!error && !space)
         error = -ENOMEM;
-    uint64_t highest = 0, stack_floor = 0;
+    uint64_t highest = 0, stack_floor = 0, interp_highest = 0;
     if (!error)
         error = map_segments(space, &elf, exe.file, &highest);
+    if (!error && elf.has_interp)
+        error = map_segments(space, interp_elf, interp.file, &interp_highest);
     if (!error)
-        error = build_stack(space, &elf, argv, envp, &start->stack_pointer, &stack_floor);
+        error = build_stack(space, &elf, elf.has_interp ? interp_elf->load_bias : 0, execfn, argv, envp,
+                            &start->stack_pointer, &stack_floor);
     char *exe_path = 0;         /* before the point of no return, as the command line */
     if (!error)
         error = executable_path(exe.file, &exe_path);
     close_executable(&exe);
+    close_executable(&interp);
+    uint64_t entry = error ? 0 : elf.has_interp ? interp_elf->entry : elf.entry;
+    if (interp_elf != &no_interp)
+        kfree(interp_elf);
     size_t cmdline_length = 0;
     char *cmdline = error ? 0 : process_cmdline_make(argv, &cmdline_length);    /* before the point of no return */
     if (!error && !cmdline)
@@ -425,6 +479,6 @@ long process_execve(const char *path, const char *const *argv, const char *const
     kfree(process->exe_path);   /* only this process reads it (/proc/self/exe) */
     process->exe_path = exe_path;
     free_interpretations(levels);
-    start->entry = elf.entry;
+    start->entry = entry;
     return 0;
 }

@@ -59,12 +59,20 @@ static void put_strings(uint8_t *buffer, size_t buffer_size, uint64_t stack_top,
 
 static bool auxv_is_ours(uint64_t type)
 {
-    return type == AT_NULL || type == AT_RANDOM || type == AT_PLATFORM;
+    return type == AT_NULL || type == AT_RANDOM || type == AT_PLATFORM || type == AT_EXECFN;
 }
 
 int user_stack_build(uint8_t *buffer, size_t buffer_size, uint64_t stack_top, const char *const *argv,
                      const char *const *envp, const struct auxv_entry *auxv, size_t auxv_count,
                      const uint8_t random16[16], uint64_t *user_rsp_out)
+{
+    return user_stack_build_named(buffer, buffer_size, stack_top, argv, envp, 0, auxv, auxv_count, random16,
+                                  user_rsp_out);
+}
+
+int user_stack_build_named(uint8_t *buffer, size_t buffer_size, uint64_t stack_top, const char *const *argv,
+                           const char *const *envp, const char *execfn, const struct auxv_entry *auxv,
+                           size_t auxv_count, const uint8_t random16[16], uint64_t *user_rsp_out)
 {
     size_t argc, envc, string_bytes = 0;
     int err;
@@ -81,12 +89,16 @@ int user_stack_build(uint8_t *buffer, size_t buffer_size, uint64_t stack_top, co
         err = measure(envp, buffer_size - argc * WORD, &envc, &string_bytes);
     if (err)
         return err;
+    /* The file name execve was given goes at the very top (AT_EXECFN). */
+    size_t execfn_size = execfn ? strnlen(execfn, buffer_size) + 1 : 0;
+    if (execfn_size > buffer_size - string_bytes)
+        return -E2BIG;
 
     /* Depths of each part; argc, envc, the strings and auxv_count are all
      * bounded by buffer_size now, so none of this can overflow. */
-    size_t platform_depth = string_bytes + sizeof(PLATFORM);
+    size_t platform_depth = execfn_size + string_bytes + sizeof(PLATFORM);
     size_t random_depth = platform_depth + RANDOM_SIZE;
-    size_t words = 1 + (argc + 1) + (envc + 1) + 2 * (auxv_count + 3);
+    size_t words = 1 + (argc + 1) + (envc + 1) + 2 * (auxv_count + 3 + (execfn ? 1 : 0));
     size_t rsp_depth = (random_depth + words * WORD + 15) & ~(size_t)15;
     if (rsp_depth > buffer_size)
         return -E2BIG;
@@ -97,11 +109,13 @@ int user_stack_build(uint8_t *buffer, size_t buffer_size, uint64_t stack_top, co
     memset(buffer + rsp, 0, rsp_depth);
     memcpy(buffer + buffer_size - platform_depth, PLATFORM, sizeof(PLATFORM));
     memcpy(buffer + buffer_size - random_depth, random16, RANDOM_SIZE);
+    if (execfn)
+        memcpy(buffer + buffer_size - execfn_size, execfn, execfn_size);
 
     size_t index = rsp;
     put_word(buffer, index, argc);
     index += WORD;
-    size_t string_depth = string_bytes;
+    size_t string_depth = execfn_size + string_bytes;
     put_strings(buffer, buffer_size, stack_top, argv, argc, &string_depth, index);
     index += (argc + 1) * WORD;
     put_strings(buffer, buffer_size, stack_top, envp, envc, &string_depth, index);
@@ -115,6 +129,10 @@ int user_stack_build(uint8_t *buffer, size_t buffer_size, uint64_t stack_top, co
     put_word(buffer, index + WORD, stack_top - platform_depth);
     put_word(buffer, index + 2 * WORD, AT_RANDOM);
     put_word(buffer, index + 3 * WORD, stack_top - random_depth);
+    if (execfn) {
+        put_word(buffer, index + 4 * WORD, AT_EXECFN);
+        put_word(buffer, index + 5 * WORD, stack_top - execfn_size);
+    }
     /* AT_NULL and its value are already zero. */
 
     *user_rsp_out = stack_top - rsp_depth;

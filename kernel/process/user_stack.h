@@ -7,12 +7,13 @@
  *     auxv: (type, value) pairs ..., (AT_NULL, 0)
  *     padding
  *     16 random bytes (AT_RANDOM), "x86_64" (AT_PLATFORM)
- *     the argument and environment strings          <- stack_top
+ *     the argument and environment strings
+ *     the file name execve was given (AT_EXECFN)    <- stack_top
  *
  * with rsp 16-byte aligned. user_stack_build writes this image into a kernel
  * buffer whose last byte will sit just below stack_top in the new address
  * space; every pointer in it is already a user address. It maps and copies
- * nothing itself. Left out: AT_EXECFN and AT_SYSINFO_EHDR (no vDSO).
+ * nothing itself. Left out: AT_SYSINFO_EHDR (no vDSO).
  */
 #ifndef NOHZK_USER_STACK_H
 #define NOHZK_USER_STACK_H
@@ -28,7 +29,7 @@
 #define AT_PHENT    4 /* size of one program header */
 #define AT_PHNUM    5 /* number of program headers */
 #define AT_PAGESZ   6
-#define AT_BASE     7 /* interpreter base: 0, we have no interpreter */
+#define AT_BASE     7 /* where the interpreter (PT_INTERP) is loaded, or 0 */
 #define AT_FLAGS    8
 #define AT_ENTRY    9 /* the program's entry point */
 #define AT_NOTELF   10
@@ -53,6 +54,7 @@ struct auxv_entry {
  * top (the user address just past the buffer's last byte) is stack_top,
  * which must be 16-byte aligned. argv and envp are NULL-terminated (a NULL
  * array counts as empty). auxv holds the caller's entries without AT_NULL,
+ * AT_EXECFN,
  * AT_RANDOM and AT_PLATFORM, which are added here. On success, returns 0
  * and sets *user_rsp_out: the image is buffer[buffer_size - (stack_top -
  * *user_rsp_out), buffer_size). Returns -E2BIG if it does not fit, -EINVAL
@@ -60,5 +62,10 @@ struct auxv_entry {
 int user_stack_build(uint8_t *buffer, size_t buffer_size, uint64_t stack_top, const char *const *argv,
                      const char *const *envp, const struct auxv_entry *auxv, size_t auxv_count,
                      const uint8_t random16[16], uint64_t *user_rsp_out);
+/* The same, with execfn (if not NULL) copied above the strings and named
+ * by an AT_EXECFN entry, as Linux does. */
+int user_stack_build_named(uint8_t *buffer, size_t buffer_size, uint64_t stack_top, const char *const *argv,
+                           const char *const *envp, const char *execfn, const struct auxv_entry *auxv,
+                           size_t auxv_count, const uint8_t random16[16], uint64_t *user_rsp_out);
 
 #endif

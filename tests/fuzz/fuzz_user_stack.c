@@ -1,9 +1,10 @@
 /* Fuzz target: kernel/process/user_stack.c, the initial stack execve builds from
  * strings a user program chose. The input is the strings, NUL-separated:
  * those before an empty one are argv, the rest envp; a small first byte
- * picks the buffer size, so that "does not fit" is reached too. On
- * success the image must lie inside the buffer with rsp 16-byte aligned
- * (the System V rule) and argc first. */
+ * picks the buffer size, so that "does not fit" is reached too; an odd
+ * one makes the first argument AT_EXECFN's name as well. On success the
+ * image must lie inside the buffer with rsp 16-byte aligned (the System
+ * V rule), argc first, and the name at the very top. */
 #include <string.h>
 
 #include "kernel/process/user_stack.h"
@@ -41,11 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const struct auxv_entry auxv[] = {{AT_PAGESZ, 4096}, {AT_ENTRY, 0x401000}};
     uint8_t *buffer = malloc(buffer_size);
     uint64_t rsp = 0;
-    if (user_stack_build(buffer, buffer_size, STACK_TOP, argv, envp, auxv, 2, random16, &rsp) == 0) {
+    const char *execfn = (data[0] & 1) && argc ? argv[0] : NULL;
+    if (user_stack_build_named(buffer, buffer_size, STACK_TOP, argv, envp, execfn, auxv, 2, random16, &rsp) == 0) {
         FUZZ_CHECK(rsp % 16 == 0 && rsp < STACK_TOP && STACK_TOP - rsp <= buffer_size);
         uint64_t argc_on_stack;
         memcpy(&argc_on_stack, buffer + buffer_size - (STACK_TOP - rsp), 8);
         FUZZ_CHECK(argc_on_stack == argc);
+        if (execfn)
+            FUZZ_CHECK(memcmp(buffer + buffer_size - strlen(execfn) - 1, execfn, strlen(execfn) + 1) == 0);
     }
     free(buffer);
     free(text);

@@ -242,6 +242,16 @@ static void test_static_pie(void **state)
     assert_int_equal(info.phdr, ELF_PIE_BASE + h.e_phoff);
     assert_true(info.has_tls);
     assert_true(info.tls_vaddr > ELF_PIE_BASE);
+
+    /* Placed elsewhere, as exec.c places an interpreter or a dynamic PIE;
+     * a base past the user half is refused. */
+    struct elf_info at;
+    assert_int_equal(elf_parse_headers_at(f.bytes, f.length, f.length, 0x7ef000000000ull, &at), 0);
+    assert_int_equal(at.load_bias, 0x7ef000000000ull);
+    assert_int_equal(at.entry, h.e_entry + 0x7ef000000000ull);
+    assert_int_equal(at.phdr, 0x7ef000000000ull + h.e_phoff);
+    assert_int_equal(elf_parse_headers_at(f.bytes, f.length, f.length, ELF_USER_END - 4096, &at), -EINVAL);
+    assert_int_equal(elf_parse_headers_at(f.bytes, f.length, f.length, UINT64_MAX - 4095, &at), -EINVAL);
     free(f.bytes);
 }
 

@@ -304,6 +304,41 @@ static void test_exact_fit(void **state)
     free(image.buffer);
 }
 
+/* AT_EXECFN: the name execve was given, at the very top, above the
+ * strings; an image that fits without it but not with it is E2BIG; a
+ * caller's own AT_EXECFN entry is refused. */
+static void test_execfn(void **state)
+{
+    (void)state;
+    const char *argv[] = {"sh", "-c", "true", NULL};
+    const char *envp[] = {"PATH=/bin", NULL};
+    const char *name = "/usr/bin/oslat";
+    struct image image;
+    image_new(&image, 4096, STACK_TOP);
+    assert_int_equal(user_stack_build_named(image.buffer, image.size, STACK_TOP, argv, envp, name, caller_auxv,
+                                            CALLER_AUXV_COUNT, random_bytes, &image.rsp), 0);
+    struct walk w = walk_image(&image);
+    assert_int_equal(auxv_lookup(&image, &w, AT_EXECFN), STACK_TOP - strlen(name) - 1);
+    assert_string_equal(string_at(&image, STACK_TOP - strlen(name) - 1), name);
+    check_strings(&image, w.argv, argv, 3);
+    check_strings(&image, w.envp, envp, 1);
+    assert_int_equal(auxv_lookup(&image, &w, AT_PHNUM), 7);
+    size_t used = image.top - image.rsp;
+    check_untouched_below(&image);
+    free(image.buffer);
+
+    image_new(&image, used - 1, STACK_TOP);
+    assert_int_equal(user_stack_build_named(image.buffer, image.size, STACK_TOP, argv, envp, name, caller_auxv,
+                                            CALLER_AUXV_COUNT, random_bytes, &image.rsp), -E2BIG);
+    free(image.buffer);
+
+    const struct auxv_entry own[] = {{AT_EXECFN, 0x1234}};
+    image_new(&image, 4096, STACK_TOP);
+    assert_int_equal(user_stack_build_named(image.buffer, image.size, STACK_TOP, argv, envp, name, own, 1,
+                                            random_bytes, &image.rsp), -EINVAL);
+    free(image.buffer);
+}
+
 /* A million arguments, or one huge one, against a 64 KiB stack. */
 static void test_huge_argv(void **state)
 {
@@ -393,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_empty_everything),
         cmocka_unit_test(test_alignment),
         cmocka_unit_test(test_exact_fit),
+        cmocka_unit_test(test_execfn),
         cmocka_unit_test(test_huge_argv),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_unaligned_buffer),

@@ -176,3 +176,16 @@ def build(base_blob, additions):
         add_file(entries, data, guest_path,
                  mtime=int(os.stat(host_path).st_mtime))
     return write(entries)
+
+
+def merge(first_blob, second_blob):
+    """One archive holding the entries of both (the second's win where a
+    path is in both), sorted by path and numbered afresh, so that no two
+    files share an inode number."""
+    second = read(second_blob)
+    names = {normalize(e.name) for e in second}
+    entries = [e for e in read(first_blob) if normalize(e.name) not in names] + second
+    entries.sort(key=lambda e: normalize(e.name))
+    for number, entry in enumerate(entries, 1):
+        entry.ino = number
+    return write(entries)
