@@ -67,7 +67,10 @@ struct task {
 /* The running task on this CPU: one %gs-relative load, inline (it is on
  * every system call's path several times). Reading this_cpu() and then
  * ->current would be two, and a task moved to another CPU in between
- * would get that CPU's old current task instead of itself. */
+ * would get that CPU's old current task instead of itself. The asm names
+ * no memory: the compiler does not order it after a store to
+ * cpu->current in the same function (the two writers, schedule_common()
+ * and the idle task's setup, call out before anyone reads it). */
 static inline struct task *current_task(void)
 {
     struct task *task;
