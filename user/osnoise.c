@@ -2,6 +2,7 @@
  *         [--threshold-ns T] [--period-ms P] [--warmup-ms W]
  *         [--syscall-every-us U] [--fault-every-us U] [--run-us R --sleep-us S]
  *         [--itimer-us U] [--signals-from-cpu C [--signal-every-us U]]
+ *         [--threads N [--thread-cpus LIST] [--thread-every-us U] [--thread-pages P]]
  *         [--mark | --mark-uart] [--json] [--hist]
  *
  * Operating-system noise, in the style of Linux's rtla osnoise: a task
@@ -12,10 +13,10 @@
  *
  *   --duration S        measure for S seconds (default 5), after the warm-up
  *   --cpu N             pin to CPU N (default: the CPU it starts on)
- *   --nohz              write 1 to /proc/self/nohz after pinning; fail
+ *   --nohz              write 1 to /proc/thread-self/nohz after pinning; fail
  *                       (status 1) with the reason if refused, or if the
  *                       kernel has no nohz tasks (Linux)
- *   --nohz-optional     with --nohz: where /proc/self/nohz does not exist,
+ *   --nohz-optional     with --nohz: where that file does not exist,
  *                       say so and measure anyway
  *   --threshold-ns T    a gap longer than T ns is noise (default 5000; see
  *                       docs/noise.md for why under QEMU TCG)
@@ -33,6 +34,16 @@
  *   --signals-from-cpu C  a child pinned to CPU C sends SIGUSR1 every
  *                       --signal-every-us U (default 2000); the handler
  *                       only counts ("signals")
+ *   --threads N         N sibling threads of this process (1..16), each
+ *                       pinned to the next CPU of --thread-cpus LIST
+ *                       (default 0), map P pages (--thread-pages, default
+ *                       4, at most 1024), write each,
+ *                       unmap them and sleep --thread-every-us U (default
+ *                       1000), over and over until the end: each unmap
+ *                       may send a TLB shootdown to this CPU, since this
+ *                       thread runs in the same address space. "munmaps"
+ *                       counts the unmaps in the window; none, or a
+ *                       sibling that failed, is an error (status 1)
  *   --mark              write "osnoise: witness open: cpu N" before the
  *                       first /proc/interrupts read of the window,
  *                       "witness inner open" after it, "witness inner
@@ -63,7 +74,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,9 +94,13 @@
 #include "lib/pin.h"
 #include "lib/proc_interrupts.h"
 #include "lib/touch_page.h"
+#include "lib/uart_mark.h"
 
 #define CALIBRATION_NS 100000000ull     /* 100 ms */
 #define HIST_BUCKETS 64
+#define MAX_THREADS 16
+#define THREAD_PAGES 4
+#define MAX_THREAD_PAGES 1024
 
 enum mark { MARK_NONE, MARK_STDOUT, MARK_UART };
 
@@ -94,6 +111,8 @@ struct options {
     uint64_t threshold_ns, period_ms, warmup_ms, syscall_every_us, fault_every_us;
     uint64_t run_us, sleep_us, itimer_us, signal_every_us;
     int signal_cpu;                     /* -1: no signals */
+    int threads, thread_cpus[MAX_THREADS], thread_cpu_count;
+    uint64_t thread_every_us, thread_pages;
     enum mark mark;
 };
 
@@ -116,8 +135,9 @@ static void usage(void)
     fprintf(stderr, "usage: osnoise [--duration S] [--cpu N] [--nohz] [--nohz-optional] [--threshold-ns T]\n"
                     "               [--period-ms P] [--warmup-ms W] [--syscall-every-us U]\n"
                     "               [--fault-every-us U] [--run-us R --sleep-us S] [--itimer-us U]\n"
-                    "               [--signals-from-cpu C [--signal-every-us U]] [--mark | --mark-uart]\n"
-                    "               [--json] [--hist]\n");
+                    "               [--signals-from-cpu C [--signal-every-us U]]\n"
+                    "               [--threads N [--thread-cpus LIST] [--thread-every-us U] [--thread-pages P]]\n"
+                    "               [--mark | --mark-uart] [--json] [--hist]\n");
     exit(2);
 }
 
@@ -130,10 +150,24 @@ static uint64_t parse_number(const char *text, int zero_ok)
     return value;
 }
 
+/* "0,1" into o->thread_cpus; usage() on anything else. */
+static void parse_thread_cpus(struct options *o, char *text)
+{
+    o->thread_cpu_count = 0;
+    for (char *word = strtok(text, ","); word; word = strtok(NULL, ",")) {
+        if (o->thread_cpu_count == MAX_THREADS)
+            usage();
+        o->thread_cpus[o->thread_cpu_count++] = (int)parse_number(word, 1);
+    }
+    if (!o->thread_cpu_count)
+        usage();
+}
+
 static struct options parse_options(int argc, char **argv)
 {
     struct options o = { .duration_s = 5, .cpu = -1, .threshold_ns = 5000, .period_ms = 1000, .warmup_ms = 1000,
-                         .signal_every_us = 2000, .signal_cpu = -1 };
+                         .signal_every_us = 2000, .signal_cpu = -1, .thread_cpu_count = 1,
+                         .thread_every_us = 1000, .thread_pages = THREAD_PAGES };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!strcmp(arg, "--nohz"))
@@ -175,9 +209,19 @@ static struct options parse_options(int argc, char **argv)
             o.signal_cpu = (int)parse_number(argv[++i], 1);
         else if (!strcmp(arg, "--signal-every-us"))
             o.signal_every_us = parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--threads"))
+            o.threads = (int)parse_number(argv[++i], 0);
+        else if (!strcmp(arg, "--thread-cpus"))
+            parse_thread_cpus(&o, argv[++i]);
+        else if (!strcmp(arg, "--thread-every-us"))
+            o.thread_every_us = parse_number(argv[++i], 1);
+        else if (!strcmp(arg, "--thread-pages"))
+            o.thread_pages = parse_number(argv[++i], 0);
         else
             usage();
     }
+    if (o.threads > MAX_THREADS || o.thread_pages > MAX_THREAD_PAGES)
+        usage();
     if (!o.run_us != !o.sleep_us)       /* one without the other */
         usage();
     return o;
@@ -216,16 +260,16 @@ static int pin(int cpu)
 /* 1: we are a nohz task; 0: no nohz tasks here and --nohz-optional. */
 static int become_nohz(const struct options *o)
 {
-    int error = write_nohz(0, "1");
+    int error = write_thread_nohz("1");
     if (error == ENOENT) {
-        fprintf(stderr, "osnoise: --nohz: this kernel has no nohz tasks (no /proc/self/nohz)%s\n",
+        fprintf(stderr, "osnoise: --nohz: this kernel has no nohz tasks (no /proc/thread-self/nohz)%s\n",
                 o->nohz_optional ? "; measuring without" : "");
         if (!o->nohz_optional)
             exit(1);
         return 0;
     }
     if (error) {
-        fprintf(stderr, "osnoise: --nohz: cannot write 1 to /proc/self/nohz: %s\n", strerror(error));
+        fprintf(stderr, "osnoise: --nohz: cannot write 1 to /proc/thread-self/nohz: %s\n", strerror(error));
         exit(1);
     }
     return 1;
@@ -413,6 +457,7 @@ struct report {
     unsigned long long life_total;     /* from arrival on the CPU to the end, warm-up included */
     struct interrupts life;
     unsigned long long alarms, signals; /* handled in the window */
+    unsigned long long munmaps;         /* by the sibling threads, in the window */
 };
 
 static uint64_t to_ns(uint64_t cycles, double tsc_hz)
@@ -461,6 +506,8 @@ static void print_table(const struct options *o, const struct report *r, const s
                (unsigned long long)(to_ns(n->injected, r->tsc_hz) / 1000));
     if (r->alarms || r->signals)
         printf("osnoise: handled %llu SIGALRM, %llu SIGUSR1 (their time is noise)\n", r->alarms, r->signals);
+    if (o->threads)
+        printf("osnoise: %d sibling threads unmapped %llu times in the window\n", o->threads, r->munmaps);
 }
 
 static void print_json(const struct options *o, const struct report *r, const struct noise *n)
@@ -469,7 +516,9 @@ static void print_json(const struct options *o, const struct report *r, const st
            "\"period_ms\": %llu, \"runtime_ns\": %llu, \"noise_ns\": %llu, \"available_pct\": %.5f, "
            "\"max_period_noise_ns\": %llu, \"max_single_noise_ns\": %llu, \"noise_events\": %llu, "
            "\"samples\": %llu, \"tsc_hz\": %.0f, \"syscalls\": %llu, \"faults\": %llu, \"injected_ns\": %llu, "
-           "\"sleeps\": %llu, \"alarms\": %llu, \"signals\": %llu, \"interrupts_total\": %llu, \"interrupts\": {",
+           "\"sleeps\": %llu, \"alarms\": %llu, \"signals\": %llu, \"threads\": %d, \"thread_pages\": %llu, "
+           "\"munmaps\": %llu, "
+           "\"interrupts_total\": %llu, \"interrupts\": {",
            r->cpu, r->nohz ? "true" : "false", (unsigned long long)o->threshold_ns,
            (unsigned long long)o->warmup_ms, (unsigned long long)o->period_ms,
            (unsigned long long)r->runtime_ns, (unsigned long long)to_ns(n->noise, r->tsc_hz), available_pct(n),
@@ -477,7 +526,7 @@ static void print_json(const struct options *o, const struct report *r, const st
            (unsigned long long)n->events, (unsigned long long)n->samples, r->tsc_hz,
            (unsigned long long)n->syscalls, (unsigned long long)n->faults,
            (unsigned long long)to_ns(n->injected, r->tsc_hz), (unsigned long long)n->sleeps, r->alarms, r->signals,
-           r->irq_total);
+           o->threads, (unsigned long long)o->thread_pages, r->munmaps, r->irq_total);
     for (int i = 0; i < r->irqs.count; i++)
         printf("%s\"%s\": %llu", i ? ", " : "", r->irqs.rows[i].name, r->irqs.rows[i].count);
     printf("}, \"life_interrupts_total\": %llu, \"life_interrupts\": {", r->life_total);
@@ -586,35 +635,84 @@ static void stop_signal_sender(pid_t child)
     waitpid(child, &status, 0);
 }
 
+/* Sibling threads (--threads): memory of their own, mapped, written and
+ * unmapped in a loop on their CPUs. They block every signal, so that the
+ * measuring thread takes the alarms and signals of the other options. */
+struct siblings {
+    pthread_t thread[MAX_THREADS];
+    int count;
+    atomic_int stop, failed;
+    atomic_ullong munmaps;
+    int cpus[MAX_THREADS];
+    size_t pages;
+    struct timespec pause;
+};
+
+static struct siblings siblings;
+
+static void *sibling(void *arg)
+{
+    int cpu = siblings.cpus[(long)arg];
+    size_t length = siblings.pages * (size_t)sysconf(_SC_PAGESIZE);
+    if (pin_to_cpu(0, cpu) != 0) {
+        atomic_store(&siblings.failed, errno ? errno : EINVAL);
+        return NULL;
+    }
+    while (!atomic_load(&siblings.stop)) {
+        char *region = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (region == MAP_FAILED) {
+            atomic_store(&siblings.failed, errno);
+            return NULL;
+        }
+        for (size_t at = 0; at < length; at += (size_t)sysconf(_SC_PAGESIZE))
+            ((volatile char *)region)[at] = 1;
+        if (munmap(region, length) != 0) {
+            atomic_store(&siblings.failed, errno);
+            return NULL;
+        }
+        atomic_fetch_add(&siblings.munmaps, 1);
+        nanosleep(&siblings.pause, NULL);
+    }
+    return NULL;
+}
+
+static void start_siblings(const struct options *o)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);     /* inherited by each sibling */
+    siblings.pause = microseconds(o->thread_every_us);
+    siblings.pages = (size_t)o->thread_pages;
+    for (int i = 0; i < o->threads; i++) {
+        siblings.cpus[i] = o->thread_cpus[i % o->thread_cpu_count];
+        int error = pthread_create(&siblings.thread[i], NULL, sibling, (void *)(long)i);
+        if (error) {
+            fprintf(stderr, "osnoise: --threads: pthread_create: %s\n", strerror(error));
+            exit(1);
+        }
+        siblings.count++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void stop_siblings(void)
+{
+    atomic_store(&siblings.stop, 1);
+    for (int i = 0; i < siblings.count; i++)
+        pthread_join(siblings.thread[i], NULL);
+    int error = atomic_load(&siblings.failed);
+    if (error) {
+        fprintf(stderr, "osnoise: --threads: a sibling thread failed: %s\n", strerror(error));
+        exit(1);
+    }
+}
+
 /* The witness marks (--mark, --mark-uart), written from this CPU. */
-#define UART_PORT 0x3f8
-#define UART_LINE_STATUS (UART_PORT + 5)
-#define UART_TRANSMITTER_EMPTY 0x20
-#define UART_WAIT_SPINS 1000000
-
-static void outb(uint8_t value, uint16_t port)
-{
-    __asm__ volatile("outb %0, %1" : : "a"(value), "Nd"(port));
-}
-
-static uint8_t inb(uint16_t port)
-{
-    uint8_t value;
-    __asm__ volatile("inb %1, %0" : "=a"(value) : "Nd"(port));
-    return value;
-}
-
-static void uart_put(char c)
-{
-    for (int spins = 0; !(inb(UART_LINE_STATUS) & UART_TRANSMITTER_EMPTY) && spins < UART_WAIT_SPINS; spins++)
-        ;
-    outb((uint8_t)c, UART_PORT);
-}
-
 static void allow_uart(void)
 {
-    if (syscall(SYS_ioperm, UART_PORT, 8, 1) != 0) {
-        fprintf(stderr, "osnoise: --mark-uart: ioperm(0x%x): %s\n", UART_PORT, strerror(errno));
+    int error = uart_allow();
+    if (error) {
+        fprintf(stderr, "osnoise: --mark-uart: ioperm(0x%x): %s\n", UART_PORT, strerror(error));
         exit(1);
     }
 }
@@ -630,11 +728,7 @@ static void write_mark(enum mark how, const char *which, int cpu)
             exit(1);
         }
     } else if (how == MARK_UART) {
-        for (int i = 0; i < length; i++) {
-            if (line[i] == '\n')
-                uart_put('\r');
-            uart_put(line[i]);
-        }
+        uart_write(line, length);
     }
 }
 
@@ -651,6 +745,8 @@ int main(int argc, char **argv)
         handle(SIGUSR1, count_signal);
         sender = start_signal_sender(o.signal_cpu, o.signal_every_us);
     }
+    if (o.threads)
+        start_siblings(&o);
     r.cpu = pin(o.cpu);
     struct interrupts at_arrival = read_interrupts(r.cpu);
     r.nohz = o.nohz && become_nohz(&o);
@@ -674,11 +770,13 @@ int main(int argc, char **argv)
     struct interrupts before = read_interrupts(r.cpu);
     write_mark(o.mark, "inner open", r.cpu);
     sig_atomic_t alarms_before = alarms, signals_before = signals;
+    unsigned long long munmaps_before = atomic_load(&siblings.munmaps);
     uint64_t start_ns = now_ns(), start_tsc = rdtsc();
     measure((uint64_t)(hz * o.duration_s), threshold, period, &in, &n);
     uint64_t end_tsc = rdtsc(), end_ns = now_ns();
     r.alarms = (unsigned long long)(alarms - alarms_before);
     r.signals = (unsigned long long)(signals - signals_before);
+    r.munmaps = atomic_load(&siblings.munmaps) - munmaps_before;
     write_mark(o.mark, "inner close", r.cpu);
     r.irqs = read_interrupts(r.cpu);
     write_mark(o.mark, "close", r.cpu);
@@ -686,6 +784,13 @@ int main(int argc, char **argv)
         set_itimer(0);
     if (sender > 0)
         stop_signal_sender(sender);
+    if (o.threads) {
+        stop_siblings();
+        if (!r.munmaps) {
+            fprintf(stderr, "osnoise: --threads: the sibling threads unmapped nothing in the window\n");
+            return 1;
+        }
+    }
 
     if (current_cpu() != r.cpu) {
         fprintf(stderr, "osnoise: moved from CPU %d to %d while measuring\n", r.cpu, current_cpu());

@@ -102,19 +102,23 @@ static const struct file_ops null_ops = {.read = null_read, .write = swallow_wri
 static const struct file_ops zero_ops = {.read = zero_read, .write = swallow_write};
 static const struct file_ops random_ops = {.read = random_read, .write = swallow_write};
 
+extern const struct file_ops cpu_latency_ops;     /* kernel/fs/cpu_latency.c */
+
 void devices_init(void)
 {
     static const struct {
         const char *path;
         const struct file_ops *ops;
+        uint32_t mode;
     } devices[] = {
-        {"/dev/null", &null_ops},
-        {"/dev/zero", &zero_ops},
-        {"/dev/random", &random_ops},
-        {"/dev/urandom", &random_ops},
+        {"/dev/null", &null_ops, 0666},
+        {"/dev/zero", &zero_ops, 0666},
+        {"/dev/random", &random_ops, 0666},
+        {"/dev/urandom", &random_ops, 0666},
+        {"/dev/cpu_dma_latency", &cpu_latency_ops, 0600},
     };
     for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
-        int error = vfs_create_device(devices[i].path, S_IFCHR | 0666, devices[i].ops, 0);
+        int error = vfs_create_device(devices[i].path, S_IFCHR | devices[i].mode, devices[i].ops, 0);
         if (error)
             printk("devices: cannot create %s: error %d\n", devices[i].path, error);
     }

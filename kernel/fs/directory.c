@@ -25,8 +25,8 @@ int vfs_mkdir_at(struct inode *start, const char *path, uint32_t mode)
     if (!error && (last.length == 0 || is_dot_or_dotdot(last.name, last.length) ||
                    find_child(last.directory, last.name, last.length)))
         error = -EEXIST;
-    if (!error && (!last.directory->linked || sealed(last.directory)))
-        error = -ENOENT;
+    if (!error)
+        error = new_name_refused(last.directory, false);
     if (!error && !create_child(last.directory, last.name, last.length, S_IFDIR | (mode & 07777)))
         error = -ENOMEM;
     spin_unlock(&vfs_lock);
@@ -79,7 +79,7 @@ static int walk_new_name(struct inode *start, const char *path, struct last_name
     if (last->length == 0 || is_dot_or_dotdot(last->name, last->length) ||
         find_child(last->directory, last->name, last->length))
         return -EEXIST;
-    return last->directory->linked && !sealed(last->directory) ? 0 : -ENOENT;
+    return new_name_refused(last->directory, false);
 }
 
 int vfs_symlink_at(struct inode *start, const char *path, const char *target)
@@ -149,10 +149,10 @@ static int rename_locked(struct inode *old_start, const char *old_path, struct i
         return -ENOENT;
     if (moving->sealed)
         return -EBUSY;      /* /proc itself: a mount point on Linux */
-    if (sealed(from.directory) != sealed(to.directory))
-        return -EXDEV;      /* /proc is another file system on Linux */
+    if (sealed_root(from.directory) != sealed_root(to.directory))
+        return -EXDEV;      /* /proc and /sys are other file systems on Linux */
     if (sealed(from.directory))
-        return -ENOENT;
+        return in_sysfs(from.directory) ? -EPERM : -ENOENT;
     if (moving->ops)
         return -EBUSY;
     if ((from.trailing_slash || to.trailing_slash) && !is_directory(moving))
@@ -219,7 +219,7 @@ int vfs_remove_tree(const char *path)
 
 int vfs_create_device(const char *path, uint32_t mode, const struct file_ops *ops, void *private)
 {
-    if (!ops)
+    if (!ops && (mode & S_IFMT) != S_IFDIR)
         return -EINVAL;
     if ((mode & S_IFMT) == 0)
         mode |= S_IFCHR;
@@ -232,10 +232,10 @@ int vfs_create_device(const char *path, uint32_t mode, const struct file_ops *op
         error = -EEXIST;
     if (!error) {
         struct inode *inode = create_child(last.directory, last.name, last.length, mode);
-        if (inode) {
+        if (inode && ops) {
             inode->ops = ops;
             inode->private = private;
-        } else {
+        } else if (!inode) {
             error = -ENOMEM;
         }
     }

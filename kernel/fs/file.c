@@ -32,8 +32,9 @@ static int open_or_create(struct inode *start, const char *path, int flags, uint
     if (!inode) {
         if (last.trailing_slash)
             return -EISDIR;
-        if (!last.directory->linked || sealed(last.directory))
-            return -ENOENT; /* the directory was removed, or is /proc */
+        int refused = new_name_refused(last.directory, true);
+        if (refused)
+            return refused; /* the directory was removed, or is /proc or /sys */
         inode = create_child(last.directory, last.name, last.length, S_IFREG | (mode & 07777));
         if (!inode)
             return -ENOMEM;
@@ -217,6 +218,11 @@ long vfs_file_size(struct file *file)
     long size = is_type(file->inode, S_IFREG) ? (long)file->inode->size : -EINVAL;
     spin_unlock(&vfs_lock);
     return size;
+}
+
+bool vfs_is_generated(struct file *file)
+{
+    return file->inode->ops != 0;
 }
 
 bool vfs_is_executable(struct file *file)

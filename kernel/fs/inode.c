@@ -23,6 +23,7 @@
 #include "kernel/fs/vfs_internal.h"
 #include "arch/x86/cpu.h"
 #include "kernel/mm/heap.h"
+#include "kernel/lib/errno.h"
 #include "kernel/lib/string.h"
 
 struct spinlock vfs_lock = SPINLOCK_INIT("vfs");
@@ -137,17 +138,41 @@ struct inode *create_child(struct inode *directory, const char *name, size_t len
     return child;
 }
 
-/* /proc's names are the kernel's: procfs_init() seals the directory, and
+/* /proc's and /sys's names are the kernel's: procfs_init() and sysfs_init()
+ * seal the directories, and
  * no system call adds, removes or moves a name anywhere under it, as on
  * Linux, whose procfs has no such operations (kernel/fs/directory.c and
  * kernel/fs/file.c give the errors Linux 6.18 gives). The kernel's own
  * vfs_create_device() and vfs_remove_tree() are not stopped. */
-bool sealed(const struct inode *directory)
+const struct inode *sealed_root(const struct inode *directory)
 {
     for (; directory; directory = directory->parent)
         if (directory->sealed)
-            return true;
-    return false;
+            return directory;
+    return 0;
+}
+
+bool sealed(const struct inode *directory)
+{
+    return sealed_root(directory) != 0;
+}
+
+bool in_sysfs(const struct inode *inode)
+{
+    const struct inode *root = sealed_root(inode);
+    return root && root->name && strcmp(root->name, "sys") == 0;
+}
+
+/* Why no new name may go in directory: 0 if one may. Linux's procfs has
+ * no create operation (ENOENT); its sysfs refuses open's O_CREAT with
+ * EACCES and mkdir, symlink, link and mknod with EPERM, root included. */
+int new_name_refused(const struct inode *directory, bool by_open)
+{
+    if (!directory->linked)
+        return -ENOENT;
+    if (in_sysfs(directory))
+        return by_open ? -EACCES : -EPERM;
+    return sealed(directory) ? -ENOENT : 0;
 }
 
 /* ---- The root, and inodes held by processes ---- */
@@ -187,7 +212,7 @@ void inode_put(struct inode *inode)
 void stat_locked(const struct inode *inode, struct linux_stat *out)
 {
     memset(out, 0, sizeof(*out));
-    out->st_dev = sealed(inode) ? 2 : 1;       /* /proc is a file system of its own (mounts.c) */
+    out->st_dev = in_sysfs(inode) ? 3 : sealed(inode) ? 2 : 1;  /* /proc and /sys are file systems of their own (mounts.c) */
     out->st_ino = inode->number;
     out->st_nlink = is_directory(inode) ? 2 : 1;
     out->st_mode = inode->mode;

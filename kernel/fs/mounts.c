@@ -1,9 +1,9 @@
-/* The two file systems a program can tell apart, and what statfs says of
+/* The three file systems a program can tell apart, and what statfs says of
  * them. nohzk has one file tree and no mount(2), but Linux's programs look
- * for two mounts: the root, nohzk's in-memory tree, which behaves as a
+ * for these mounts: the root, nohzk's in-memory tree, which behaves as a
  * tmpfs (its pages come from free memory, so statfs reports the machine's
- * pages as its size), and /proc (vfs_seal'd: kernel/fs/procfs.c), which
- * has no blocks. /proc/mounts lists them in Linux's format, so busybox
+ * pages as its size), /proc (vfs_seal'd: kernel/fs/procfs.c) and /sys
+ * (kernel/fs/sysfs.c), which have no blocks. /proc/mounts lists them in Linux's format, so busybox
  * mount and df work. The root is named tmpfs, not Linux's "rootfs", which
  * df leaves out. Left out: mount(2), umount(2), /dev as a file system of
  * its own (it is part of the root here). */
@@ -17,6 +17,7 @@
 #define TMPFS_MAGIC      0x01021994
 #define PROC_SUPER_MAGIC 0x9fa0
 #define PIPEFS_MAGIC     0x50495045
+#define SYSFS_MAGIC      0x62656572
 /* statfs f_flags (Linux's ST_*) */
 #define ST_NOSUID   0x0002
 #define ST_NODEV    0x0004
@@ -41,6 +42,11 @@ void statfs_locked(const struct inode *inode, struct linux_statfs *out)
         out->f_flags = ST_VALID;
         return;
     }
+    if (in_sysfs(inode)) {
+        out->f_type = SYSFS_MAGIC;
+        out->f_flags = ST_VALID | ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RELATIME;
+        return;
+    }
     if (sealed(inode)) {        /* /proc or a name in it */
         out->f_type = PROC_SUPER_MAGIC;
         out->f_flags = ST_VALID | ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RELATIME;
@@ -56,6 +62,7 @@ static void generate_mounts(struct proc_text *text)
 {
     proc_printf(text, "tmpfs / tmpfs rw,relatime 0 0\n");
     proc_printf(text, "proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n");
+    proc_printf(text, "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n");
 }
 
 PROC_FILE("/proc/mounts", generate_mounts, NULL);

@@ -46,9 +46,13 @@ static bool can_write(const struct file *file)
 
 /* A read into memory that cannot take a single byte: as on Linux, 0 at the
  * end of a regular file (nothing to copy), else EFAULT with nothing
- * consumed. */
+ * consumed. A /proc or /sys file's size is 0 whatever its text: EFAULT,
+ * as Linux answers while text is left (past the end of the text Linux
+ * says 0; that case is left out). */
 static long read_nothing_fits(struct file *file)
 {
+    if (vfs_is_generated(file))
+        return -EFAULT;
     long size = vfs_file_size(file);
     return size >= 0 && file->position >= (uint64_t)size ? 0 : -EFAULT;
 }

@@ -76,7 +76,7 @@ void vfs_seal(const char *path);
 
 /* Device nodes and generated files, for drivers (e.g. /dev/console).
  * Missing parent directories are created; mode without type bits means
- * S_IFCHR. */
+ * S_IFCHR; S_IFDIR makes an empty directory (ops NULL). */
 int vfs_create_device(const char *path, uint32_t mode, const struct file_ops *ops, void *private);
 
 /* An open file on an inode in no directory, gone with its last close. */
@@ -95,6 +95,7 @@ long vfs_read(struct file *file, void *buffer, size_t count);
 void vfs_close(struct file *file); /* drops one reference */
 long vfs_file_size(struct file *file);
 bool vfs_is_executable(struct file *file);
+bool vfs_is_generated(struct file *file);   /* a device's or /proc's, /sys's: its ops make its text */
 /* The physical page that holds bytes [index * 4096, + 4096) of a regular
  * file of the tree, with a holder taken for the caller (page_put), or 0
  * for a hole or past the end; -ENODEV for a device or generated file.

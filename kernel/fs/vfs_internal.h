@@ -75,6 +75,9 @@ void detach_child(struct inode *child);       /* out of the tree, still allocate
 void unlink_child(struct inode *child);       /* out of the tree, freed if unused */
 struct inode *create_child(struct inode *directory, const char *name, size_t length, uint32_t mode);
 bool sealed(const struct inode *directory);   /* under a vfs_seal'd directory */
+const struct inode *sealed_root(const struct inode *directory); /* that directory, or NULL */
+bool in_sysfs(const struct inode *inode);     /* /sys or a name under it */
+int new_name_refused(const struct inode *directory, bool by_open); /* 0, or why no name may be added there */
 void stat_locked(const struct inode *inode, struct linux_stat *out);
 void statfs_locked(const struct inode *inode, struct linux_statfs *out);    /* kernel/fs/mounts.c */
 

@@ -21,6 +21,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/process/process.h"
 #include "kernel/fs/procfs.h"
+#include "kernel/fs/sysfs.h"
 #include "kernel/fs/vfs.h"
 #include "kernel/time/context_tracking.h"
 #include "kernel/time/housekeeping.h"
@@ -167,6 +168,7 @@ static bool start_user_space(void)
 
     vfs_init();
     procfs_init();
+    sysfs_init();
     console_init(serial_gsi, acpi_override_is_level(flags), acpi_override_is_active_low(flags));
     if (!initrd)
         return false;

@@ -14,6 +14,7 @@
 #include "kernel/fs/proc_parse.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/address_space.h"
+#include "kernel/mm/node.h"
 #include "kernel/process/process.h"
 #include "kernel/time/nohz_task.h"
 #include "sched/task.h"
@@ -100,6 +101,16 @@ static void generate_tid_stat(struct proc_text *text, struct thread *thread)
     stat_of(text, thread->process, thread, user, system);
 }
 
+/* Mems_allowed: node 0 alone (kernel/mm/node.c), printed as Linux prints
+ * a nodemask_t: MAX_NUMNODES bits in words of 32, highest first. */
+static void mems_allowed_of(struct proc_text *text)
+{
+    proc_printf(text, "Mems_allowed:\t");
+    for (unsigned word = MAX_NUMNODES / 32; word > 1; word--)
+        proc_printf(text, "00000000,");
+    proc_printf(text, "00000001\nMems_allowed_list:\t0\n");
+}
+
 static void status_of(struct proc_text *text, struct process *process, struct thread *thread)
 {
     struct cpumask affinity = thread->task->affinity;
@@ -125,6 +136,7 @@ static void status_of(struct proc_text *text, struct process *process, struct th
                 (unsigned long long)thread->signals.blocked, (unsigned long long)ignored,
                 (unsigned long long)caught);
     proc_printf(text, "Cpus_allowed:\t%s\nCpus_allowed_list:\t%s\n", bitmap, cpus_allowed);
+    mems_allowed_of(text);
     proc_printf(text, "voluntary_ctxt_switches:\t%llu\n", (unsigned long long)thread->task->slices);
     /* ours: whether it is a nohz task (kernel/time/nohz_task.c) */
     proc_printf(text, "Nohz:\t%d\n", thread_is_nohz(thread) ? 1 : 0);

@@ -337,7 +337,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
     if (!child)
         return 0;
     *child = *parent;
-    child->leader = (struct thread){ .fs_base = forker->fs_base };
+    child->leader = (struct thread){ .fs_base = forker->fs_base, .mempolicy = forker->mempolicy };
     child->group_exit = false;
     child->exec_thread = 0;
     child->last_task = 0;

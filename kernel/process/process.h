@@ -117,10 +117,19 @@ struct exec_start {
 };
 long process_execve(const char *path, const char *const *argv, const char *const *envp,
                     struct exec_start *start);
+/* What a fork-style clone's child sets up itself, at its first run:
+ * CLONE_SETTLS, CLONE_CHILD_SETTID (the tid written into the child's own
+ * memory, as Linux's schedule_tail()) and CLONE_CHILD_CLEARTID. */
+struct fork_child_setup {
+    bool set_tls;
+    uint64_t tls, set_child_tid, clear_child_tid;
+};
+
 /* A fork (or, share_memory, a vfork) of the caller, returning from its
- * system call on child_stack (0: the caller's stack): the child's pid or
- * -ENOMEM (kernel/process/process_syscalls.c; clone.c uses it). */
-long fork_onto(uint64_t child_stack, bool share_memory);
+ * system call on child_stack (0: the caller's stack), with setup (0:
+ * none): the child's pid or -ENOMEM (kernel/process/process_syscalls.c;
+ * clone.c uses it). */
+long fork_onto(uint64_t child_stack, bool share_memory, const struct fork_child_setup *setup);
 /* fork: a copy of parent whose task starts in child_entry(arg). */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
 /* Exec or exit of a vfork child, which has switched away from memory:

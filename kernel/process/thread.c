@@ -198,6 +198,7 @@ static void become_leader(struct process *process, struct thread *self)
     spin_lock(&process_tree_lock);
     leader->task = current_task();
     leader->fs_base = self->fs_base;
+    leader->mempolicy = self->mempolicy;
     leader->signals = self->signals;
     leader->restart = (struct restart_block){ 0 };
     leader->clear_child_tid = 0;

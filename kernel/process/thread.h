@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/mm/node.h"
 #include "kernel/process/signal.h"
 #include "sched/task.h"
 
@@ -32,6 +33,7 @@ struct thread {
     bool futex_exiting;                 /* its futexes are being released: a PI waiter waits for the end */
     struct signal_state signals;        /* mask, thread-directed pending, altstack */
     struct restart_block restart;       /* for restart_syscall */
+    struct mempolicy mempolicy;         /* set_mempolicy's: kept, changes nothing (kernel/process/mempolicy.c) */
 };
 
 /* NULL in a kernel thread. Inline: the way out of every system call asks. */

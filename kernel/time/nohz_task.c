@@ -19,6 +19,7 @@
 #include "kernel/base/percpu.h"
 #include "kernel/base/printk.h"
 #include "kernel/fs/proc_parse.h"
+#include "kernel/fs/sysfs.h"
 #include "kernel/lib/string.h"
 #include "kernel/process/process.h"
 #include "kernel/time/tick.h"
@@ -98,6 +99,19 @@ void nohz_full_init(const char *list)
     cpulist_format(&nohz_full_mask, text, sizeof(text));
     printk("nohz_full: cpus %s\n", text[0] ? text : "none");
 }
+
+/* /sys/devices/system/cpu/nohz_full: the CPUs of nohz_full=, or "(null)"
+ * without it, as Linux 6.1 prints its never-allocated mask ("%*pbl" of a
+ * NULL cpumask with CONFIG_CPUMASK_OFFSTACK, which Debian's kernel has). */
+static void show_nohz_full(struct proc_text *text)
+{
+    char list[CPULIST_FORMAT_SIZE];
+    struct cpumask mask = nohz_full_mask;
+    cpulist_format(&mask, list, sizeof(list));
+    proc_printf(text, "%s\n", cpumask_empty(&mask) ? "(null)" : list);
+}
+
+SYSFS_FILE("/sys/devices/system/cpu/nohz_full", show_nohz_full);
 
 /* Would one more nohz CPU leave no online CPU without a nohz task (or
  * nohz_full)? */

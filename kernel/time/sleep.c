@@ -44,13 +44,35 @@ static long resume_sleep(struct restart_block *block)
     return sleep_until(block->deadline_ns, true, block->user_remaining);
 }
 
-/* A clockid_t is an int: a negative id (a CPU clock of a pid, left out)
- * is out of range. */
+/* Linux's clocks and whether one can be slept on (its k_clock's nsleep):
+ * a number that names no clock is EINVAL (a negative id, a CPU clock of
+ * a pid, is left out: EINVAL too), one that cannot be slept on EOPNOTSUPP:
+ * the thread's CPU clock, MONOTONIC_RAW and the coarse clocks, and the
+ * alarm clocks, which need an RTC alarm nohzk does not drive (Linux
+ * without an RTC says the same). REALTIME, MONOTONIC, BOOTTIME and TAI
+ * all count from boot here; PROCESS_CPUTIME_ID sleeps as they do (Linux
+ * waits for the process's CPU time: left out). */
+enum { CLOCK_SLEEPS, CLOCK_CANNOT_SLEEP, CLOCK_UNKNOWN };
+
+static int clock_kind(int clock)
+{
+    switch (clock) {
+    case 0: case 1: case 2: case 7: case 11:       /* REALTIME, MONOTONIC, PROCESS_CPUTIME, BOOTTIME, TAI */
+        return CLOCK_SLEEPS;
+    case 3: case 4: case 5: case 6: case 8: case 9:
+        return CLOCK_CANNOT_SLEEP;
+    default:
+        return CLOCK_UNKNOWN;
+    }
+}
+
+/* Flag bits other than TIMER_ABSTIME are ignored, as Linux ignores them. */
 SYSCALL_DEFINE4(clock_nanosleep, int, clock, uint64_t, flags, const void *, user_request, void *, user_remaining)
 {
     struct linux_timespec request;
-    if (clock < 0 || clock > 7 || flags & ~(uint64_t)TIMER_ABSTIME)
-        return -EINVAL;
+    int kind = clock_kind(clock);
+    if (kind != CLOCK_SLEEPS)
+        return kind == CLOCK_UNKNOWN ? -EINVAL : -EOPNOTSUPP;
     if (copy_from_user(&request, user_request, sizeof(request)) < 0)
         return -EFAULT;
     int64_t requested = ns_of_timespec(&request);     /* at most a century */

@@ -123,6 +123,15 @@ def _program(name, program, libc="musl"):
             "command": "%s-test" % program}
 
 
+def _startup_programs(name, libc, append):
+    """sysfs, mempolicy and cpu_latency of tests/user/ in one boot, each
+    must exit 0."""
+    programs = ["sysfs", "mempolicy", "cpu_latency"]
+    return {"name": name, "smp": 2, "timeout": 120, "append": append,
+            "add": ["build/tests-user/%s.%s:/bin/%s-test" % (p, libc, p) for p in programs],
+            "command": " && ".join("%s-test" % p for p in programs)}
+
+
 def _compare_linux_alone(text):
     """tools/measure/compare-linux's table, column alone (witness counts of CPU 3):
     nohzk's task policy takes nothing, Linux without isolation ticks (the
@@ -371,7 +380,7 @@ SCENARIOS = [
                       _osnoise_json(True, 0, r"[1-9]\d*") + _osnoise_nothing,
                       _osnoise_json(False, 0, 0) + r'.*"interrupts_total": \d+, "interrupts": '
                       r'\{"LOC": ([5-9]\d|\d{3,}), "RES": \d+, "CAL": \d+, "NHZ": 0\b',
-                      r"^osnoise: --nohz: cannot write 1 to /proc/self/nohz: .*busy", r"^refused=1$"]},
+                      r"^osnoise: --nohz: cannot write 1 to /proc/thread-self/nohz: .*busy", r"^refused=1$"]},
     # Signals: a static musl program checks Linux's behaviour (it passes on
     # the Linux host too: see "host-signals" in tests/run), the shell's
     # job control and pipelines use them, and Ctrl-C on the console
@@ -395,6 +404,14 @@ SCENARIOS = [
     # stop and continue, joins racing the end (host-thread_races too).
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
     _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
+    # More attacks on threads (tests/user/thread_attacks.c): task files read
+    # while threads end, a futex waiter and a nohz thread moved, a nohz
+    # write racing a move, tgkill of a gone tid, one thread taking a process
+    # signal, vfork and fork from a thread, a group stop over futex waiters,
+    # robust lists and clear_child_tid at bad addresses, CLONE_SETTLS edges,
+    # threads until memory runs out (host-thread_attacks too).
+    _program("thread-attacks", "thread_attacks") | {"smp": 4, "timeout": 300},
+    _program("thread-attacks-glibc", "thread_attacks", "glibc") | {"smp": 4, "timeout": 300},
     # Each thread a nohz task (docs/threads.md): one static program whose
     # three pthreads, pinned to CPUs 1-3 and each marked through
     # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the
@@ -727,6 +744,13 @@ SCENARIOS = [
     # not the zero page (tests/user/proc_rss.c; a range on the host).
     _program("proc-rss", "proc_rss"),
     _program("proc-rss-glibc", "proc_rss", "glibc"),
+    # What rt-tests and libnuma read at start-up, one boot per libc for the
+    # three programs (make test's time): /sys's CPU and node files and
+    # Mems_allowed, /sys refusing every change (tests/user/sysfs.c), the
+    # memory policy calls on one node (mempolicy.c), /dev/cpu_dma_latency
+    # (cpu_latency.c). The musl boot has nohz_full=1 for sysfs's list.
+    _startup_programs("rt-startup", "musl", "nohz_full=1"),
+    _startup_programs("rt-startup-glibc", "glibc", ""),
     # /proc/PID files, getsid, kill and sched_getaffinity of processes that
     # are reaped while they are read; passes on the Linux host too.
     dict(_program("proc-reap-race", "proc_reap_race"), smp=4, must_not_contain=[r"PANIC", r"assertion failed"]),
@@ -894,6 +918,27 @@ SCENARIOS = [
      "check": lambda out: _fuzz_class_checks(out),
      "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed", r"^fuzz-classes: \w+ failed"]},
 
+    # The thread classes of fuzz together (one scenario for five classes,
+    # make test's time being short; each is in make soak's rotation alone):
+    # touchers catch SIGSEGV from pages a sibling unmaps, futex calls from
+    # several threads at once, a thread's end wakes the waiter on its
+    # clear_child_tid word, signals interrupt futex waits, clone and
+    # clone3 with random flags are refused (EINVAL) or done.
+    {"name": "fuzz-threads", "smp": 4, "ktap": False, "timeout": 100,
+     "command": "fuzz 15 1 --only thread-unmap,thread-futex,thread-exit,thread-signal,clone",
+     "must_contain": [r"^fuzz: classes thread-unmap,thread-futex,thread-exit,thread-signal,clone$",
+                      r"^fuzz: workers \d+ started, [1-9]\d* finished, 0 lost",
+                      r"^fuzz: class thread-unmap: faults caught [1-9]",
+                      r"^fuzz: class thread-unmap: children [1-9]\d*: exited [1-9]\d*, .*killed by signals: (none|Killed \d+);",
+                      r"^fuzz: class thread-futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                      r"^fuzz: class thread-exit: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                      r"^fuzz: class thread-exit: words cleared by the exit [1-9]",
+                      r"^fuzz: class thread-signal: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINTR [1-9]",
+                      r"^fuzz: class thread-signal: handlers run [1-9]",
+                      r"^fuzz: class clone: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINVAL [1-9]",
+                      r"^fuzz: root directory unchanged$", r"^fuzz: PASS$"],
+     "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]},
+
     # nohz_full_init() asks the policy whether it reads nohz_full=
     # (struct tick_policy's uses_nohz_full, docs/tick-policy.md): tick=full
     # without the list, and the list under tick=task, are each reported,
@@ -934,9 +979,10 @@ SCENARIOS = [
               "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",
-                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and positive$",
-                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and "
-                      r"positive$"],
+                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread futex_cpu0_cpu1 "
+                      r"present and positive$",
+                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread "
+                      r"futex_cpu0_cpu1 present and positive$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
 

@@ -1,4 +1,4 @@
-/* nohz_threads SECONDS: one process, three spinning pthreads, each pinned
+/* nohz_threads [--mark-uart] SECONDS: one process, three spinning pthreads, each pinned
  * to its CPU (1, 2, 3) and each marked nohz through /proc/thread-self/nohz
  * (docs/threads.md, "Each thread a nohz task"). After a first second each
  * thread writes, from its own CPU,
@@ -13,7 +13,10 @@
  * wait for each other by spinning on an atomic, not on a futex.
  *
  * Without /proc/thread-self/nohz (Linux) the mark is skipped and said so:
- * on Linux run it with nohz_full=1-3. Exit status 0; 1 if a thread could
+ * on Linux run it with nohz_full=1-3, and with --mark-uart: each thread
+ * writes its marks to the UART itself (user/lib/uart_mark.h), since
+ * Linux's console may send a thread's text from another CPU
+ * (tools/measure/threads-witness runs both kernels). Exit status 0; 1 if a thread could
  * not be pinned or marked; 2 on bad arguments. Built with musl and glibc. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,11 +32,13 @@
 
 #include "../../user/lib/clock.h"
 #include "../../user/lib/pin.h"
+#include "../../user/lib/uart_mark.h"
 
 #define THREADS 3
 #define CLOCK_EVERY 100000
 
 static long seconds;
+static int mark_uart;
 static atomic_int marked, closed, failed;
 
 static void say(const char *text)
@@ -65,6 +70,16 @@ static void spin_for(int64_t ns)
     }
 }
 
+static void mark(const char *which, int cpu)
+{
+    char line[64];
+    int length = snprintf(line, sizeof(line), "nohz_threads: witness %s: cpu %d\n", which, cpu);
+    if (mark_uart)
+        uart_write(line, length);
+    else
+        say(line);
+}
+
 static void *worker(void *arg)
 {
     int cpu = (int)(long)arg;
@@ -87,11 +102,9 @@ static void *worker(void *arg)
     while (atomic_load(&marked) < THREADS)
         ;
     spin_for(1000000000ll);
-    snprintf(line, sizeof(line), "nohz_threads: witness open: cpu %d\n", cpu);
-    say(line);
+    mark("open", cpu);
     spin_for(seconds * 1000000000ll);
-    snprintf(line, sizeof(line), "nohz_threads: witness close: cpu %d\n", cpu);
-    say(line);
+    mark("close", cpu);
     atomic_fetch_add(&closed, 1);
     while (atomic_load(&closed) < THREADS)
         ;
@@ -118,10 +131,16 @@ static int thread_count(void)
 int main(int argc, char **argv)
 {
     char *end;
-    seconds = argc == 2 ? strtol(argv[1], &end, 10) : 0;
-    if (argc != 2 || *end || seconds < 1) {
-        fprintf(stderr, "usage: nohz_threads SECONDS\n");
+    mark_uart = argc == 3 && !strcmp(argv[1], "--mark-uart");
+    seconds = argc == 2 + mark_uart ? strtol(argv[1 + mark_uart], &end, 10) : 0;
+    if (argc != 2 + mark_uart || *end || seconds < 1) {
+        fprintf(stderr, "usage: nohz_threads [--mark-uart] SECONDS\n");
         return 2;
+    }
+    int error = mark_uart ? uart_allow() : 0;
+    if (error) {
+        fprintf(stderr, "nohz_threads: --mark-uart: ioperm(0x%x): %s\n", UART_PORT, strerror(error));
+        return 1;
     }
     pin_to_cpu(0, 0);      /* housekeeping: off the three CPUs */
     if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)

@@ -27,8 +27,14 @@
  * kernel has /proc/self/nohz. Then spawn: fork + execve(TRUE_PATH) + wait4.
  * One line per probe, "probe: NAME ns_median=N ns_min=N ns_max=N rounds=N
  * per_round=N" (getppid adds nohz=0|1); status 1 if a probe failed (its
- * line is then missing). */
+ * line is then missing). After spawn, two thread probes: thread, one
+ * pthread_create + pthread_join, unpinned; futex_cpu0_cpu1, one round trip
+ * of a futex word between two threads pinned to CPUs 0 and 1, each
+ * sleeping in FUTEX_WAIT until the other flips the word and wakes it. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +57,11 @@
 #define PIPE_TRIPS 100
 #define PROBE_MAX_ROUNDS 1000
 #define PROBE_MAX_CPUS 16
+#define THREAD_SPAWNS 20        /* pthread_create + pthread_join per round */
+#define FUTEX_TRIPS 100         /* futex round trips per round */
+#define FUTEX_WAIT 0            /* linux/futex.h, which musl's headers lack */
+#define FUTEX_WAKE 1
+#define FUTEX_PRIVATE_FLAG 128
 
 static uint64_t rdtsc(void)
 {
@@ -253,6 +264,125 @@ static int probe_spawn(const char *true_path, int rounds)
     return 0;
 }
 
+/* thread: THREAD_SPAWNS pthread_create + pthread_join a round, from the
+ * unpinned caller; the thread does nothing. */
+static void *do_nothing(void *arg)
+{
+    return arg;
+}
+
+static int probe_thread(int rounds)
+{
+    uint64_t samples[PROBE_MAX_ROUNDS];
+    for (int round = 0; round < rounds; round++) {
+        int64_t start = now_ns();
+        for (int i = 0; i < THREAD_SPAWNS; i++) {
+            pthread_t thread;
+            void *result = NULL;
+            if (pthread_create(&thread, NULL, do_nothing, &samples[0]) != 0 || pthread_join(thread, &result) != 0 ||
+                result != &samples[0]) {
+                fprintf(stderr, "syscall_bench: pthread_create or pthread_join failed\n");
+                return 1;
+            }
+        }
+        samples[round] = now_ns() - start;
+    }
+    print_probe("thread", samples, rounds, THREAD_SPAWNS, "");
+    return 0;
+}
+
+/* futex_cpu0_cpu1: a word that the thread on CPU 0 sets to 1 and the one
+ * on CPU 1 back to 0; each wakes the other after flipping it and sleeps
+ * in FUTEX_WAIT while the word is its own value (EAGAIN: it has flipped
+ * already). One round trip is two flips, two wakes. */
+struct futex_pair {
+    atomic_int word;            /* 0: CPU 0's turn, 1: CPU 1's */
+    atomic_int failed;
+    int trips;                  /* round trips the CPU 1 side answers */
+};
+
+static long futex_call(atomic_int *word, int op, int value)
+{
+    return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, value, NULL, NULL, 0);
+}
+
+/* Wait while *word == value; 0, or -1 on an error other than EAGAIN/EINTR. */
+static int futex_wait_while(atomic_int *word, int value)
+{
+    while (atomic_load(word) == value) {
+        if (futex_call(word, FUTEX_WAIT, value) != 0 && errno != EAGAIN && errno != EINTR)
+            return -1;
+    }
+    return 0;
+}
+
+static int futex_flip(atomic_int *word, int value)
+{
+    atomic_store(word, value);
+    return futex_call(word, FUTEX_WAKE, 1) < 0 ? -1 : 0;
+}
+
+static void *futex_answer(void *arg)
+{
+    struct futex_pair *pair = arg;
+    if (pin_to_cpu(0, 1) != 0) {
+        atomic_store(&pair->failed, 1);
+        futex_flip(&pair->word, 0);             /* let the other side see it */
+        return NULL;
+    }
+    for (int i = 0; i < pair->trips; i++) {
+        if (futex_wait_while(&pair->word, 0) != 0 || futex_flip(&pair->word, 0) != 0) {
+            atomic_store(&pair->failed, 1);
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* FUTEX_TRIPS round trips from CPU 0; 0, or -1 if the other side failed. */
+static int futex_trips(struct futex_pair *pair)
+{
+    for (int i = 0; i < FUTEX_TRIPS; i++) {
+        if (futex_flip(&pair->word, 1) != 0 || futex_wait_while(&pair->word, 1) != 0 ||
+            atomic_load(&pair->failed))
+            return -1;
+    }
+    return 0;
+}
+
+/* In a child pinned to CPU 0, so that the caller stays unpinned. */
+static int probe_futex(int rounds)
+{
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        static struct futex_pair pair;
+        uint64_t samples[PROBE_MAX_ROUNDS];
+        pthread_t other;
+        pair.trips = FUTEX_TRIPS * (rounds + 1);
+        if (pin_to_cpu(0, 0) != 0 || pthread_create(&other, NULL, futex_answer, &pair) != 0) {
+            fprintf(stderr, "syscall_bench: futex probe: cannot pin to CPU 0 or start the thread\n");
+            _exit(1);
+        }
+        int broken = futex_trips(&pair);        /* one round to warm up */
+        for (int round = 0; round < rounds && !broken; round++) {
+            int64_t start = now_ns();
+            broken = futex_trips(&pair);
+            samples[round] = now_ns() - start;
+        }
+        pthread_join(other, NULL);
+        if (broken || atomic_load(&pair.failed)) {
+            fprintf(stderr, "syscall_bench: the futex ping-pong between CPUs 0 and 1 broke\n");
+            _exit(1);
+        }
+        print_probe("futex_cpu0_cpu1", samples, rounds, FUTEX_TRIPS, "");
+        fflush(stdout);
+        _exit(0);
+    }
+    int status;
+    return child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status);
+}
+
 /* A number in 1..limit, or -1. */
 static int small_number(const char *text, int limit)
 {
@@ -300,6 +430,8 @@ static int probes(int argc, char **argv)
     for (int c = 0; c < ncpus; c++)
         failed |= probes_on(cpus[c], rounds);
     failed |= probe_spawn(true_path, rounds);
+    failed |= probe_thread(rounds);
+    failed |= probe_futex(rounds);
     return failed;
 }
 

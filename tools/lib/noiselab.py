@@ -37,7 +37,15 @@ SCENARIOS = {
     "sleepy": ("runs 2 ms, sleeps 1 ms, over and over", "--run-us 2000 --sleep-us 1000"),
     "timers": ("an ITIMER_REAL fires every 10 ms (SIGALRM)", "--itimer-us 10000"),
     "signals": ("CPU 0 sends it SIGUSR1 every 2 ms", "--signals-from-cpu 0 --signal-every-us 2000"),
+    "threads": ("2 sibling threads on CPU 0 map, touch and unmap 4 pages every 1 ms",
+                "--threads 2 --thread-cpus 0 --thread-every-us 1000"),
 }
+# The vectors that carry a TLB shootdown to the measured CPU, as QEMU's
+# witness sees them: nohzk's own IPI (arch/x86/vectors.h:
+# VECTOR_TLB_SHOOTDOWN), and Linux's function-call IPIs
+# (CALL_FUNCTION_SINGLE_VECTOR 0xfb, CALL_FUNCTION_VECTOR 0xfc), which
+# carry its flushes among other functions.
+SHOOTDOWN_VECTORS = {"nohzk": (0xf3,), "linux": (0xfb, 0xfc)}
 KERNELS = ("nohzk", "linux")
 WARMUP_MS = 1000
 
@@ -49,7 +57,8 @@ END_RE = re.compile(r"^noiselab: end (\S+) status (\d+)$", re.M)
 COST_RE = re.compile(r"^bench: getppid_cpu(\d+) cycles_median=(\d+) cycles_min=(\d+) batches=\d+ per_batch=\d+ "
                      r"nohz=(\d)$", re.M)
 WITNESS_RE = re.compile(r"^witness: cpu (\d+) window (\d+): timer (\d+), all (\d+), exceptions (\d+)"
-                        r"(?:, inner: timer (\d+), all (\d+))?", re.M)
+                        r"(?:, inner: timer (\d+), all (\d+))?(?: \(vectors: ([^;)]*)(?:; inner: ([^)]*))?\))?$", re.M)
+VECTOR_COUNT_RE = re.compile(r"^0x([0-9a-f]+) (\d+)$")
 # kernel/time/nohz_task.c: nohz_full_init(), for a policy that reads the
 # list (uses_nohz_full) booted without it.
 WANTS_NOHZ_FULL_RE = re.compile(r"^nohz_full: tick=(\S+) without nohz_full=")
@@ -75,6 +84,11 @@ METRICS = [
     ("runtime_ms", "osnoise's measured runtime"), ("max_single_us", "longest single noise"),
     ("syscalls", "system calls injected"), ("faults", "pages touched"), ("sleeps", "sleeps"),
     ("alarms", "SIGALRM handled"), ("signals", "SIGUSR1 handled"),
+    ("munmaps", "unmaps by osnoise's sibling threads in the window (scenario threads)"),
+    ("tlb", "TLB of the measured CPU in the window (guest)"),
+    ("witness_tlb", "shootdown vectors QEMU delivered in the window (inner; SHOOTDOWN_VECTORS)"),
+    ("witness_tlb_outer", "the same over the outer window"),
+    ("witness_tlb_per_loop", "witness_tlb / munmaps: shootdowns per sibling loop (mmap, first writes, munmap)"),
 ]
 METRIC_KEYS = [key for key, _ in METRICS]
 
@@ -165,6 +179,30 @@ def parse_policies(text):
 # --------------------------------------------------------------------------
 # Reading a session back.
 
+def parse_vectors(text):
+    """"0xec 3, 0xf0 1" -> {0xec: 3, 0xf0: 1}; LabError on anything else."""
+    found = {}
+    for word in (text or "").split(", "):
+        m = VECTOR_COUNT_RE.match(word)
+        if not m:
+            raise LabError("witness: %r is not a vector and its count" % word)
+        found[int(m.group(1), 16)] = int(m.group(2))
+    return found
+
+
+def add_vectors(window, outer, inner):
+    """The counts by vector of a witness line (outer, inner: their text,
+    or None when the line has none) into window, checked against its
+    totals. A window that took nothing prints no vectors."""
+    if outer is None and window["all_outer"]:
+        return                  # a line written without them: no counts by vector
+    window["vectors"] = parse_vectors(outer) if outer else {}
+    window["inner_vectors"] = parse_vectors(inner) if inner else {}
+    if sum(window["vectors"].values()) != window["all_outer"] or sum(window["inner_vectors"].values()) != window["all"]:
+        raise LabError("witness: a window's vectors do not add up to its counts (all %d, inner %d)"
+                       % (window["all_outer"], window["all"]))
+
+
 def parse_witness_lines(text):
     """tools/run/boot --witness's lines: {cpu: [window dicts in order]}."""
     windows = {}
@@ -176,6 +214,7 @@ def parse_witness_lines(text):
         else:
             window["timer"], window["all"] = int(m.group(6)), int(m.group(7))
             window["bracketed"] = True
+        add_vectors(window, m.group(8), m.group(9) if window["bracketed"] else m.group(8))
         windows.setdefault(int(m.group(1)), []).append(window)
     return windows
 
@@ -188,7 +227,8 @@ def witness_windows(windows, timer):
         inner = w.inner if w.inner is not None else w.vectors
         found.setdefault(w.cpu, []).append({
             "timer_outer": outer_timer, "all_outer": outer_all, "exceptions": w.exceptions,
-            "timer": inner.get(timer, 0), "all": sum(inner.values()), "bracketed": w.inner is not None})
+            "timer": inner.get(timer, 0), "all": sum(inner.values()), "bracketed": w.inner is not None,
+            "vectors": dict(w.vectors), "inner_vectors": dict(inner)})
     return found
 
 
@@ -244,7 +284,7 @@ def parse_session(text, scenarios, kernel, cpu, witness):
             problems.append("%s: %d witness window(s) on cpu %d, %d mark(s): want one" % (name, len(mine), cpu, marks))
             continue
         try:
-            run = run_numbers(measured, window)
+            run = run_numbers(measured, window, SHOOTDOWN_VECTORS[kernel])
         except LabError as e:
             problems.append("%s: %s" % (name, e))
             continue
@@ -265,14 +305,31 @@ def parse_session(text, scenarios, kernel, cpu, witness):
     return runs, cost, problems
 
 
-def run_numbers(measured, window):
-    """The metrics of one run from osnoise's JSON and its witness window."""
+def run_numbers(measured, window, shootdown_vectors=SHOOTDOWN_VECTORS["nohzk"]):
+    """The metrics of one run from osnoise's JSON and its witness window.
+    With sibling threads (scenario threads), a run without the guest's TLB
+    row, the witness's vectors or any unmap is an error, not a 0."""
     irqs = measured.get("interrupts", {})
     missing = [key for key in ("LOC", "RES", "CAL") if key not in irqs]
     missing += [key for key in ("interrupts_total", "life_interrupts_total") if key not in measured]
     if "LOC" in missing or "interrupts_total" in missing:
         raise LabError("osnoise reported no %s" % ", ".join(missing))
+    threads = measured.get("threads", 0)
+    if threads and "TLB" not in irqs:
+        raise LabError("osnoise's sibling threads ran but /proc/interrupts has no TLB row")
+    if threads and not measured.get("munmaps"):
+        raise LabError("osnoise's sibling threads unmapped nothing in the window")
+    if threads and "vectors" not in window:
+        raise LabError("the witness's window has no counts by vector")
+    tlb = tlb_outer = per_munmap = None
+    if "vectors" in window:
+        tlb = sum(window["inner_vectors"].get(v, 0) for v in shootdown_vectors)
+        tlb_outer = sum(window["vectors"].get(v, 0) for v in shootdown_vectors)
+        if threads:
+            per_munmap = round(tlb / measured["munmaps"], 3)
     return {
+        "munmaps": measured.get("munmaps") if threads else None, "tlb": irqs.get("TLB"),
+        "witness_tlb": tlb, "witness_tlb_outer": tlb_outer, "witness_tlb_per_loop": per_munmap,
         "timer": irqs["LOC"], "all": measured["interrupts_total"], "life": measured["life_interrupts_total"],
         "resched": irqs.get("RES"), "call_function": irqs.get("CAL"), "nohz_kick": irqs.get("NHZ"),
         "witness_timer": window["timer"], "witness_all": window["all"],
@@ -291,7 +348,10 @@ def disagreements(run):
     end, so its count lies between the witness's inner and outer counts;
     anything else is a disagreement (docs/noise.md)."""
     found = []
-    for guest, witness in (("timer", "witness_timer"), ("all", "witness_all")):
+    pairs = [("timer", "witness_timer"), ("all", "witness_all")]
+    if run.get("tlb") is not None and run.get("witness_tlb") is not None:
+        pairs.append(("tlb", "witness_tlb"))     # nohzk: one TLB vector per TLB count
+    for guest, witness in pairs:
         low, high = sorted((run[witness], run[witness + "_outer"]))
         if not low <= run[guest] <= high:
             found.append("guest %s %d, witness %s" % (
@@ -373,6 +433,29 @@ def plot_scenario(path, scenario, cells, caption, count_key="all"):
                             stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         raise LabError("%s %s could not draw %s:\n%s" % (python, PLOTTER, path, result.stdout.strip()))
+
+
+def threads_table(cells, configurations=None):
+    """The scenario threads, one row per configuration: CPU 3's interrupts
+    by kind in the window, the guest's and the witness's, and TLB
+    shootdowns per sibling unmap. Medians over the runs; lines."""
+    rows = [c for c in cells if c["scenario"] == "threads" and c["runs"]]
+    if configurations:
+        rows.sort(key=lambda c: configurations.index(c["configuration"]) if c["configuration"] in configurations
+                  else len(configurations))
+    columns = [("munmaps", "munmaps"), ("tlb", "TLB"), ("witness_tlb", "w:TLB"),
+               ("witness_tlb_per_loop", "w:TLB/loop"), ("timer", "LOC"), ("witness_timer", "w:timer"),
+               ("resched", "RES"), ("call_function", "CAL"), ("nohz_kick", "NHZ"), ("all", "all"),
+               ("witness_all", "w:all")]
+    header = "%-15s %4s" % ("configuration", "runs") + "".join("%13s" % title for _, title in columns)
+    lines = [header, "-" * len(header)]
+    for cell in rows:
+        texts = []
+        for key, _ in columns:
+            s = cell["summary"].get(key)
+            texts.append("-" if s is None else number(s["median"]))
+        lines.append("%-15s %4d" % (cell["configuration"], len(cell["runs"])) + "".join("%13s" % t for t in texts))
+    return lines
 
 
 def cells_by_scenario(cells):

@@ -22,6 +22,10 @@ DESCRIPTIONS = {
     "pipe_cpu0": "1-byte pipe round trip, two processes on CPU 0",
     "spawn": "fork + execve(/bin/true) + wait4",
 }
+# The thread probes: functions and rows of their own in syscall_bench.c.
+PROBES += ["thread", "futex_cpu0_cpu1"]
+DESCRIPTIONS["thread"] = "pthread_create + pthread_join of a thread that returns at once"
+DESCRIPTIONS["futex_cpu0_cpu1"] = "futex round trip: threads on CPUs 0 and 1 wake each other (FUTEX_WAIT/WAKE)"
 FIELDS = ("ns_median", "ns_min", "ns_max", "rounds", "per_round")
 PROBE_RE = re.compile(r"^probe: (\w+) (.*)$", re.M)
 
@@ -95,15 +99,16 @@ def table(nohzk, linux, why_no_linux, loads):
     loads: [(when, os.getloadavg())] in order."""
     if linux is None and not why_no_linux:
         raise ProbeError("Linux's probes are missing and no reason is given")
-    lines = ["%-13s %-28s %-28s %s" % ("probe", "nohzk", "Linux", "nohzk/Linux"), "-" * 84]
+    width = max(len(name) for name in PROBES)
+    lines = ["%-*s %-28s %-28s %s" % (width, "probe", "nohzk", "Linux", "nohzk/Linux"), "-" * (71 + width)]
     for name in PROBES:
         there = "%-28s %.2f" % (cell_text(linux[name]), ratio(nohzk[name], linux[name])) if linux else "-"
-        lines.append(("%-13s %-28s %s" % (name, cell_text(nohzk[name]), there)).rstrip())
+        lines.append(("%-*s %-28s %s" % (width, name, cell_text(nohzk[name]), there)).rstrip())
     rounds = nohzk[PROBES[0]]["rounds"]
     lines.append("(median [min-max] of %d rounds, CLOCK_MONOTONIC in each guest, per operation; both under QEMU "
                  "TCG on one host, one boot each, so the ratio is what to read)" % rounds)
     for name in PROBES:
-        lines.append("  %-13s %s" % (name, DESCRIPTIONS[name]))
+        lines.append("  %-*s %s" % (width, name, DESCRIPTIONS[name]))
     lines.append("host load average (1, 5, 15 min): " + "; ".join("%s %s" % (when, load_text(load))
                                                                   for when, load in loads))
     if linux is None:

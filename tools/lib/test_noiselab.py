@@ -6,6 +6,7 @@ import csv
 import importlib.machinery
 import importlib.util
 import json
+import re
 import os
 import shutil
 import sys
@@ -219,9 +220,89 @@ class WitnessCheckTest(unittest.TestCase):
                          ["guest timer 3, witness 0", "guest all 3, witness 0"])
 
     def test_witness_lines_without_inner_windows(self):
-        windows = noiselab.parse_witness_lines("witness: cpu 2 window 1: timer 4, all 5, exceptions 1 (vectors: x)\n")
+        windows = noiselab.parse_witness_lines("witness: cpu 2 window 1: timer 4, all 5, exceptions 1 (vectors: 0xec 4, 0xf0 1)\n")
         self.assertEqual(windows, {2: [{"timer": 4, "all": 5, "timer_outer": 4, "all_outer": 5, "exceptions": 1,
-                                        "bracketed": False}]})
+                                        "bracketed": False, "vectors": {0xec: 4, 0xf0: 1},
+                                        "inner_vectors": {0xec: 4, 0xf0: 1}}]})
+
+    def test_vectors_that_do_not_add_up_are_an_error(self):
+        with self.assertRaisesRegex(noiselab.LabError, "do not add up"):
+            noiselab.parse_witness_lines("witness: cpu 2 window 1: timer 4, all 5, exceptions 0, inner: timer 1, "
+                                         "all 2 (vectors: 0xec 4, 0xf0 1; inner: 0xec 1)\n")
+        with self.assertRaisesRegex(noiselab.LabError, "'0xzz 1' is not a vector"):
+            noiselab.parse_witness_lines("witness: cpu 2 window 1: timer 0, all 1, exceptions 0 (vectors: 0xzz 1)\n")
+
+
+def threads_json(munmaps=500, tlb=498, loc=0, with_tlb_row=True):
+    irqs = {"LOC": loc, "RES": 1, "CAL": 0, "NHZ": 0}
+    if with_tlb_row:
+        irqs["TLB"] = tlb
+    return json.dumps({"tool": "osnoise", "cpu": 3, "nohz": True, "runtime_ns": 2000000000, "noise_ns": 1,
+                       "available_pct": 90.0, "max_single_noise_ns": 7000, "syscalls": 0, "faults": 0,
+                       "sleeps": 0, "alarms": 0, "signals": 0, "threads": 2, "munmaps": munmaps,
+                       "interrupts_total": sum(irqs.values()), "interrupts": irqs, "life_interrupts_total": 600})
+
+
+def threads_witness(outer_tlb=499, inner_tlb=498, vector=0xf3):
+    return ("witness: cpu 3 window 1: timer 0, all %d, exceptions 0, inner: timer 0, all %d "
+            "(vectors: 0x%02x %d, 0xf0 1; inner: 0x%02x %d, 0xf0 1)\n"
+            % (outer_tlb + 1, inner_tlb + 1, vector, outer_tlb, vector, inner_tlb))
+
+
+class ThreadsScenarioTest(unittest.TestCase):
+
+    def parse(self, body, witness, kernel="nohzk"):
+        text = section("threads", MARKS + body + "\n", ticks=kernel == "nohzk") + witness
+        return noiselab.parse_session(text, ["threads"], kernel, 3, noiselab.parse_witness_lines(text))
+
+    def test_the_scenario_runs_sibling_threads(self):
+        command = noiselab.osnoise_command("threads", "nohzk", 3, 2)
+        self.assertIn("--threads 2 --thread-cpus 0", command)
+        self.assertIn("--nohz", command)
+        self.assertIn("--threads 2", noiselab.osnoise_command("threads", "linux", 3, 2))
+
+    def test_tlb_by_guest_and_witness_and_per_unmap(self):
+        runs, _, problems = self.parse(threads_json(), threads_witness())
+        self.assertEqual(problems, [])
+        run = runs["threads"]
+        self.assertEqual((run["munmaps"], run["tlb"], run["witness_tlb"], run["witness_tlb_outer"]), (500, 498, 498, 499))
+        self.assertEqual(run["witness_tlb_per_loop"], 0.996)
+        self.assertEqual(noiselab.disagreements(run), [])
+
+    def test_a_tlb_count_outside_the_witness_disagrees(self):
+        runs, _, _ = self.parse(threads_json(tlb=0), threads_witness())
+        self.assertEqual(noiselab.disagreements(runs["threads"]), ["guest all 1, witness 499..500",
+                                                                   "guest tlb 0, witness 498..499"])
+
+    def test_linux_counts_its_function_call_vectors(self):
+        runs, _, problems = self.parse(threads_json(tlb=300), threads_witness(vector=0xfb), kernel="linux")
+        self.assertEqual(problems, [])
+        self.assertEqual((runs["threads"]["witness_tlb"], runs["threads"]["tlb"]), (498, 300))
+        runs, _, _ = self.parse(threads_json(), threads_witness(vector=0xfb))
+        self.assertEqual(runs["threads"]["witness_tlb"], 0)       # 0xfb is not nohzk's
+
+    def test_what_is_missing_is_no_run(self):
+        for body, witness, why in ((threads_json(with_tlb_row=False), threads_witness(), "no TLB row"),
+                                   (threads_json(munmaps=0), threads_witness(), "unmapped nothing"),
+                                   (threads_json(), "witness: cpu 3 window 1: timer 0, all 499, exceptions 0, "
+                                    "inner: timer 0, all 499\n", "no counts by vector")):
+            runs, _, problems = self.parse(body, witness)
+            self.assertEqual(runs, {})
+            self.assertEqual(len(problems), 1)
+            self.assertIn(why, problems[0])
+
+    def test_nohzk_shootdown_vector_is_the_kernels(self):
+        with open(os.path.join(TOP, "arch", "x86", "vectors.h")) as f:
+            m = re.search(r"^#define VECTOR_TLB_SHOOTDOWN\s+(0x[0-9a-f]+)", f.read(), re.M)
+        self.assertEqual(noiselab.SHOOTDOWN_VECTORS["nohzk"], (int(m.group(1), 16),))
+
+    def test_the_table_by_kind(self):
+        runs, _, _ = self.parse(threads_json(), threads_witness())
+        cells = [{"configuration": "task", "scenario": "threads", "runs": [runs["threads"]],
+                  "summary": noiselab.summarize([runs["threads"]])}]
+        lines = noiselab.threads_table(cells)
+        self.assertRegex(lines[0], r"^configuration +runs +munmaps +TLB +w:TLB +w:TLB/loop +LOC")
+        self.assertRegex(lines[2], r"^task +1 +500 +498 +498 +0\.996 +0 +0 +1 ")
 
 
 class CompareLinuxTest(unittest.TestCase):

@@ -32,6 +32,9 @@ def output(medians, skip=()):
 
 NOHZK = {"getppid_cpu3": 1800, "getppid_cpu0": 1000, "pipe_cpu3": 90000, "pipe_cpu0": 50000, "spawn": 48000000}
 LINUX = {"getppid_cpu3": 900, "getppid_cpu0": 1000, "pipe_cpu3": 30000, "pipe_cpu0": 25000, "spawn": 12000000}
+NOHZK.update({"thread": 90000, "futex_cpu0_cpu1": 40000})
+LINUX.update({"thread": 45000, "futex_cpu0_cpu1": 80000})
+ROWS = slice(2, 2 + len(probes.PROBES))
 LOADS = [("before", (1.5, 1.25, 1.0)), ("after", (2.0, 1.5, 1.0))]
 
 
@@ -85,6 +88,21 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(probes.command(2), "syscall_bench --probes --rounds 2")
 
 
+class ThreadProbesTest(unittest.TestCase):
+
+    def test_the_thread_probes_are_wanted(self):
+        for name in ("thread", "futex_cpu0_cpu1"):
+            with self.assertRaisesRegex(probes.ProbeError, "no probe line for %s$" % name):
+                probes.parse(output(NOHZK, skip=(name,)))
+
+    def test_the_real_lines_parse(self):
+        text = ("probe: thread ns_median=34599 ns_min=34057 ns_max=1119445 rounds=3 per_round=20\n"
+                "probe: futex_cpu0_cpu1 ns_median=71268 ns_min=61268 ns_max=188250 rounds=3 per_round=100\n")
+        found = probes.parse(text, wanted=["thread", "futex_cpu0_cpu1"])
+        self.assertEqual(found["futex_cpu0_cpu1"]["per_round"], 100)
+        self.assertEqual(found["thread"]["ns_median"], 34599)
+
+
 class RatioTableTest(unittest.TestCase):
 
     def test_ratio_is_ours_over_theirs(self):
@@ -101,17 +119,20 @@ class RatioTableTest(unittest.TestCase):
     def test_table_side_by_side(self):
         lines = probes.table(probes.parse(output(NOHZK)), probes.parse(output(LINUX)), None, LOADS)
         self.assertRegex(lines[0], r"^probe +nohzk +Linux +nohzk/Linux$")
-        rows = {row.split()[0]: row for row in lines[2:7]}
+        rows = {row.split()[0]: row for row in lines[ROWS]}
         self.assertEqual(list(rows), probes.PROBES)
         self.assertRegex(rows["getppid_cpu3"], r"^getppid_cpu3 +1800 \[1799-1805\] ns +900 \[899-905\] ns +2\.00$")
         self.assertRegex(rows["pipe_cpu3"], r" 90\.0 \[90\.0-90\.0\] us +30\.0 \[30\.0-30\.0\] us +3\.00$")
         self.assertRegex(rows["spawn"], r" 48\.0 \[48\.0-48\.0\] ms +12\.0 \[12\.0-12\.0\] ms +4\.00$")
+        self.assertRegex(rows["thread"], r"^thread +90\.0 \[90\.0-90\.0\] us +45\.0 \[45\.0-45\.0\] us +2\.00$")
+        self.assertRegex(rows["futex_cpu0_cpu1"], r"^futex_cpu0_cpu1 +40\.0 \[40\.0-40\.0\] us +80\.0 \[80\.0-80\.0\] us"
+                         r" +0\.50$")
         self.assertIn("host load average (1, 5, 15 min): before 1.50 1.25 1.00; after 2.00 1.50 1.00", lines)
         self.assertFalse([row for row in lines if row.startswith("Linux: not measured")])
 
     def test_table_without_linux_says_why_and_prints_no_ratio(self):
         lines = probes.table(probes.parse(output(NOHZK)), None, "apt-get download failed", LOADS)
-        rows = lines[2:7]
+        rows = lines[ROWS]
         for row in rows:
             self.assertRegex(row, r"^\w+ +[\d.]+ \[[\d.]+-[\d.]+\] [mun]s +-$")
         self.assertEqual(lines[-1], "Linux: not measured: apt-get download failed")
@@ -126,7 +147,8 @@ class RatioTableTest(unittest.TestCase):
 
     def test_presence_line_names_no_time(self):
         self.assertEqual(probes.presence_line("task", probes.parse(output(NOHZK))),
-                         "probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn present and positive")
+                         "probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread futex_cpu0_cpu1 "
+                         "present and positive")
 
 
 class PlaceTest(unittest.TestCase):

@@ -120,7 +120,7 @@ class WitnessTest(unittest.TestCase):
                  serial("osnoise: witness close: cpu 3\n"))
         window = witness.read_logs(self.dir)[0]
         self.assertEqual(witness.describe(window, 0xec), "witness: cpu 3 window 1: timer 3, all 4, exceptions 0, "
-                         "inner: timer 1, all 2 (vectors: 0xec 3, 0xf0 1)")
+                         "inner: timer 1, all 2 (vectors: 0xec 3, 0xf0 1; inner: 0xec 1, 0xf0 1)")
 
     def test_inner_open_outside_a_window(self):
         self.log(serial("cpu 1: online\nwitness inner open\n"))

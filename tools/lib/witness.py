@@ -185,10 +185,17 @@ def read_logs(directory, cpu_from_marks=False):
 
 def describe(window, timer):
     """One line: what QEMU delivered to the vCPU between the marks."""
-    by_vector = ", ".join("0x%02x %d" % (vector, count) for vector, count in sorted(window.vectors.items()))
+    by_vector = vector_text(window.vectors)
     inner = ""
     if window.inner is not None:
         inner = ", inner: timer %d, all %d" % (window.inner.get(timer, 0), sum(window.inner.values()))
+        if window.inner:
+            by_vector += "; inner: " + vector_text(window.inner)
     return "witness: cpu %d window %d: timer %d, all %d, exceptions %d%s%s" % (
         window.cpu, window.number, window.vectors.get(timer, 0), sum(window.vectors.values()),
         window.exceptions, inner, " (vectors: %s)" % by_vector if by_vector else "")
+
+
+def vector_text(vectors):
+    """"0xec 3, 0xf0 1": counts by vector, in vector order."""
+    return ", ".join("0x%02x %d" % (vector, count) for vector, count in sorted(vectors.items()))

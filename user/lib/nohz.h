@@ -15,8 +15,19 @@
 
 #include "clock.h"
 
-/* Writes text to /proc/PID/nohz (pid 0: /proc/self/nohz) in one write(2):
- * 0, or the errno of the open or the write. */
+/* Writes text to the file at path in one write(2): 0, or the errno of
+ * the open or the write. */
+static inline int write_nohz_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+        return errno;
+    int result = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno;
+    close(fd);
+    return result;
+}
+
+/* Writes text to /proc/PID/nohz (pid 0: /proc/self/nohz): 0, or the errno. */
 static inline int write_nohz(pid_t pid, const char *text)
 {
     char path[64];
@@ -24,12 +35,14 @@ static inline int write_nohz(pid_t pid, const char *text)
         snprintf(path, sizeof(path), "/proc/%d/nohz", (int)pid);
     else
         snprintf(path, sizeof(path), "/proc/self/nohz");
-    int fd = open(path, O_WRONLY);
-    if (fd < 0)
-        return errno;
-    int result = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : errno;
-    close(fd);
-    return result;
+    return write_nohz_file(path, text);
+}
+
+/* Writes text to /proc/thread-self/nohz, the calling thread's mark
+ * (docs/threads.md): 0, or the errno. */
+static inline int write_thread_nohz(const char *text)
+{
+    return write_nohz_file("/proc/thread-self/nohz", text);
 }
 
 /* One CPU's row of /proc/tick: the tick's state ("ticking" or "stopped"),
