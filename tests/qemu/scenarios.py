@@ -228,7 +228,7 @@ SCENARIOS = [
      "command": "echo hello from busybox; exit 3", "must_contain": [r"^hello from busybox$"]},
     {"name": "busybox-commands", "smp": 4, "ktap": False, "timeout": 120,
      "command": "ls /; cat /etc/passwd; ls -l /bin/sh; taskset -c 3 echo pinned; uname -sm; cd /tmp && mkdir d && cd d && pwd",
-     "must_contain": [r"^bin +dev +etc +proc +root +tmp$", r"^root:x:0:0:root:/root:/bin/sh$",
+     "must_contain": [r"^bin +dev +etc +proc +root +sys +tmp$", r"^root:x:0:0:root:/root:/bin/sh$",
                       r"/bin/sh -> busybox$", r"^pinned$", r"^Linux x86_64$", r"^/tmp/d$"]},
     {"name": "busybox-failure", "smp": 2, "ktap": False, "expect_status": 127,
      "command": "/no/such/program", "must_contain": [r"/no/such/program: not found"]},
