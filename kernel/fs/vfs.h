@@ -91,6 +91,9 @@ struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void 
 /* Pipes (kernel/fs/pipe.c): two open files, O_RDONLY and O_WRONLY; flags may
  * hold O_NONBLOCK. 0 or -ENOMEM. */
 int pipe_create(struct file **read_end, struct file **write_end, int flags);
+/* Two connected byte-stream ends, each reading what the other writes
+ * (socketpair); flags O_NONBLOCK or 0. 0 or -ENOMEM. */
+int stream_pair_create(struct file **first, struct file **second, int flags);
 
 
 /* Kernel-side access, for execve and init: open by path (relative to the

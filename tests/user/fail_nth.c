@@ -209,6 +209,15 @@ static int pipe_check(long result, int fired)
 }
 static void close_pipe(void) { close(fds[0]); close(fds[1]); }
 
+/* socketpair: two pipes and two ends; both directions must work */
+static long make_socketpair(void) { return syscall(SYS_socketpair, 1 /* AF_UNIX */, 1 /* SOCK_STREAM */, 0, fds); }
+static int socketpair_check(long result, int fired)
+{
+    char c = 0;
+    return pipe_check(result, fired) &&
+           (result < 0 || (write(fds[0], "q", 1) == 1 && read(fds[1], &c, 1) == 1 && c == 'q'));
+}
+
 static void pipe_setup(void) { pipe(fds); fcntl(fds[1], F_SETFL, O_NONBLOCK); }
 static long pipe_write(void) { return syscall(SYS_write, fds[1], pattern, WRITE_SIZE); }
 static int pipe_write_check(long result, int fired)
@@ -785,6 +794,7 @@ static const struct call calls[] = {
     { "symlink", 0, 0, 0, nothing, make_symlink, symlink_check, unlink_new },
     { "getdents", 0, 0, 0, dirfd_setup, getdents, getdents_check, close_fd0 },
     { "pipe", 0, 0, 0, open_setup, make_pipe, pipe_check, close_pipe },
+    { "socketpair", 0, 0, 0, open_setup, make_socketpair, socketpair_check, close_pipe },
     { "pipe-write", 0, 0, 0, pipe_setup, pipe_write, pipe_write_check, close_pipe },
     { "dup", 0, 0, 0, open_setup, dup_fd, dup_check, close_fd0 },
     { "poll", 0, 0, 0, poll_setup, poll_pipe, ready_check, close_pipe },
