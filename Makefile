@@ -143,6 +143,25 @@ $(BUILD)/trampoline.bin: boot/trampoline.asm
 
 $(BUILD)/obj/boot/trampoline_image.o: $(BUILD)/trampoline.bin
 
+# The vDSO (arch/x86/vdso/vdso.c): a position-independent shared object
+# linked as Linux links its own (hash tables of both styles, LINUX_2.6
+# versions, no relocations: it is mapped, never relocated), then put into
+# the kernel image by arch/x86/vdso_image.asm.
+VDSO_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -I. -fPIC -fno-stack-protector -fno-common \
+    -mgeneral-regs-only -fasynchronous-unwind-tables -nostdlib
+VDSO_LDFLAGS := -shared -soname=linux-vdso.so.1 --hash-style=both --build-id=sha1 --eh-frame-hdr \
+    -Bsymbolic -z noexecstack -z max-page-size=4096 -T arch/x86/vdso/vdso.lds
+
+$(BUILD)/vdso/vdso.so: arch/x86/vdso/vdso.c arch/x86/vdso/vdso_data.h arch/x86/vdso/vdso.lds
+	@mkdir -p $(dir $@)
+	@echo "  VDSO    $@"
+	@$(CC) $(VDSO_CFLAGS) -c $< -o $(BUILD)/vdso/vdso.o
+	@$(LD) $(VDSO_LDFLAGS) $(BUILD)/vdso/vdso.o -o $@.tmp
+	@if readelf -rW $@.tmp | grep -q '^ *[0-9a-f]\{8,\} '; then echo "vdso: relocations in $@"; exit 1; fi
+	@mv $@.tmp $@
+
+$(BUILD)/obj/arch/x86/vdso_image.o: $(BUILD)/vdso/vdso.so
+
 # Two links: the first gives the addresses for the symbol table, the second
 # adds the table after everything it describes (see linker.ld), then we
 # check that no described address moved.

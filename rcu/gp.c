@@ -219,7 +219,7 @@ void rcu_init(void)
     timer_init(&fqs_timer, fqs_timer_fired, 0);
     rcu_state.gp_kthread_cpu = rcu_nocb_kthread_cpu();     /* housekeeping, not offloaded */
     struct cpumask gp_cpu = cpumask_of(rcu_state.gp_kthread_cpu);
-    rcu_state.gp_kthread = kthread_create("rcu_gp", gp_kthread_main, 0, &gp_cpu);
+    rcu_state.gp_kthread = kthread_create_urgent("rcu_gp", gp_kthread_main, 0, &gp_cpu);   /* above user FIFO */
     if (!rcu_state.gp_kthread)
         panic("rcu: cannot create the grace-period kthread");
     __atomic_store_n(&rcu_state.running, true, __ATOMIC_RELEASE);

@@ -164,5 +164,5 @@ struct task *rcu_nocb_create_kthread(struct rcu_data *rdp)
 
     ASSERT(rdp->offloaded);
     snprintf(name, sizeof(name), "rcuo/%u", rdp->cpu);
-    return kthread_create(name, rcuo_main, rdp, &there);
+    return kthread_create_urgent(name, rcuo_main, rdp, &there);  /* not starved by a FIFO spinner */
 }

@@ -30,6 +30,7 @@
 #include "kernel/process/process.h"
 #include "kernel/mm/uaccess.h"
 #include "sched/task.h"
+#include "kernel/time/tick.h"
 
 /* Running outside its mask as it is now, not as we set it: if another
  * change came after ours, the task follows that one, and waiting for it
@@ -77,10 +78,12 @@ int set_affinity(struct task *task, const struct cpumask *mask)
             send_ipi = cpu != this_cpu_id();
         } else if (queue_remove_task(rq, task)) {
             task->on_runqueue = false;
-            rq_task_left(rq, cpu);
+            bool kick = rq_task_left(rq, cpu, task);
             spin_unlock(&rq->lock);
             place_runnable_task(task);
             spin_unlock(&task->lock);
+            if (kick)
+                tick_nohz_kick(cpu);
             return 0;
         } else {
             panic("set_affinity: task %u on_runqueue on cpu %u but neither current nor queued", task->id, cpu);
@@ -105,7 +108,7 @@ int set_affinity(struct task *task, const struct cpumask *mask)
  * its task stays after the lock is dropped; the caller puts the process
  * (process_put). A zombie is found until it is reaped, as on Linux: its
  * dead task's mask is still there to read or set. */
-static struct thread *affinity_target(int64_t pid)
+struct thread *sched_find_thread(int64_t pid)
 {
     spin_lock(&process_tree_lock);
     struct thread *thread = pid == 0 ? current_thread() : pid > 0 ? thread_find_locked((int)pid) : 0;
@@ -126,7 +129,7 @@ SYSCALL_DEFINE3(sched_getaffinity, int64_t, pid, uint64_t, size, void *, user_ma
 {
     if (size * 8 < cpu_count || size % sizeof(uint64_t))
         return -EINVAL;
-    struct thread *thread = affinity_target(pid);
+    struct thread *thread = sched_find_thread(pid);
     if (!thread)
         return -ESRCH;
     struct cpumask mask;       /* word by word: no lock is held */
@@ -151,7 +154,7 @@ SYSCALL_DEFINE3(sched_setaffinity, int64_t, pid, uint64_t, size, const void *, u
     if (copy_from_user(mask.bits, user_mask, size < sizeof(mask.bits) ? (size_t)size : sizeof(mask.bits)) < 0)
         return -EFAULT;
     cpumask_and(&mask, &mask, &cpu_online_mask);
-    struct thread *thread = affinity_target(pid);
+    struct thread *thread = sched_find_thread(pid);
     if (!thread)
         return -ESRCH;
     struct process *process = thread->process;

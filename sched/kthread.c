@@ -136,9 +136,26 @@ void sched_init_this_cpu(void)
     idle->is_idle = true;
     idle->cpu = cpu->id;
     idle->on_cpu = true;
+    cpu_rq(cpu->id)->curr_prio = -1;
     idle->stack_top = cpu->kernel_stack_top;
     idle->switched_in_at = clock_now();
     spin_lock_init(&cpu_rq(cpu->id)->lock, "runqueue");
     cpu_rq(cpu->id)->idle = idle;
     cpu->current = idle;
+}
+
+/* kthread_create() at SCHED_FIFO above every user priority, for the few
+ * kernel threads that a user FIFO spinner must not starve: RCU's
+ * grace-period and offloaded-callback threads (docs/realtime.md). */
+struct task *kthread_create_urgent(const char *name, void (*entry)(void *arg), void *arg,
+                                   const struct cpumask *affinity)
+{
+    struct task *task = kthread_create_stopped(name, entry, arg, affinity);
+    if (task) {
+        spin_lock(&task->lock);
+        sched_set_priority(task, SCHED_FIFO, SCHED_KERNEL_PRIO, 0);
+        spin_unlock(&task->lock);
+        wake_up_task(task);
+    }
+    return task;
 }

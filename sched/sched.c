@@ -1,4 +1,9 @@
-/* The scheduler: per-CPU runqueues, round robin with a time slice.
+/* The scheduler: per-CPU runqueues ordered by priority. Real-time tasks
+ * (SCHED_FIFO, SCHED_RR: priorities 1-99, sched/rt.c) come before normal
+ * ones (priority 0), which share the CPU round robin with a time slice; a
+ * waking task of higher priority than the running one preempts it at
+ * once, on any CPU. FIFO runs until it blocks or yields, RR rotates among
+ * equals every SCHED_RR_SLICE_NS (docs/realtime.md).
  *
  * Locking. Each runqueue has a lock that protects its FIFO, current and
  * nr_running; each task has a lock that serializes wakeups, affinity
@@ -49,14 +54,65 @@ struct task *current_task(void)
     return task;
 }
 
+/* Behind the tasks of higher priority, and behind its equals too unless
+ * ahead_of_equals (a preempted real-time task keeps its place, as on Linux). */
+static void queue_insert(struct runqueue *rq, struct task *task, bool ahead_of_equals)
+{
+    if (!rq->tail || (rq->tail->prio >= task->prio && !(ahead_of_equals && rq->tail->prio == task->prio))) {
+        task->run_next = 0;
+        if (rq->tail)
+            rq->tail->run_next = task;
+        else
+            rq->head = task;
+        rq->tail = task;
+        return;
+    }
+    struct task **link = &rq->head;
+    while (*link && ((*link)->prio > task->prio || (!ahead_of_equals && (*link)->prio == task->prio)))
+        link = &(*link)->run_next;
+    task->run_next = *link;
+    *link = task;
+    if (!task->run_next)
+        rq->tail = task;
+}
+
 static void queue_append(struct runqueue *rq, struct task *task)
 {
-    task->run_next = 0;
-    if (rq->tail)
-        rq->tail->run_next = task;
-    else
-        rq->head = task;
-    rq->tail = task;
+    queue_insert(rq, task, false);
+}
+
+/* Count task in (+1) or out (-1) of rq's numbers. */
+static void rq_count(struct runqueue *rq, const struct task *task, int delta)
+{
+    rq->nr_running += delta;
+    if (task->prio) {
+        rq->rt_nr_running += delta;
+        if (task->policy == SCHED_RR)
+            rq->rr_nr_running += delta;
+    }
+}
+
+/* Linux 6.1's sched_can_stop_tick(), negated: RR tasks need the tick to
+ * rotate when there are two or more of them; otherwise real-time tasks
+ * (FIFO) need none, whatever normal tasks wait beneath them; normal tasks
+ * need it when more than one is runnable. */
+bool rq_tasks_need_tick(const struct runqueue *rq)
+{
+    if (rq->rr_nr_running)
+        return rq->rr_nr_running > 1;
+    if (rq->rt_nr_running)
+        return false;
+    return rq->nr_running > 1;
+}
+
+/* The scheduler's tick dependency on cpu, set or cleared to match its
+ * runqueue (lock held); true if it was set on a CPU whose tick is stopped. */
+static bool rq_update_tick_dep(struct runqueue *rq, unsigned cpu)
+{
+    if (rq_tasks_need_tick(rq))
+        return tick_dep_set_cpu_locked(cpu, TICK_KEEP_TASKS);
+    tick_dep_clear_cpu(cpu, TICK_KEEP_TASKS);
+    return false;
 }
 
 static struct task *queue_pop(struct runqueue *rq)
@@ -91,11 +147,11 @@ bool queue_remove_task(struct runqueue *rq, struct task *task)
 
 /* Put a runnable task on cpu's runqueue; the caller holds that lock.
  * Returns the IPI the caller must send after unlocking: a reschedule if the
- * CPU is idle; the nohz kick if a task runs there with its tick stopped
+ * CPU is idle or runs a task of lower priority; the nohz kick if a task runs there with its tick stopped
  * (the tick must come back for time slices:
  * docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes).
- * A second runnable task sets the CPU's `tasks` tick dependency
- * (kernel/time/tick_dep.c), which reads the tick's state under the lock
+ * A runqueue that needs time slices (rq_tasks_need_tick) sets the CPU's
+ * `tasks` tick dependency (kernel/time/tick_dep.c), which reads the tick's state under the lock
  * its owner changes it under, so the kick goes exactly to CPUs whose tick
  * is stopped, and is never missed. */
 enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };
@@ -111,29 +167,46 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     }
     task->cpu = cpu;
     task->on_runqueue = true;
-    rq->nr_running++;
+    rq_count(rq, task, 1);
     queue_append(rq, task);
-    bool kick = rq->nr_running > 1 && tick_dep_set_cpu_locked(cpu, TICK_KEEP_TASKS);
-    if (cpus[cpu]->current->is_idle) {
+    bool kick = rq_update_tick_dep(rq, cpu);
+    struct task *current = cpus[cpu]->current;
+    if (current->is_idle || task->prio > current->prio) {
         cpus[cpu]->need_resched = true;
         return cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
     }
     return kick ? WAKEUP_NOHZ_KICK : WAKEUP_NO_IPI;     /* on this CPU, the kick is a direct recheck */
 }
 
-/* A task left cpu's runqueue (lock held): alone or idle, it no longer
- * needs the tick for time slices. */
-void rq_task_left(struct runqueue *rq, unsigned cpu)
+/* A task left cpu's runqueue (lock held): the tick may no longer be
+ * needed for time slices, or be needed again (a FIFO task left two normal
+ * ones behind). */
+bool rq_task_left(struct runqueue *rq, unsigned cpu, struct task *task)
 {
-    if (--rq->nr_running <= 1)
-        tick_dep_clear_cpu(cpu, TICK_KEEP_TASKS);
+    rq_count(rq, task, -1);
+    return rq_update_tick_dep(rq, cpu);
 }
 
 /* Where a waking or migrating task should run: its last CPU if that is
  * allowed and idle, else an allowed idle CPU, else the allowed CPU with the
  * fewest runnable tasks. A CPU whose nohz task asked to run alone is left
  * out while the task may run elsewhere (Linux leaves that to isolcpus=).
- * Reads nr_running without locks: a hint. */
+ * A normal task leaves out CPUs that run a real-time task, if it can.
+ * A real-time task goes where the running task has the lowest priority
+ * (Linux's find_lowest_rq), its last CPU first among equals.
+ * Reads nr_running and curr_prio without locks: a hint. */
+static unsigned select_rt_cpu(const struct task *task, const struct cpumask *allowed)
+{
+    unsigned cpu, best = MAX_CPUS;
+    for_each_cpu_in(cpu, allowed) {
+        int prio = __atomic_load_n(&cpu_rq(cpu)->curr_prio, __ATOMIC_RELAXED);
+        int best_prio = best == MAX_CPUS ? 0 : __atomic_load_n(&cpu_rq(best)->curr_prio, __ATOMIC_RELAXED);
+        if (best == MAX_CPUS || prio < best_prio || (prio == best_prio && cpu == task->cpu))
+            best = cpu;
+    }
+    return best;
+}
+
 static unsigned select_cpu(const struct task *task)
 {
     struct cpumask allowed, elsewhere;
@@ -144,6 +217,15 @@ static unsigned select_cpu(const struct task *task)
     cpumask_andnot(&elsewhere, &allowed, &cpu_has_nohz_task);
     if (!task->nohz && !cpumask_empty(&elsewhere))
         allowed = elsewhere;
+    if (task->prio)
+        return select_rt_cpu(task, &allowed);
+    struct cpumask not_rt = allowed;        /* a normal task would wait there behind a real-time one */
+    for_each_cpu_in(cpu, &allowed) {
+        if (__atomic_load_n(&cpu_rq(cpu)->curr_prio, __ATOMIC_RELAXED) > 0)
+            cpumask_clear(&not_rt, cpu);
+    }
+    if (!cpumask_empty(&not_rt))
+        allowed = not_rt;
     if (cpumask_test(&allowed, task->cpu) && cpu_rq(task->cpu)->nr_running == 0)
         return task->cpu;
     for_each_cpu_in(cpu, &allowed) {
@@ -217,12 +299,14 @@ static void put_prev(struct runqueue *rq, struct task *prev, unsigned cpu, bool 
     if (prev->is_idle)
         return;
     bool stays_runnable = prev->state == TASK_RUNNABLE || (preempted && prev->state == TASK_SLEEPING);
+    bool behind_equals = !prev->prio || prev->requeue_tail;
+    prev->requeue_tail = false;
     if (stays_runnable && cpumask_test(&prev->affinity, cpu)) {
-        queue_append(rq, prev);
+        queue_insert(rq, prev, !behind_equals);
         return;
     }
     prev->on_runqueue = false;
-    rq_task_left(rq, cpu);
+    rq_task_left(rq, cpu, prev);    /* a stopped tick is decided after the switch */
     if (stays_runnable) {
         prev->state = TASK_RUNNABLE;
         rq->migrate_after_switch = prev;
@@ -245,6 +329,7 @@ static void schedule_common(bool preempted)
     struct task *next = queue_pop(rq);
     if (!next)
         next = rq->idle;
+    rq->curr_prio = next->is_idle ? -1 : (int)next->prio;
     if (next == prev) {
         spin_unlock(&rq->lock);
         irq_restore(flags);
@@ -292,8 +377,10 @@ void task_first_run(void)
     task_exit(0);
 }
 
+/* A real-time task goes behind its equals; a normal one behind everyone. */
 void yield(void)
 {
+    current_task()->requeue_tail = true;
     schedule();
 }
 
@@ -361,13 +448,30 @@ void task_times_ns(struct task *task, uint64_t *user, uint64_t *system)
     spin_unlock(&rq->lock);
 }
 
+/* Has the running task had its turn, with head waiting? A FIFO task never
+ * by time; an RR task after its slice, then behind its equals. */
+static bool turn_over(struct task *current, const struct task *head, uint64_t now)
+{
+    uint64_t ran = now - current->switched_in_at;
+    if (current->is_idle || head->prio != current->prio)
+        return current->is_idle || head->prio > current->prio;
+    if (!current->prio)
+        return ran >= SCHED_SLICE_NS;
+    if (current->policy != SCHED_RR || ran < SCHED_RR_SLICE_NS)
+        return false;
+    current->requeue_tail = true;
+    return true;
+}
+
 void sched_tick(uint64_t now)
 {
     struct cpu *cpu = this_cpu();
-    struct task *current = cpu->current;
+    struct runqueue *rq = cpu_rq(cpu->id);
 
-    if (cpu_rq(cpu->id)->head && (current->is_idle || now - current->switched_in_at >= SCHED_SLICE_NS))
+    spin_lock(&rq->lock);
+    if (rq->head && turn_over(cpu->current, rq->head, now))
         cpu->need_resched = true;
+    spin_unlock(&rq->lock);
     loadavg_tick(now);
 }
 
@@ -414,4 +518,65 @@ void idle_loop(void)
             preempt_enable();
         }
     }
+}
+
+/* Give task a new policy and priorities (sched/rt.c; the futex PI code
+ * lends pi_priority). The caller holds task's lock. A queued task moves
+ * to its new place: behind its new equals when raised, ahead of them when
+ * lowered (Linux's rule); the CPU reschedules if the order changed who
+ * should run, and its tick is kicked if it is now needed. */
+void sched_set_priority(struct task *task, unsigned policy, unsigned rt_priority, unsigned pi_priority)
+{
+    unsigned cpu = task->cpu;
+    struct runqueue *rq = cpu_rq(cpu);
+
+    spin_lock(&rq->lock);
+    bool queued = task->on_runqueue, running = cpus[cpu]->current == task;
+    unsigned old_prio = task->prio;
+    if (queued) {
+        rq_count(rq, task, -1);
+        if (!running)
+            queue_remove_task(rq, task);
+    }
+    task->policy = (unsigned char)policy;
+    task->rt_priority = rt_priority;
+    task->pi_priority = pi_priority;
+    task->prio = rt_priority > pi_priority ? rt_priority : pi_priority;
+    enum wakeup_ipi ipi = WAKEUP_NO_IPI;
+    if (queued) {
+        rq_count(rq, task, 1);
+        if (running)
+            rq->curr_prio = (int)task->prio;
+        else
+            queue_insert(rq, task, task->prio < old_prio);
+        bool kick = rq_update_tick_dep(rq, cpu);
+        struct task *current = cpus[cpu]->current;
+        bool preempt = running ? rq->head && rq->head->prio > task->prio
+                               : current->is_idle || task->prio > current->prio;
+        if (preempt) {
+            cpus[cpu]->need_resched = true;
+            ipi = cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
+        } else if (kick) {
+            ipi = WAKEUP_NOHZ_KICK;
+        }
+    }
+    spin_unlock(&rq->lock);
+    if (ipi == WAKEUP_RESCHEDULE)
+        ipi_send(cpu, IPI_RESCHEDULE);
+    else if (ipi == WAKEUP_NOHZ_KICK)
+        tick_nohz_kick(cpu);
+}
+
+/* A new task of fork or clone (not yet runnable) takes its creator's
+ * policy, or SCHED_OTHER if the creator asked SCHED_RESET_ON_FORK
+ * (which the child then does not keep). A lent priority is not inherited. */
+void sched_fork(struct task *child, const struct task *parent)
+{
+    bool reset = parent->reset_on_fork;
+    bool rt = parent->policy == SCHED_FIFO || parent->policy == SCHED_RR;
+    child->policy = reset && rt ? SCHED_OTHER : parent->policy;
+    child->rt_priority = reset ? 0 : parent->rt_priority;
+    child->pi_priority = 0;
+    child->prio = child->rt_priority;
+    child->reset_on_fork = false;
 }

@@ -20,6 +20,17 @@ enum task_state {
 #define TASK_NAME_SIZE 16
 #define KERNEL_STACK_PAGES 4
 #define SCHED_SLICE_NS 10000000ul      /* 10 ms of running before the tick preempts */
+#define SCHED_RR_SLICE_NS 100000000ul  /* SCHED_RR's time slice: Linux's default, 100 ms */
+
+/* Scheduling policies, Linux's numbers (docs/realtime.md). */
+#define SCHED_OTHER 0
+#define SCHED_FIFO 1
+#define SCHED_RR 2
+#define SCHED_BATCH 3
+#define SCHED_IDLE 5
+#define SCHED_RESET_ON_FORK 0x40000000
+#define SCHED_RT_PRIO_MAX 99
+#define SCHED_KERNEL_PRIO 100         /* above every user priority: RCU's grace-period and offload kthreads */
 
 struct process;
 struct thread;
@@ -37,6 +48,16 @@ struct task {
     bool nohz;                      /* the nohz task attribute (kernel/time/nohz_task.c) */
     uint32_t tick_dep_mask;         /* tick dependencies it carries to any CPU it runs on (kernel/time/tick_dep.c) */
     struct cpumask affinity;
+    /* Real-time scheduling (sched/rt.c), changed under this task's lock
+     * and its runqueue's: the policy and its own priority (1-99 for FIFO
+     * and RR, else 0), a priority lent by a PI futex waiter, and the one
+     * the runqueue orders by, the larger of the two (0: a normal task). */
+    unsigned char policy;
+    bool reset_on_fork;
+    bool requeue_tail;              /* it yielded or its RR slice ran out: behind its equals */
+    unsigned rt_priority;
+    unsigned pi_priority;
+    unsigned prio;
     struct task *run_next;          /* in the runqueue's FIFO */
     struct spinlock lock;           /* serializes wakeups, affinity changes, migration */
 
@@ -69,6 +90,8 @@ struct task *kthread_create(const char *name, void (*entry)(void *arg), void *ar
                             const struct cpumask *affinity);
 struct task *kthread_create_stopped(const char *name, void (*entry)(void *arg), void *arg,
                                     const struct cpumask *affinity);
+struct task *kthread_create_urgent(const char *name, void (*entry)(void *arg), void *arg,
+                                   const struct cpumask *affinity);     /* above every user priority */
 int kthread_join(struct task *task);        /* waits for exit, frees, returns exit code */
 void kthread_free_unstarted(struct task *task);  /* one made stopped and never woken */
 void task_exit(int code) __attribute__((noreturn));
@@ -78,6 +101,11 @@ void yield(void);
 bool wake_up_task(struct task *task);       /* true if it was sleeping */
 void set_current_state(enum task_state state);
 int set_affinity(struct task *task, const struct cpumask *mask);
+void sched_set_priority(struct task *task, unsigned policy, unsigned rt_priority, unsigned pi_priority);
+/* The thread pid names (a tid, 0: the caller; a zombie until reaped), its
+ * process pinned: the caller puts it (process_put). NULL: none. */
+struct thread *sched_find_thread(int64_t pid);
+void sched_fork(struct task *child, const struct task *parent);   /* before the child first runs */
 uint64_t task_runtime_ns(struct task *task);
 void task_times_ns(struct task *task, uint64_t *user, uint64_t *system);   /* running part included */
 

@@ -56,6 +56,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,11 +150,14 @@ static const long unimplemented[] = {201, 275, 332, 334, 335, 400, 423, 451, 600
 
 enum class_id {
     CLASS_CALLS, CLASS_PROC, CLASS_NOHZ, CLASS_AFFINITY, CLASS_REAP, CLASS_FLAGS, CLASS_SYMLINK, CLASS_MEMORY,
-    CLASS_SIGRETURN, CLASS_FUTEX, CLASS_COUNT
+    CLASS_SIGRETURN, CLASS_FUTEX, CLASS_THREAD_UNMAP, CLASS_THREAD_FUTEX, CLASS_THREAD_EXIT, CLASS_THREAD_SIGNAL,
+    CLASS_CLONE, CLASS_COUNT
 };
 
 static void calls_burst(void), proc_burst(void), nohz_burst(void), affinity_burst(void), reap_burst(void),
-    flags_burst(void), symlink_burst(void), memory_burst(void), sigreturn_burst(void), futex_burst(void);
+    flags_burst(void), symlink_burst(void), memory_burst(void), sigreturn_burst(void), futex_burst(void),
+    thread_unmap_burst(void), thread_futex_burst(void), thread_exit_burst(void), thread_signal_burst(void),
+    clone_burst(void);
 
 /* weight: how often a worker draws the class when several are selected. */
 static const struct {
@@ -171,6 +175,11 @@ static const struct {
     [CLASS_MEMORY] = {"memory", 6, memory_burst},
     [CLASS_SIGRETURN] = {"sigreturn", 6, sigreturn_burst},
     [CLASS_FUTEX] = {"futex", 6, futex_burst},
+    [CLASS_THREAD_UNMAP] = {"thread-unmap", 4, thread_unmap_burst},
+    [CLASS_THREAD_FUTEX] = {"thread-futex", 4, thread_futex_burst},
+    [CLASS_THREAD_EXIT] = {"thread-exit", 4, thread_exit_burst},
+    [CLASS_THREAD_SIGNAL] = {"thread-signal", 4, thread_signal_burst},
+    [CLASS_CLONE] = {"clone", 4, clone_burst},
 };
 
 static unsigned selected = (1u << CLASS_COUNT) - 1;    /* --only */
@@ -193,6 +202,7 @@ struct counts {
     uint64_t bursts[CLASS_COUNT], class_calls[CLASS_COUNT], class_result[CLASS_COUNT][MAX_ERRNO + 1];
     uint64_t traps;         /* flags: SIGTRAP and SIGBUS caught, TF and AC cleared */
     struct child_counts children[CLASS_COUNT];
+    uint64_t thread_events[CLASS_COUNT];    /* the thread classes' events (see EVENTS) */
     int64_t odd_number, odd_result; /* the last result that is neither >= 0 nor an errno */
 };
 
@@ -220,7 +230,7 @@ static void save_counts(void)
 
 /* ---- Randomness: xorshift64*, seeded per worker so a run repeats ---- */
 
-static uint64_t rng_state;
+static __thread uint64_t rng_state;   /* per thread: the thread classes seed theirs */
 
 static uint64_t next_random(void)
 {
@@ -1105,6 +1115,8 @@ static void flags_burst(void)
 
 /* ---- Sacrificial children: memory and sigreturn ---- */
 
+#define EVENTS (-1000000l)     /* a child's result at or below: EVENTS - its count of events */
+
 /* 1 once it ended (*status), 0 if stuck: alive KILL_WAIT_SECONDS after a
  * SIGKILL, sent CHILD_SECONDS after its start or at the deadline. */
 static int wait_for_child(pid_t pid, int *status, struct child_counts *c)
@@ -1194,7 +1206,10 @@ static void finish_child(enum class_id class, pid_t pid, int results_fd)
         ssize_t got;
         while ((got = read(results_fd, results, sizeof(results))) > 0)
             for (ssize_t i = 0; i < got / (ssize_t)sizeof(long); i++)
-                count_class(class, results[i]);
+                if (results[i] <= EVENTS)
+                    counts.thread_events[class] += (uint64_t)(EVENTS - results[i]);
+                else
+                    count_class(class, results[i]);
     }
     close(results_fd);
 }
@@ -1432,6 +1447,376 @@ static void futex_burst(void)
     }
     kill(pid, below(4) ? SIGKILL : SIGCONT);    /* or finish_child() kills it after CHILD_SECONDS */
     finish_child(CLASS_FUTEX, pid, results_fd);
+}
+
+/* ---- Thread classes: each burst runs in a child of its own ----
+ * (start_child/run_child), so no thread the worker made outlives the
+ * burst: the child's exit ends them all, and the leak check sees whole
+ * processes only. A child reports at most a few hundred results (they
+ * wait in a pipe until it has ended); a count of its class's event
+ * (thread_events[]: a fault caught, a word cleared by an exit, a handler
+ * run) is reported as EVENTS - count. */
+static void report(int results, long result)
+{
+    raw_syscall(NR_write, results, (long)&result, sizeof(result), 0, 0, 0);
+}
+
+/* The generator of a thread: seeded by its creator, its own from then on. */
+static void seed_thread(uint64_t seed)
+{
+    rng_state = seed | 1;
+}
+
+static volatile int threads_stop;
+static volatile long thread_event_count;
+
+static void add_event(void)
+{
+    __atomic_add_fetch(&thread_event_count, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- thread-unmap: siblings touch pages another unmaps or protects ----
+ * Touchers read and write the victim pages while the child's main thread
+ * unmaps, reprotects and maps them again. A SIGSEGV in a toucher is what
+ * such a race must give (never a kernel fault, never a stale page): the
+ * handler jumps back to the toucher's loop, and each is counted. */
+static __thread sigjmp_buf toucher_jump;
+
+static void toucher_fault(int signal)
+{
+    (void)signal;
+    siglongjmp(toucher_jump, 1);
+}
+
+static void *touch_victim(void *arg)
+{
+    seed_thread((uint64_t)(uintptr_t)arg);
+    while (!threads_stop) {
+        if (sigsetjmp(toucher_jump, 1)) {
+            add_event();
+            continue;
+        }
+        volatile uint8_t *page = victim + below(VICTIM_PAGES) * 4096 + below(4096);
+        if (below(2))
+            *page = (uint8_t)next_random();
+        else
+            (void)*page;
+    }
+    return 0;
+}
+
+static void thread_unmap_child(int results)
+{
+    struct sigaction action = { .sa_handler = toucher_fault };
+    sigaction(SIGSEGV, &action, 0);
+    sigaction(SIGBUS, &action, 0);
+    pthread_t touchers[3];
+    unsigned count = 1 + (unsigned)below(3);
+    for (unsigned i = 0; i < count; i++)
+        pthread_create(&touchers[i], 0, touch_victim, (void *)(uintptr_t)next_random());
+    for (unsigned i = 0, n = 4 + (unsigned)below(28); i < n; i++) {
+        long page = (long)below(VICTIM_PAGES), pages = 1 + (long)below(VICTIM_PAGES - (uint64_t)page);
+        long address = (long)(victim + page * 4096), length = pages * 4096, result;
+        switch (below(3)) {
+        case 0: result = raw_syscall(NR_munmap, address, length, 0, 0, 0, 0); break;
+        case 1: result = raw_syscall(NR_mprotect, address, length, (long)below(4), 0, 0, 0); break;
+        default:
+            result = raw_syscall(NR_mmap, address, length, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+            break;
+        }
+        report(results, result);
+        for (unsigned spin = (unsigned)below(2000); spin; spin--)
+            __asm__ volatile("pause");
+    }
+    threads_stop = 1;
+    for (unsigned i = 0; i < count; i++)
+        pthread_join(touchers[i], 0);
+    report(results, EVENTS - thread_event_count);
+}
+
+static void thread_unmap_burst(void)
+{
+    run_child(CLASS_THREAD_UNMAP, thread_unmap_child);
+}
+
+/* ---- thread-futex: futex calls from several threads at once ----
+ * one_futex_call()'s words (bad, unmapped, kernel, non-canonical,
+ * misaligned, good), operations, flags and timeouts, from up to four
+ * threads, while the main thread unmaps and maps the victim pages some
+ * of the words lie in. */
+static void *futex_caller(void *arg)
+{
+    int results = (int)((uintptr_t)arg & 0xffff);
+    seed_thread((uint64_t)(uintptr_t)arg);
+    for (unsigned i = 0, n = 4 + (unsigned)below(28); i < n; i++)
+        report(results, one_futex_call());
+    return 0;
+}
+
+static void thread_futex_child(int results)
+{
+    pthread_t callers[4];
+    unsigned count = 2 + (unsigned)below(3);
+    for (unsigned i = 0; i < count; i++)
+        pthread_create(&callers[i], 0, futex_caller, (void *)(uintptr_t)((next_random() << 16) | (unsigned)results));
+    for (unsigned i = 0, n = (unsigned)below(16); i < n; i++) {
+        long address = (long)(victim + below(VICTIM_PAGES) * 4096);
+        if (below(2))
+            raw_syscall(NR_munmap, address, 4096, 0, 0, 0, 0);
+        else
+            raw_syscall(NR_mmap, address, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        futex_words[below(4)] = futex_value();
+        raw_syscall(NR_futex, (long)&futex_words[below(4)], 1 | (below(2) ? 128 : 0), INT_MAX, 0, 0, 0);
+    }
+    for (unsigned i = 0; i < count; i++)
+        pthread_join(callers[i], 0);
+}
+
+static void thread_futex_burst(void)
+{
+    run_child(CLASS_THREAD_FUTEX, thread_futex_child);
+}
+
+/* ---- thread-exit: a thread ends while others wait on its tid ----
+ * Each exiter puts its tid in a word, names the word its clear_child_tid
+ * (set_tid_address, CLONE_CHILD_CLEARTID's word) and ends by SYS_exit;
+ * a waiter for each of some of them FUTEX_WAITs on the word holding the
+ * tid (shared, as Linux's wake at the exit is; private ones, which that
+ * wake does not reach, with a timeout). The end must clear the word and
+ * wake its waiter: one left asleep keeps the child alive until it is
+ * killed at the time limit.
+ * One child in eight ends the group (exit_group) while they wait. */
+static uint32_t exit_words[4];
+static volatile int exit_go;
+
+static void *exit_soon(void *arg)
+{
+    unsigned which = (unsigned)((uintptr_t)arg & 3);
+    seed_thread((uint64_t)(uintptr_t)arg);
+    uint32_t tid = (uint32_t)raw_syscall(NR_gettid, 0, 0, 0, 0, 0, 0);
+    raw_syscall(NR_set_tid_address, (long)&exit_words[which], 0, 0, 0, 0, 0);
+    __atomic_store_n(&exit_words[which], tid, __ATOMIC_RELEASE);
+    for (unsigned tries = 0; tries < 100000 && !exit_go; tries++)
+        raw_syscall(NR_sched_yield, 0, 0, 0, 0, 0, 0);     /* the threads share the worker's CPU */
+    for (unsigned spin = (unsigned)below(20000); spin; spin--)
+        __asm__ volatile("pause");
+    for (;;)
+        raw_syscall(NR_exit, 0, 0, 0, 0, 0, 0);
+    return 0;
+}
+
+static void *wait_for_exit(void *arg)
+{
+    int results = (int)((uintptr_t)arg & 0xffff);
+    unsigned which = (unsigned)(((uintptr_t)arg >> 16) & 3);
+    seed_thread((uint64_t)(uintptr_t)arg);
+    uint32_t tid = 0;
+    for (unsigned tries = 0; tries < 1000 && !(tid = __atomic_load_n(&exit_words[which], __ATOMIC_ACQUIRE)); tries++)
+        raw_syscall(NR_sched_yield, 0, 0, 0, 0, 0, 0);
+    if (!tid)
+        return 0;
+    /* the exit's wake is Linux's: one waiter, shared (not private) key;
+     * a private wait is not woken by it, so it always has a timeout */
+    struct timespec timeout = { 0, (long)below(2000000) };
+    long private_wait = below(4) == 0, with_timeout = private_wait || below(4) == 0;
+    long result = raw_syscall(NR_futex, (long)&exit_words[which], private_wait ? 128 : 0, tid,
+                              with_timeout ? (long)&timeout : 0, 0, 0);
+    report(results, result);
+    if (__atomic_load_n(&exit_words[which], __ATOMIC_ACQUIRE) == 0)
+        add_event();
+    return 0;
+}
+
+static void thread_exit_child(int results)
+{
+    pthread_t waiters[4], exiter;
+    unsigned exiters = 4, waiting = 1 + (unsigned)below(4);
+    for (unsigned i = 0; i < exiters; i++)
+        pthread_create(&exiter, 0, exit_soon, (void *)(uintptr_t)((next_random() << 2) | i));
+    for (unsigned i = 0; i < waiting; i++)
+        pthread_create(&waiters[i], 0, wait_for_exit,
+                       (void *)(uintptr_t)((next_random() << 18) | (i << 16) | (unsigned)results));
+    for (unsigned spin = (unsigned)below(20000); spin; spin--)
+        __asm__ volatile("pause");
+    exit_go = 1;
+    if (below(8) == 0) {
+        for (unsigned spin = (unsigned)below(20000); spin; spin--)
+            __asm__ volatile("pause");
+        child_exit(0);
+    }
+    for (unsigned i = 0; i < waiting; i++)
+        pthread_join(waiters[i], 0);
+    report(results, EVENTS - thread_event_count);
+}
+
+static void thread_exit_burst(void)
+{
+    run_child(CLASS_THREAD_EXIT, thread_exit_child);
+}
+
+/* ---- thread-signal: a signal during a futex wait ----
+ * Waiters FUTEX_WAIT (or WAIT_BITSET) on a word that holds 0, with no
+ * timeout or a relative one, while the main thread tgkills them with
+ * SIGUSR1 (a handler with or without SA_RESTART); then it sets the word
+ * and wakes them. Each wait ends woken (0), interrupted (EINTR), timed
+ * out or EAGAIN; a restarted wait goes on. A waiter left asleep after the
+ * wake keeps the child alive until the time limit. */
+static uint32_t signal_word;
+
+static void count_handler(int signal)
+{
+    (void)signal;
+    add_event();
+}
+
+static pid_t signal_tids[3];
+
+static void *wait_through_signals(void *arg)
+{
+    int results = (int)((uintptr_t)arg & 0xffff);
+    seed_thread((uint64_t)(uintptr_t)arg);
+    __atomic_store_n(&signal_tids[((uintptr_t)arg >> 16) & 3], (pid_t)raw_syscall(NR_gettid, 0, 0, 0, 0, 0, 0),
+                     __ATOMIC_RELEASE);
+    for (unsigned i = 0; i < 6 && !__atomic_load_n(&signal_word, __ATOMIC_ACQUIRE); i++) {
+        struct timespec timeout = { 0, 1000000 + (long)below(20000000) };
+        long op = below(2) ? 0 : 9;     /* WAIT, WAIT_BITSET (whose timeout is absolute: 0 s, long past) */
+        long with_timeout = below(3) == 0;
+        report(results, raw_syscall(NR_futex, (long)&signal_word, op | (below(2) ? 128 : 0), 0,
+                                    with_timeout ? (long)&timeout : 0, 0, op == 9 ? -1 : 0));
+    }
+    while (!__atomic_load_n(&signal_word, __ATOMIC_ACQUIRE))
+        raw_syscall(NR_futex, (long)&signal_word, 0, 0, 0, 0, 0);
+    return 0;
+}
+
+static void thread_signal_child(int results)
+{
+    struct sigaction action = { .sa_handler = count_handler, .sa_flags = below(2) ? SA_RESTART : 0 };
+    sigaction(SIGUSR1, &action, 0);
+    pthread_t waiters[3];
+    unsigned count = 1 + (unsigned)below(3);
+    for (unsigned i = 0; i < count; i++)
+        pthread_create(&waiters[i], 0, wait_through_signals,
+                       (void *)(uintptr_t)((next_random() << 18) | (i << 16) | (unsigned)results));
+    long pid = raw_syscall(NR_getpid, 0, 0, 0, 0, 0, 0);
+    for (unsigned round = 0, n = 1 + (unsigned)below(8); round < n; round++) {
+        usleep((useconds_t)below(3000));
+        for (unsigned i = 0; i < count; i++) {
+            pid_t tid = __atomic_load_n(&signal_tids[i], __ATOMIC_ACQUIRE);
+            if (tid)
+                raw_syscall(NR_tgkill, pid, tid, SIGUSR1, 0, 0, 0);
+        }
+    }
+    __atomic_store_n(&signal_word, 1, __ATOMIC_RELEASE);
+    raw_syscall(NR_futex, (long)&signal_word, 1, INT_MAX, 0, 0, 0);
+    raw_syscall(NR_futex, (long)&signal_word, 1 | 128, INT_MAX, 0, 0, 0);
+    for (unsigned i = 0; i < count; i++)
+        pthread_join(waiters[i], 0);
+    report(results, EVENTS - thread_event_count);
+}
+
+static void thread_signal_burst(void)
+{
+    run_child(CLASS_THREAD_SIGNAL, thread_signal_child);
+}
+
+/* ---- clone: clone and clone3 with random flag combinations ----
+ * The new task, thread or process, runs nothing but SYS_exit, in
+ * registers, so it needs no stack of its own and no TLS: any stack, any
+ * TLS, CLONE_VM without a stack, are all safe to ask for. Left out:
+ * CLONE_PARENT without CLONE_THREAD (its child would be the worker's), and
+ * an exit signal of SIGSTOP or SIGKILL (it would stop or kill this child,
+ * which ignores every other signal). */
+static long clone_and_exit(long n, long a0, long a1, long a2, long a3, long a4)
+{
+    register long r10 __asm__("r10") = a3, r8 __asm__("r8") = a4;
+    long result;
+    __asm__ volatile("syscall\n\t"
+                     "test %%rax, %%rax\n\t"
+                     "jnz 1f\n\t"
+                     "mov $60, %%eax\n\t"       /* SYS_exit: the thread, or the process */
+                     "xor %%edi, %%edi\n\t"
+                     "syscall\n\t"
+                     "ud2\n"
+                     "1:"
+                     : "=a"(result)
+                     : "a"(n), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8)
+                     : "rcx", "r11", "memory");
+    return result;
+}
+
+#define CLONE_PARENT_FLAG 0x8000ul
+#define CLONE_THREAD_FLAG 0x10000ul
+
+static uint64_t any_clone_flags(void)
+{
+    static const uint64_t groups[] = {
+        0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x80000 | 0x200000 | 0x1000000, /* pthread's */
+        0x100 | 0x4000,                                 /* vfork's */
+        0x100 | 0x800,                                  /* VM and SIGHAND, no THREAD */
+        0x800 | 0x10000,                                /* SIGHAND, THREAD, no VM: EINVAL */
+        0,                                              /* fork's */
+    };
+    uint64_t flags = groups[below(sizeof(groups) / sizeof(groups[0]))];
+    for (unsigned i = 0, n = (unsigned)below(4); i < n; i++)
+        flags ^= 1ul << (8 + below(26));                /* CLONE_VM ... CLONE_IO */
+    if (below(8) == 0)
+        flags |= 1ul << (32 + below(32));               /* clone3's CLEAR_SIGHAND, INTO_CGROUP, or none */
+    if ((flags & CLONE_PARENT_FLAG) && !(flags & CLONE_THREAD_FLAG))
+        flags &= ~CLONE_PARENT_FLAG;
+    return flags;
+}
+
+static long any_exit_signal(void)
+{
+    long signal = below(4) ? SIGCHLD : below(2) ? 0 : (long)below(300);
+    return signal == SIGSTOP || signal == SIGKILL ? SIGCHLD : signal;
+}
+
+static void clone_child(int results)
+{
+    for (int s = 1; s < 65; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_IGN);
+    static uint64_t args[11];
+    static int32_t set_tid[4];
+    for (unsigned i = 0, n = 1 + (unsigned)below(16); i < n; i++) {
+        uint64_t flags = any_clone_flags();
+        long tls = below(2) ? 0 : any_value();
+        long result;
+        if (below(2)) {
+            flags &= 0xffffffffu & ~0xfful;
+            result = clone_and_exit(NR_clone, (long)(flags | (uint64_t)(any_exit_signal() & 0xff)),
+                                    below(2) ? 0 : (long)(scratch + SCRATCH_SIZE), futex_address(),
+                                    futex_address(), tls);
+        } else {
+            for (int t = 0; t < 4; t++)
+                set_tid[t] = below(2) ? 0 : (int32_t)relative_pid();
+            args[0] = flags;
+            args[1] = (uint64_t)futex_address();                 /* pidfd */
+            args[2] = (uint64_t)futex_address();                 /* child_tid */
+            args[3] = (uint64_t)futex_address();                 /* parent_tid */
+            args[4] = (uint64_t)any_exit_signal();
+            args[5] = below(2) ? 0 : below(2) ? (uint64_t)scratch : (uint64_t)any_value();  /* stack */
+            args[6] = args[5] && below(4) ? SCRATCH_SIZE : (uint64_t)(below(2) ? 0 : any_value());
+            args[7] = (uint64_t)tls;
+            args[8] = below(4) ? 0 : below(2) ? (uint64_t)set_tid : (uint64_t)any_value();  /* set_tid */
+            args[9] = below(2) ? 0 : below(6);                   /* set_tid_size */
+            args[10] = below(4) ? 0 : (uint64_t)any_value();     /* cgroup */
+            static const long sizes[] = { 64, 80, 88, 88, 88, 0, 63, 4096, 4097 };
+            long size = below(8) ? sizes[below(sizeof(sizes) / sizeof(sizes[0]))] : any_value();
+            result = clone_and_exit(435, below(16) ? (long)args : any_value(), size, 0, 0, 0);
+        }
+        report(results, result);
+        while (raw_syscall(NR_wait4, -1, 0, WNOHANG | __WALL, 0, 0, 0) > 0)
+            ;
+    }
+}
+
+static void clone_burst(void)
+{
+    run_child(CLASS_CLONE, clone_child);
 }
 
 /* ---- sigreturn: crafted signal frames and handlers at bad addresses ----
@@ -1949,7 +2334,7 @@ static const char *errno_name(int e)
         [25] = "ENOTTY", [26] = "ETXTBSY", [27] = "EFBIG", [28] = "ENOSPC", [29] = "ESPIPE",
         [30] = "EROFS", [31] = "EMLINK", [32] = "EPIPE", [33] = "EDOM", [34] = "ERANGE",
         [36] = "ENAMETOOLONG", [38] = "ENOSYS", [39] = "ENOTEMPTY", [40] = "ELOOP", [95] = "EOPNOTSUPP",
-        [75] = "EOVERFLOW",
+        [75] = "EOVERFLOW", [35] = "EDEADLK", [110] = "ETIMEDOUT", [130] = "EOWNERDEAD",
     };
     return e < (int)(sizeof(names) / sizeof(names[0])) && names[e] ? names[e] : NULL;
 }
@@ -2022,6 +2407,13 @@ static void print_classes(const char *prefix, unsigned set)
             first = 0;
         }
 }
+
+/* What each thread class counts as its event. */
+static const char *const thread_event_names[CLASS_COUNT] = {
+    [CLASS_THREAD_UNMAP] = "faults caught",
+    [CLASS_THREAD_EXIT] = "words cleared by the exit",
+    [CLASS_THREAD_SIGNAL] = "handlers run",
+};
 
 /* How a class's sacrificial children ended; returns how many are stuck. */
 static uint64_t print_children(enum class_id class, const struct child_counts *c)
@@ -2196,8 +2588,11 @@ int main(int argc, char **argv)
             print_results(what, total.class_calls[c], total.class_result[c]);
         if (c == CLASS_FLAGS)
             printf("fuzz: class flags: traps stepped over %llu\n", (unsigned long long)total.traps);
-        if (c == CLASS_MEMORY || c == CLASS_SIGRETURN || c == CLASS_FUTEX)
+        if (c == CLASS_MEMORY || c == CLASS_SIGRETURN || c >= CLASS_FUTEX)
             children_stuck += print_children((enum class_id)c, &total.children[c]);
+        if (thread_event_names[c])
+            printf("fuzz: class %s: %s %llu\n", classes[c].name, thread_event_names[c],
+                   (unsigned long long)total.thread_events[c]);
     }
     /* A crafted frame or a bad handler must end in a signal, or at the
      * landing pad where the kernel sanitized the frame. */

@@ -1,12 +1,15 @@
-/* spin SECONDS [--nohz] [--syscall-every N] [--fault-every N] [--mark]
+/* spin SECONDS [--nohz] [--fifo PRIORITY] [--syscall-every N] [--fault-every N] [--mark]
  *
  * A pure user-space loop for SECONDS seconds: the task the nohz model is
- * about. It reads the clock (clock_gettime, a real system call here: there
- * is no vDSO) only every CLOCK_CHECK_EVERY iterations, so that without
- * options it stays in user mode almost all the time.
+ * about. It reads the clock (clock_gettime, which the vDSO answers in user
+ * mode; a system call with tsc=unstable) every CLOCK_CHECK_EVERY
+ * iterations, so that without options it never leaves user mode: its
+ * "syscalls" are only the getcpu() system calls of --syscall-every.
  *
  *   --nohz              write 1 to /proc/self/nohz first; fail (status 1)
  *                       with the reason if the kernel refuses
+ *   --fifo PRIORITY     run as SCHED_FIFO at PRIORITY (1-99) first (busybox
+ *                       has no chrt); fail (status 1) if the kernel refuses
  *   --syscall-every N   make a getcpu() system call every N iterations
  *   --fault-every N     touch a new page every N iterations (a page fault,
  *                       and an mmap every 1024 pages)
@@ -59,7 +62,7 @@ static unsigned long cpu_samples[CPU_SAMPLES], cpu_samples_beyond;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: spin SECONDS [--nohz] [--syscall-every N] [--fault-every N] [--mark]\n");
+    fprintf(stderr, "usage: spin SECONDS [--nohz] [--fifo PRIORITY] [--syscall-every N] [--fault-every N] [--mark]\n");
     exit(2);
 }
 
@@ -190,10 +193,19 @@ static void become_nohz(void)
     }
 }
 
+/* A raw call: musl's sched_setscheduler() says ENOSYS on purpose. */
+static void become_fifo(unsigned long priority)
+{
+    int param[1] = { (int)priority };
+    if (syscall(SYS_sched_setscheduler, 0, 1 /* SCHED_FIFO */, param) != 0) {
+        fprintf(stderr, "spin: --fifo %lu: %s\n", priority, strerror(errno));
+        exit(1);
+    }
+}
 
 int main(int argc, char **argv)
 {
-    unsigned long syscall_every = 0, fault_every = 0;
+    unsigned long syscall_every = 0, fault_every = 0, fifo = 0;
     unsigned long long iterations = 0, syscalls = 0, faults = 0;
     int nohz = 0, mark = 0;
 
@@ -205,6 +217,8 @@ int main(int argc, char **argv)
             nohz = 1;
         else if (!strcmp(argv[i], "--mark") && seconds >= 2)
             mark = 1;
+        else if (!strcmp(argv[i], "--fifo") && i + 1 < argc)
+            fifo = parse_count(argv[++i]);
         else if (!strcmp(argv[i], "--syscall-every") && i + 1 < argc)
             syscall_every = parse_count(argv[++i]);
         else if (!strcmp(argv[i], "--fault-every") && i + 1 < argc)
@@ -214,6 +228,8 @@ int main(int argc, char **argv)
     }
     if (nohz)
         become_nohz();
+    if (fifo)
+        become_fifo(fifo);
     sample_cpu();
     unsigned cpu = 0;
     if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
@@ -252,8 +268,8 @@ int main(int argc, char **argv)
     if (mark)
         print_mark("close", cpu);
     sample_cpu();
-    printf("spin: %lu s, %llu iterations, %llu syscalls, %llu faults%s, cpus", seconds, iterations, syscalls,
-           faults, nohz ? ", nohz" : "");
+    printf("spin: %lu s, %llu iterations, %llu syscalls, %llu faults%s%s, cpus", seconds, iterations, syscalls,
+           faults, nohz ? ", nohz" : "", fifo ? ", fifo" : "");
     for (int cpu = 0; cpu < CPU_SAMPLES; cpu++) {
         if (cpu_samples[cpu])
             printf(" %d:%lu", cpu, cpu_samples[cpu]);

@@ -7,6 +7,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/vdso/vdso_data.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
 #include "kernel/lib/string.h"
@@ -16,6 +17,17 @@
 #define DESCRIPTOR_USER_DATA   0x00cff2000000fffful   /* ring 3 */
 #define DESCRIPTOR_USER_CODE   0x00affa000000fffful
 #define TSS_TYPE_AVAILABLE     0x89ul
+#define DESCRIPTOR_USER_DATA_ACCESS 0xf2ul  /* present, ring 3, data, writable */
+
+_Static_assert(VDSO_CPUNODE_GDT_INDEX < GDT_ENTRIES, "the vDSO's CPU-number entry is in the GDT");
+
+/* The vDSO's getcpu reads this entry's limit with LSL (as Linux's does):
+ * the CPU's number, node 0 above it. Never loaded into a segment register. */
+static uint64_t cpunode_descriptor(unsigned cpu)
+{
+    uint64_t limit = cpu & ((1u << VDSO_CPUNODE_CPU_BITS) - 1);
+    return (limit & 0xffff) | (DESCRIPTOR_USER_DATA_ACCESS << 40) | ((limit >> 16 & 0xf) << 48);
+}
 
 struct descriptor_pointer {
     uint16_t limit;
@@ -65,6 +77,7 @@ static void gdt_init_cpu(struct cpu *cpu)
     arch->gdt[3] = DESCRIPTOR_USER_DATA;
     arch->gdt[4] = DESCRIPTOR_USER_CODE;
     set_tss_descriptor(arch->gdt, &arch->tss);
+    arch->gdt[VDSO_CPUNODE_GDT_INDEX] = cpunode_descriptor(cpu->id);
     for (int slot = 1; slot <= IST_COUNT; slot++) {
         arch->tss.ist[slot - 1] = (uint64_t)kernel_stack_allocate(IST_STACK_PAGES);
         if (!arch->tss.ist[slot - 1])

@@ -10,7 +10,7 @@
 #define SELECTOR_USER_DATA   (0x18 | 3)
 #define SELECTOR_USER_CODE   (0x20 | 3)
 #define SELECTOR_TSS         0x28
-#define GDT_ENTRIES          7          /* the TSS descriptor takes two */
+#define GDT_ENTRIES          8          /* the TSS descriptor takes two; 7: the vDSO's CPU number */
 
 /* Interrupt stack table slots (1-based, as the IDT gate encodes them).
  * These exceptions get a known-good stack even if the current one is bad. */

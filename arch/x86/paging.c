@@ -280,7 +280,7 @@ int user_tables_map_page(uint64_t root, uint64_t address, uint64_t page, uint64_
         return -ENOMEM;
     if (*entry & PTE_PRESENT)
         return -EEXIST;
-    *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX | PTE_COW));
+    *entry = page | PTE_PRESENT | PTE_USER | (flags & (PTE_WRITE | PTE_NX | PTE_COW | PTE_SHARED));
     return 0;
 }
 
@@ -371,11 +371,12 @@ void paging_flush_this_cpu(void)
 }
 
 /* The write and execute bits a page gets for flags: a write right to a
- * page that is (or was, at a fork) shared is PTE_COW until it is copied.
+ * page that is (or was, at a fork) shared is PTE_COW until it is copied,
+ * unless the mapping is MAP_SHARED (PTE_SHARED).
  * The zero page is always shared (the kernel holds it too). */
 static uint64_t rights_for(uint64_t entry, uint64_t flags)
 {
-    if (flags & PTE_WRITE && (entry & PTE_COW || page_holders(entry & PTE_ADDRESS) > 1))
+    if (flags & PTE_WRITE && !(entry & PTE_SHARED) && (entry & PTE_COW || page_holders(entry & PTE_ADDRESS) > 1))
         return (flags & ~PTE_WRITE) | PTE_COW;
     return flags;
 }
@@ -389,15 +390,17 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
         if (next > end)
             next = end;
         uint64_t *entry = &table[table_index(address, level)];
-        if (!(*entry & PTE_PRESENT))
-            return -ENOMEM;
+        if (!(*entry & PTE_PRESENT)) {
+            address = next;     /* not touched yet: the region's rights apply at the fault */
+            continue;
+        }
         if (level > 1) {
             int error = protect_in_table(table_at(*entry), level - 1, address, next, flags, current, changed);
             if (error)
                 return error;
         } else {
             uint64_t old = *entry;
-            *entry = (old & ~(PTE_WRITE | PTE_NX | PTE_COW)) | rights_for(old, flags);
+            *entry = (old & ~(PTE_WRITE | PTE_NX | PTE_COW | PTE_USER)) | rights_for(old, flags);
             *changed += *entry != old;
             if (current && *entry != old)
                 invlpg(address);
@@ -410,7 +413,7 @@ static int protect_in_table(uint64_t *table, int level, uint64_t start, uint64_t
 int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags, unsigned long *changed)
 {
     ASSERT(start % PAGE_SIZE == 0 && end % PAGE_SIZE == 0 && end <= USER_HALF_END);
-    return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX), is_current(root),
+    return protect_in_table(phys_to_virt(root), 4, start, end, flags & (PTE_WRITE | PTE_NX | PTE_USER), is_current(root),
                             changed);
 }
 
@@ -444,14 +447,15 @@ uint64_t user_tables_next_cow(uint64_t root, uint64_t from)
 
 /* Fork: the tables are copied, the pages shared. A writable page loses
  * its write right in both tables (PTE_COW): the first write faults and
- * copies it (address_space_write_fault). */
+ * copies it (address_space_write_fault); a MAP_SHARED one (PTE_SHARED)
+ * keeps it in both. */
 static int share_table(uint64_t *to, uint64_t *from, int level, struct user_tables_share_counts *counts)
 {
     for (unsigned i = 0; i < ENTRIES_PER_TABLE; i++) {
         if (!(from[i] & PTE_PRESENT))
             continue;
         if (level == 1) {
-            if (from[i] & PTE_WRITE)
+            if (from[i] & PTE_WRITE && !(from[i] & PTE_SHARED))
                 from[i] = (from[i] & ~PTE_WRITE) | PTE_COW;
             counts->copy_on_write += (from[i] & PTE_COW) != 0;
             page_get(from[i] & PTE_ADDRESS);

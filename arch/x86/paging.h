@@ -25,6 +25,7 @@
 #define PTE_HUGE     (1ul << 7)
 #define PTE_GLOBAL   (1ul << 8)
 #define PTE_COW      (1ul << 9)     /* ignored by the CPU: writable once copied (a fork shares it) */
+#define PTE_SHARED   (1ul << 10)    /* ignored by the CPU: MAP_SHARED, a fork shares it writable, never copied */
 #define PTE_NX       (1ul << 63)
 #define PTE_ADDRESS  0x000ffffffffff000ul
 
@@ -62,8 +63,7 @@ uint64_t user_tables_entry(uint64_t root, uint64_t address);  /* the entry for a
 /* Unmap the user pages of [start, end) (page_put: a shared page stays
  * with its other holders), or change their write and execute rights (a
  * write right to a page still shared becomes PTE_COW) (page-aligned, end <= USER_HALF_END), at a cost that
- * follows what is mapped there, not the length. protect stops with
- * -ENOMEM at the first page not mapped, those before it changed. */
+ * follows what is mapped there, not the length. */
 struct user_tables_unmap_counts {
     unsigned long pages, zero_pages;    /* unmapped: all, and those of the zero page */
 };
@@ -81,7 +81,9 @@ struct page_gather {
 };
 void user_tables_unmap_range(uint64_t root, uint64_t start, uint64_t end, struct user_tables_unmap_counts *counts,
                              struct page_gather *gather);
-/* *changed counts the entries whose rights changed. */
+/* *changed counts the entries whose rights changed. flags: PTE_WRITE,
+ * PTE_NX, and PTE_USER (without it the page stays mapped but user access
+ * faults: PROT_NONE). Entries not present are skipped. */
 int user_tables_protect_range(uint64_t root, uint64_t start, uint64_t end, uint64_t flags, unsigned long *changed);
 /* The first user page at or above from mapped PTE_COW; UINT64_MAX if none. */
 uint64_t user_tables_next_cow(uint64_t root, uint64_t from);

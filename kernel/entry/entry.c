@@ -15,7 +15,8 @@
 #include "kernel/process/process.h"
 #include "kernel/base/lockcheck.h"
 #include "kernel/process/signal.h"
-#include "kernel/mm/stack_limit.h"
+#include "kernel/mm/region.h"
+#include "arch/x86/paging.h"
 #include "kernel/time/context_tracking.h"
 #include "sched/task.h"
 
@@ -60,12 +61,12 @@ void entry_user_fault(struct trap_frame *frame, int signal, const char *what, ui
 
 #define PAGE_FAULT_PRESENT 1
 #define PAGE_FAULT_WRITE   2
+#define PAGE_FAULT_FETCH   16
+#define SEGV_MAPERR 1
+#define SEGV_ACCERR 2
 
-/* Two faults are not the program's: a write to a copy-on-write page, and
- * a first touch of a stack page below those mapped, within RLIMIT_STACK
- * (kernel/mm/stack_limit.c). Out of memory for the page: the
- * process is killed (Linux's OOM killer would pick some process; here
- * it is the one that needs the page). */
+/* A fault in the middle of a user copy (arch/x86/traps.c): only a write
+ * to a copy-on-write page is resolved there. */
 bool entry_user_copy_fault(uint64_t address, uint64_t error_code)
 {
     struct process *process = current_process();
@@ -73,18 +74,30 @@ bool entry_user_copy_fault(uint64_t address, uint64_t error_code)
     return process && present && write && address_space_write_fault(process->memory, address) == 0;
 }
 
+/* Faults that are not the program's: a write to a copy-on-write page,
+ * and a first touch of a page its region allows (an anonymous page not
+ * touched yet, a stack page within RLIMIT_STACK: kernel/mm/region.c).
+ * Anything else is SIGSEGV, SEGV_ACCERR inside a region (PROT_NONE, a
+ * write to a read-only page), SEGV_MAPERR outside every one, as Linux.
+ * Out of memory for the page: the process is killed (Linux's OOM killer
+ * would pick some process; here it is the one that needs the page). */
 bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t error_code)
 {
     struct process *process = current_process();
     bool present = error_code & PAGE_FAULT_PRESENT, write = error_code & PAGE_FAULT_WRITE;
-    if (!process || (present && !write))
+    if (!process)
         return false;
-    int error = present ? address_space_write_fault(process->memory, address)
-                        : stack_fault_in(process, address, write);
+    int error = present && write ? address_space_write_fault(process->memory, address) : -EFAULT;
+    if (!present)
+        error = region_fault_in(process, address, write, error_code & PAGE_FAULT_FETCH);
     if (error == -ENOMEM)
-        signal_force(frame, SIGKILL, SI_KERNEL, address,
-                     present ? "out of memory for a copy-on-write page" : "out of memory for a stack page");
-    return error != -EFAULT;
+        signal_force(frame, SIGKILL, SI_KERNEL, address, "out of memory for a page");
+    if (error == -EFAULT || error == -EACCES) {
+        struct region region;
+        bool in_region = address < USER_HALF_END && region_find(&process->memory->regions, address, &region);
+        signal_force(frame, SIGSEGV, in_region ? SEGV_ACCERR : SEGV_MAPERR, address, "page fault");
+    }
+    return true;
 }
 
 void entry_interrupt(struct trap_frame *frame)

@@ -15,6 +15,7 @@
 #include "kernel/lib/string.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
+#include "kernel/fs/vfs_internal.h"
 
 static struct spinlock random_lock = SPINLOCK_INIT("random");
 static uint64_t random_state;
@@ -101,6 +102,12 @@ SYSCALL_DEFINE3(getrandom, void *, user_buffer, size_t, count, unsigned, flags)
 static const struct file_ops null_ops = {.read = null_read, .write = swallow_write};
 static const struct file_ops zero_ops = {.read = zero_read, .write = swallow_write};
 static const struct file_ops random_ops = {.read = random_read, .write = swallow_write};
+
+/* mmap(MAP_SHARED) of /dev/zero is shared anonymous memory, as on Linux. */
+bool vfs_is_dev_zero(struct file *file)
+{
+    return file->inode->ops == &zero_ops;
+}
 
 extern const struct file_ops cpu_latency_ops;     /* kernel/fs/cpu_latency.c */
 

@@ -326,6 +326,11 @@ long vfs_getcwd(struct inode *cwd, char *buffer, size_t size)
     return vfs_inode_path(cwd, buffer, size);
 }
 
+long vfs_file_path(struct file *file, char *buffer, size_t size)
+{
+    return vfs_inode_path(file->inode, buffer, size);
+}
+
 long vfs_inode_path(struct inode *target, char *buffer, size_t size)
 {
     spin_lock(&vfs_lock);

@@ -102,6 +102,7 @@ struct file *vfs_open(const char *path, int flags, uint32_t mode, long *error);
 long vfs_read(struct file *file, void *buffer, size_t count);
 void vfs_close(struct file *file); /* drops one reference */
 long vfs_file_size(struct file *file);
+bool vfs_is_dev_zero(struct file *file);   /* its MAP_SHARED mapping is anonymous */
 bool vfs_is_executable(struct file *file);
 bool vfs_is_generated(struct file *file);   /* a device's or /proc's, /sys's: its ops make its text */
 /* The physical page that holds bytes [index * 4096, + 4096) of a regular
@@ -145,6 +146,7 @@ int vfs_lookup_directory(struct inode *start, const char *path, struct inode **o
 long vfs_getcwd(struct inode *cwd, char *buffer, size_t size); /* length with the NUL, or -ERANGE */
 /* The absolute path of any inode, as vfs_getcwd: -ENOENT once unlinked. */
 long vfs_inode_path(struct inode *inode, char *buffer, size_t size);
+long vfs_file_path(struct file *file, char *buffer, size_t size);   /* of an open file's inode, as above */
 
 /* File descriptor tables. */
 struct fd_table *fd_table_create(void);

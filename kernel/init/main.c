@@ -41,6 +41,8 @@
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
 #include "kernel/time/tsc_watchdog.h"
+#include "kernel/time/vdso_clock.h"
+#include "kernel/process/vdso.h"
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
@@ -277,6 +279,10 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     clock_init(acpi->has_hpet ? acpi->hpet_address : 0, kernel_params.force_pit);
     lapic_timer_calibrate();
     context_clock_calibrate();
+    if (kernel_params.tsc_unstable && tsc_watchdog_mark_unstable(&tsc_watchdog, boot_cpu->id, 0))
+        printk("clocksource: tsc marked unstable (tsc=unstable): the vDSO makes system calls\n");
+    vdso_clock_init();
+    vdso_init();
     user_mode_init_this_cpu();
     syscall_table_init();
     irq_init();

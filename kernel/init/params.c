@@ -18,7 +18,11 @@ struct kernel_params kernel_params;
 enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
 static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
 
+enum tsc_choice { TSC_AUTO, TSC_UNSTABLE };
+static const char *const tsc_names[] = { "auto", "unstable", 0 };
+
 static uint64_t hz = 1000;
+static int tsc = TSC_AUTO;
 static int clocksource = CLOCKSOURCE_AUTO;
 /* tick=: a registered policy's name (TICK_POLICY, kernel/time/tick.h),
  * checked by tick_policy_select() once the line is parsed. */
@@ -29,6 +33,7 @@ static struct kernel_param params[] = {
     PARAM_STRING("ktest", kernel_params.ktest, sizeof(kernel_params.ktest)),
     PARAM_STRING("bench", kernel_params.bench, sizeof(kernel_params.bench)),
     PARAM_ENUM("clocksource", &clocksource, clocksource_names),
+    PARAM_ENUM("tsc", &tsc, tsc_names),
     PARAM_STRING("tick", tick_param, sizeof(tick_param)),
     PARAM_STRING("nohz_full", kernel_params.nohz_full, sizeof(kernel_params.nohz_full)),
     PARAM_BOOL("strace", &syscall_trace),
@@ -64,6 +69,7 @@ int params_parse(const char *cmdline)
     }
     kernel_params.force_pit = clocksource == CLOCKSOURCE_PIT;
     kernel_params.require_hpet = clocksource == CLOCKSOURCE_HPET;
+    kernel_params.tsc_unstable = tsc == TSC_UNSTABLE;
     return errors;
 }
 

@@ -16,6 +16,7 @@ struct kernel_params {
     char nohz_full[CPULIST_FORMAT_SIZE];    /* nohz_full=: a CPU list, checked once CPUs are up */
     bool force_pit;                 /* clocksource=pit */
     bool require_hpet;              /* clocksource=hpet: say so if there is none */
+    bool tsc_unstable;              /* tsc=unstable: as if the TSC watchdog had marked it */
 };
 
 extern struct kernel_params kernel_params;

@@ -86,6 +86,7 @@ struct address_space *address_space_create(void)
         kfree(space);
         return 0;
     }
+    regions_init(&space->regions);
     return space;
 }
 
@@ -110,6 +111,10 @@ struct address_space *address_space_clone(struct address_space *from)
         address_space_destroy(space);
         return 0;
     }
+    if (regions_copy(&space->regions, &from->regions) < 0) {
+        address_space_destroy(space);
+        return 0;
+    }
     space->mapped_pages = from->mapped_pages;       /* every page is shared */
     space->zero_pages = from->zero_pages;
     return space;
@@ -125,6 +130,7 @@ void address_space_destroy(struct address_space *space)
         cpumask_clear(&others, this_cpu_id());
     } while (!cpumask_empty(&others));
     user_tables_free(space->root_phys);
+    regions_free(&space->regions);
     kfree(space);
 }
 
@@ -269,6 +275,12 @@ int address_space_write_fault(struct address_space *space, uint64_t address)
         page_event_add(COW_PAGES_REUSED, 1);
     }
     return 0;
+}
+
+uint64_t address_space_shared_address(struct address_space *space, uint64_t address)
+{
+    uint64_t entry = address_space_lookup(space, address, false);
+    return entry & PTE_SHARED ? (entry & PTE_ADDRESS) | (address & (PAGE_SIZE - 1)) : 0;
 }
 
 uint64_t address_space_next_cow(struct address_space *space, uint64_t from)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kernel/lib/cpumask.h"
+#include "kernel/mm/region.h"
 
 struct address_space {
     uint64_t root_phys;         /* the PML4 */
@@ -25,6 +26,9 @@ struct address_space {
      * not resident): /proc/PID's VmSize and VmRSS. Changed by the owner
      * only, read by anyone without a lock (a moment old). */
     unsigned long mapped_pages, zero_pages;
+    /* What is mapped where (kernel/mm/region.c); the threads share it
+     * with the tables, a fork copies it. */
+    struct region_list regions;
 };
 
 struct address_space *address_space_create(void);     /* empty; NULL if out of memory */
@@ -57,6 +61,9 @@ int address_space_write_fault(struct address_space *space, uint64_t address);
  * user_tables_unmap_range() and user_tables_protect_range(). */
 void address_space_unmap_range(struct address_space *space, uint64_t start, uint64_t end);
 int address_space_protect_range(struct address_space *space, uint64_t start, uint64_t end, uint64_t flags);
+/* The physical address behind address if its page is MAP_SHARED memory
+ * (PTE_SHARED), else 0: a shared futex's key there (kernel/process/futex.c). */
+uint64_t address_space_shared_address(struct address_space *space, uint64_t address);
 /* The first page at or above from that is copy-on-write (shared, or the
  * zero page), UINT64_MAX if none: what a write would still copy. */
 uint64_t address_space_next_cow(struct address_space *space, uint64_t from);

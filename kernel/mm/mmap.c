@@ -1,6 +1,6 @@
 /* The memory system calls: brk, mmap, munmap, mprotect, mlockall and
  * munlockall, on the current process's address space
- * (kernel/mm/address_space.c). Linux's semantics for the documented
+ * (kernel/mm/address_space.c) and its regions (kernel/mm/region.c). Linux's semantics for the documented
  * subset; see docs/user-space.md and docs/memory.md for what is left out. */
 #include "kernel/entry/syscall.h"
 
@@ -10,6 +10,7 @@
 #include "kernel/mm/address_space.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
+#include "kernel/mm/region.h"
 #include "kernel/process/process.h"
 #include "kernel/process/signal.h"
 
@@ -17,9 +18,12 @@
 #define PROT_EXEC  0x4
 #define MAP_SHARED    0x01
 #define MAP_PRIVATE   0x02
+#define MAP_TYPE      0x0f
 #define MAP_FIXED     0x10
 #define MAP_ANONYMOUS 0x20
-#define MMAP_END      0x7ff000000000ul
+#define MAP_FIXED_NOREPLACE 0x100000  /* MAP_FIXED, but EEXIST over a mapping */
+#define MMAP_END      USER_STACK_LOWEST
+#define MMAP_MIN_ADDRESS 0x10000ul  /* Linux's vm.mmap_min_addr: no hint below */
 #define MMAP_LENGTH_MAX (1ul << 32)
 #define TASK_SIZE     USER_MAP_END   /* Linux's: the last page is never mapped */
 #define PROT_READ     0x1
@@ -29,21 +33,16 @@
 
 static uint64_t page_up(uint64_t value) { return (value + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1); }
 
-static uint64_t protection_flags(uint64_t prot)
-{
-    return (prot & PROT_WRITE ? PTE_WRITE : 0) | (prot & PROT_EXEC ? 0 : PTE_NX);
-}
-
 /* Fresh pages over [start, end), zeroed now or (lazy) the zero page
  * until written, or none: -ENOMEM, or -EINTR if a fatal signal comes
  * first (a gigabyte takes seconds under QEMU; the process dies on the
  * way out, and SIGKILL must not wait). */
-static long map_pages(struct address_space *space, uint64_t start, uint64_t end, bool lazy)
+static long map_pages(struct address_space *space, uint64_t start, uint64_t end, bool lazy, uint64_t flags)
 {
     for (uint64_t page = start; page < end; page += PAGE_SIZE) {
         long error = signal_fatal_pending() ? -EINTR
-                     : lazy                 ? address_space_map_zero(space, page, PTE_WRITE | PTE_NX)
-                                            : address_space_map(space, page, PTE_WRITE | PTE_NX);
+                     : lazy                 ? address_space_map_zero(space, page, flags)
+                                            : address_space_map(space, page, flags);
         if (error < 0) {
             address_space_unmap_range(space, start, page);
             return error == -EINTR ? -EINTR : -ENOMEM;
@@ -91,30 +90,43 @@ SYSCALL_DEFINE0(munlockall)
     return 0;
 }
 
+/* The heap is brk's regions (REGION_HEAP): growth needs the range free
+ * of other mappings, as Linux's brk refuses to grow into one. */
 SYSCALL_DEFINE1(brk, uint64_t, address)
 {
     struct process *process = current_process();
+    struct region_list *regions = &process->memory->regions;
     uint64_t old_end = page_up(process->brk), new_end = page_up(address);
 
     if (address < process->brk_start || address > process->brk_start + (1ul << 30))
         return (long)process->brk;
-    if (new_end > old_end && (new_end - old_end) / PAGE_SIZE > page_free_count())
-        return (long)process->brk;
-    if (map_pages(process->memory, old_end, new_end, !process->lock_future) < 0)
-        return (long)process->brk;
-    if (new_end < old_end)
+    if (new_end > old_end) {
+        if ((new_end - old_end) / PAGE_SIZE > page_free_count() || !regions_range_free(regions, old_end, new_end) ||
+            regions_insert(regions, old_end, new_end, PROT_READ | PROT_WRITE, REGION_HEAP, 0, 0) < 0)
+            return (long)process->brk;
+        if (map_pages(process->memory, old_end, new_end, !process->lock_future, PTE_USER | PTE_WRITE | PTE_NX) < 0) {
+            regions_forget(regions, old_end, new_end);
+            return (long)process->brk;
+        }
+        regions_merge(regions);
+    } else if (new_end < old_end) {
+        struct region_spares spares;
+        if (regions_remove_prepare(&spares) < 0)
+            return (long)process->brk;
+        regions_remove(regions, new_end, old_end, &spares);
         address_space_unmap_range(process->memory, new_end, old_end);
+        regions_removed(regions, new_end, old_end);
+    }
     process->brk = address;
     return (long)address;
 }
 
-static long fill_from_file(struct process *process, uint64_t address, uint64_t length, int fd, uint64_t offset)
+static long fill_from_file(struct process *process, uint64_t address, uint64_t length, struct file *file,
+                           uint64_t offset)
 {
-    struct file *file = fd_get(process->files, fd);
-    if (!file)
-        return -EBADF;
     char *buffer = kmalloc(PAGE_SIZE);
-    long result = buffer ? vfs_seek(file, (int64_t)offset, SEEK_SET) : -ENOMEM;
+    long position = vfs_seek(file, 0, SEEK_CUR);    /* mmap leaves the file position alone */
+    long result = !buffer ? -ENOMEM : position < 0 ? position : vfs_seek(file, (int64_t)offset, SEEK_SET);
     for (uint64_t done = 0; result >= 0 && done < length;) {
         if (done && signal_fatal_pending()) {
             result = -EINTR;
@@ -129,8 +141,80 @@ static long fill_from_file(struct process *process, uint64_t address, uint64_t l
         done += (uint64_t)got;
     }
     kfree(buffer);
-    vfs_close(file);
+    if (position >= 0)
+        vfs_seek(file, position, SEEK_SET);
     return result < 0 ? result : 0;
+}
+
+struct region_name *region_name_of_file(struct file *file)
+{
+    char *path = kmalloc(PATH_MAX);
+    if (!path)
+        return 0;
+    struct linux_stat stat;
+    vfs_stat_file(file, &stat);
+    if (vfs_file_path(file, path, PATH_MAX) <= 0)
+        path[0] = '\0';     /* unlinked: maps shows no path */
+    struct region_name *name = region_name_make(path, stat.st_dev, stat.st_ino);
+    kfree(path);
+    return name;
+}
+
+/* The pages of a new mapping of [address, + length): none for PROT_NONE
+ * (the region faults), the zero page until written for anonymous memory
+ * (docs/fork.md, "Lazy zeroing"), a copy of the file's bytes for a file;
+ * shared anonymous memory gets zeroed pages of its own at once, marked
+ * PTE_SHARED, which fork shares writable and never copies. */
+static long populate(struct process *process, uint64_t address, uint64_t length, uint64_t prot, struct file *file,
+                     uint64_t offset, bool shared)
+{
+    uint64_t flags = region_page_flags((uint32_t)prot);
+    if (shared) {   /* its own zeroed pages now, whatever prot: a fork shares these very pages */
+        long error = map_pages(process->memory, address, address + length, false,
+                               PTE_USER | PTE_WRITE | PTE_NX | PTE_SHARED);
+        if (!error)
+            address_space_protect_range(process->memory, address, address + length, flags);
+        return error;
+    }
+    if (!(flags & PTE_USER) && !file)
+        return 0;
+    long error = map_pages(process->memory, address, address + length, !file && !process->lock_future,
+                           file ? PTE_USER | PTE_WRITE | PTE_NX : flags);
+    if (!error && file) {
+        error = fill_from_file(process, address, length, file, offset);
+        if (!error)
+            address_space_protect_range(process->memory, address, address + length, flags);
+    }
+    if (error)
+        address_space_unmap_range(process->memory, address, address + length);
+    return error;
+}
+
+/* Where a mapping goes without MAP_FIXED: at the hint if it is free
+ * there (Linux's rule), else the next gap of mmap's area, bottom-up from
+ * MMAP_BASE, next fit (docs/memory.md, section 6). */
+static long mmap_region(struct process *process, uint64_t address, uint64_t length, uint64_t prot, uint64_t flags,
+                        struct region_name *name, uint64_t offset)
+{
+    struct region_list *regions = &process->memory->regions;
+    uint32_t kind = (name ? REGION_FILE : 0) | (flags & MAP_SHARED ? REGION_SHARED : 0);
+    uint32_t rights = (uint32_t)(prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
+    if (flags & MAP_FIXED_NOREPLACE && !regions_range_free(regions, address, address + length))
+        return -EEXIST;
+    if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+        long error = regions_insert(regions, address, address + length, rights, kind, offset, name);
+        if (error)
+            return error;
+        address_space_unmap_range(process->memory, address, address + length);
+        return (long)address;
+    }
+    uint64_t hint = page_up(address);
+    if (hint < MMAP_MIN_ADDRESS || hint > TASK_SIZE - length)
+        hint = 0;
+    long start = regions_insert_anywhere(regions, hint, length, MMAP_BASE, MMAP_END, rights, kind, offset, name);
+    if (start >= 0)     /* a page a sibling's fault put there during its munmap: not ours */
+        address_space_unmap_range(process->memory, (uint64_t)start, (uint64_t)start + length);
+    return start;
 }
 
 SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint64_t, flags, int64_t, fd,
@@ -138,54 +222,59 @@ SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint6
 {
     struct process *process = current_process();
 
-    if (length == 0 || offset % PAGE_SIZE || !(flags & (MAP_PRIVATE | MAP_SHARED)))
+    uint64_t type = flags & MAP_TYPE;     /* shared, private, or shared-validate */
+    if (length == 0 || offset % PAGE_SIZE || type == 0 || type > (MAP_SHARED | MAP_PRIVATE))
         return -EINVAL;
     if (length > MMAP_LENGTH_MAX)
         return -ENOMEM;     /* more than memory could hold: see the check below */
-    if (flags & MAP_SHARED)
-        return -ENOSYS;     /* shared mappings were left out: fork copies every page */
     length = page_up(length);
-    if (flags & MAP_FIXED) {
+    if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
         if (address > TASK_SIZE - length)
             return -ENOMEM; /* Linux's order: the range, then its alignment */
         if (address % PAGE_SIZE)
             return -EINVAL;
-        /* Refused before the old pages go, as Linux leaves them when it
-         * refuses: a fuzz worker lost its malloc heap to a 4 GiB one. */
-        if (length / PAGE_SIZE > page_free_count())
-            return -ENOMEM;
-        address_space_unmap_range(process->memory, address, address + length);
-    } else {
-        if (process->mmap_next + length > MMAP_END || length / PAGE_SIZE > page_free_count())
-            return -ENOMEM;
-        address = process->mmap_next;
-        process->mmap_next += length + PAGE_SIZE;   /* a hole between mappings */
     }
     /* No overcommit: an anonymous mapping is the zero page until written
      * (docs/fork.md, "Lazy zeroing"), but one larger than the pages free
      * now is refused as if its pages were taken at once; a check, not a
      * reservation, and a write that later finds no page kills the writer.
-     * A file's pages are taken at once and filled. (Checked above too,
-     * before the address space is used up.) */
-    if (length / PAGE_SIZE > page_free_count())
+     * A file's pages are taken at once and filled. Refused before the old
+     * pages of a MAP_FIXED go, as Linux leaves them when it refuses: a
+     * fuzz worker lost its malloc heap to a 4 GiB one. PROT_NONE takes
+     * nothing until an mprotect opens it. */
+    bool anonymous = flags & MAP_ANONYMOUS, shared = flags & MAP_SHARED;
+    if ((!anonymous || shared || prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) &&
+        length / PAGE_SIZE > page_free_count())
         return -ENOMEM;
-    long error = map_pages(process->memory, address, address + length,
-                           (flags & MAP_ANONYMOUS) && !current_process()->lock_future);
-    if (error < 0)
-        return error;
-    if (!(flags & MAP_ANONYMOUS)) {
-        error = fill_from_file(process, address, length, (int)fd, offset);
+    struct file *file = anonymous ? 0 : fd_get(process->files, (int)fd);
+    if (!anonymous && !file)
+        return -EBADF;
+    if (file && shared && vfs_is_dev_zero(file)) {  /* shared anonymous memory, as on Linux */
+        vfs_close(file);
+        file = 0;
+    } else if (file && shared) {
+        vfs_close(file);
+        return -ENOSYS;     /* shared file mappings are left out (docs/memory.md, section 6) */
+    }
+    struct region_name *name = file ? region_name_of_file(file) : 0;
+    long result = file && !name ? -ENOMEM : mmap_region(process, address, length, prot, flags, name, offset);
+    region_name_put(name);      /* the regions hold theirs */
+    if (result >= 0) {
+        long error = populate(process, (uint64_t)result, length, prot, file, offset, shared);
         if (error < 0) {
-            address_space_unmap_range(process->memory, address, address + length);
-            return error;
+            regions_forget(&process->memory->regions, (uint64_t)result, (uint64_t)result + length);
+            result = error;
+        } else {
+            regions_merge(&process->memory->regions);
         }
     }
-    address_space_protect_range(process->memory, address, address + length, protection_flags(prot));
-    return (long)address;
+    if (file)
+        vfs_close(file);
+    return result;
 }
 
-/* Linux's checks, in Linux's order; then the pages there go, at a cost
- * that follows what is mapped (docs/memory.md, section 4). */
+/* Linux's checks, in Linux's order; then the regions and the pages there
+ * go, at a cost that follows what is mapped (docs/memory.md, section 4). */
 SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
 {
     if (address % PAGE_SIZE || address > TASK_SIZE || length > TASK_SIZE - address)
@@ -193,14 +282,22 @@ SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
     length = page_up(length);
     if (length == 0)
         return -EINVAL;
-    address_space_unmap_range(current_process()->memory, address, address + length);
+    struct address_space *space = current_process()->memory;
+    struct region_spares spares;
+    int error = regions_remove_prepare(&spares);
+    if (error)
+        return error;
+    regions_remove(&space->regions, address, address + length, &spares);
+    address_space_unmap_range(space, address, address + length);
+    regions_removed(&space->regions, address, address + length);
     return 0;
 }
 
 /* As Linux: nothing to do is no error, whatever prot says; a range that
- * wraps, or starts at a page not mapped, is ENOMEM; the pages before the
- * first hole change. PROT_GROWSDOWN and PROT_GROWSUP are accepted and
- * ignored (no mapping grows here), and PROT_NONE pages stay readable. */
+ * wraps, or starts outside every region, is ENOMEM; the regions before
+ * the first hole change, then ENOMEM. PROT_GROWSDOWN and PROT_GROWSUP are
+ * accepted and ignored (no mapping grows here). PROT_NONE pages stay
+ * mapped and lose their user bit: every access faults (SEGV_ACCERR). */
 SYSCALL_DEFINE3(mprotect, uint64_t, address, uint64_t, length, uint64_t, prot)
 {
     uint64_t grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
@@ -216,7 +313,86 @@ SYSCALL_DEFINE3(mprotect, uint64_t, address, uint64_t, length, uint64_t, prot)
         return -EINVAL;
     if (address >= USER_HALF_END)
         return -ENOMEM;
-    uint64_t mapped_end = end < USER_HALF_END ? end : USER_HALF_END;
-    int error = address_space_protect_range(current_process()->memory, address, mapped_end, protection_flags(prot));
-    return error ? error : end > mapped_end ? -ENOMEM : 0;
+    struct address_space *space = current_process()->memory;
+    uint32_t rights = (uint32_t)(prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
+    uint64_t changed_end;
+    int error = regions_protect(&space->regions, address, end < USER_HALF_END ? end : USER_HALF_END, rights,
+                                &changed_end);
+    if (changed_end > address)
+        address_space_protect_range(space, address, changed_end, region_page_flags(rights));
+    return error;
+}
+
+/* madvise: Linux's advice values and checks (6.1's do_madvise). Only
+ * MADV_DONTNEED and MADV_FREE act: a private anonymous region's pages go,
+ * and its next touch sees zeros (region_fault_in); a shared region keeps
+ * its contents, and a private file region keeps its copy (Linux would
+ * read the file again: left out, docs/memory.md, section 6). The rest is
+ * accepted and changes nothing (nohzk never pages out, has no huge pages
+ * and no core dumps). MADV_REMOVE and the poisoning ones are EINVAL.
+ * Unmapped parts: ENOMEM once the mapped ones are done. */
+#define MADV_DONTNEED 4
+#define MADV_FREE     8
+#define MADV_REMOVE   9
+
+static bool advice_known(int advice)
+{
+    return (advice >= 0 && advice <= 4) || advice == MADV_FREE || (advice >= 10 && advice <= 24);
+}
+
+SYSCALL_DEFINE3(madvise, uint64_t, address, uint64_t, length, int, advice)
+{
+    if (!advice_known(advice) || address % PAGE_SIZE)
+        return -EINVAL;
+    uint64_t end = address + page_up(length);
+    if ((length && end == address) || end < address)
+        return -EINVAL;
+    if (end == address)
+        return 0;
+    struct address_space *space = current_process()->memory;
+    long error = 0;
+    uint64_t cursor = address;
+    struct region region;
+    while (cursor < end && region_next(&space->regions, cursor, &region) && region.start < end) {
+        if (region.start > cursor)
+            error = -ENOMEM;
+        uint64_t from = region.start > cursor ? region.start : cursor;
+        uint64_t to = region.end < end ? region.end : end;
+        if (advice == MADV_FREE && region.kind & (REGION_SHARED | REGION_FILE))
+            return -EINVAL;     /* Linux: only private anonymous memory */
+        if ((advice == MADV_DONTNEED || advice == MADV_FREE) && !(region.kind & (REGION_SHARED | REGION_FILE)))
+            address_space_unmap_range(space, from, to);
+        cursor = region.end;
+    }
+    return cursor < end ? -ENOMEM : error;
+}
+
+/* msync: nothing to write back (no shared file mapping), so Linux's
+ * checks alone (6.1's sys_msync): unknown flags, an unaligned address,
+ * MS_ASYNC with MS_SYNC: EINVAL; a wrap, or a hole: ENOMEM (MS_SYNC alone
+ * stops at the first). */
+#define MS_ASYNC      1
+#define MS_INVALIDATE 2
+#define MS_SYNC       4
+
+SYSCALL_DEFINE3(msync, uint64_t, address, uint64_t, length, int, flags)
+{
+    if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC) || address % PAGE_SIZE ||
+        ((flags & MS_ASYNC) && (flags & MS_SYNC)))
+        return -EINVAL;
+    uint64_t end = address + page_up(length);
+    if (end < address)
+        return -ENOMEM;
+    long unmapped = 0;
+    struct region region;
+    for (uint64_t cursor = address; cursor < end; cursor = region.end) {
+        if (!region_next(&current_process()->memory->regions, cursor, &region) || region.start >= end)
+            return -ENOMEM;
+        if (region.start > cursor) {
+            if (flags == MS_SYNC)
+                return -ENOMEM;
+            unmapped = -ENOMEM;
+        }
+    }
+    return unmapped;
 }

@@ -3,8 +3,8 @@
  * touched (present, user, and writable for copy_to_user), so a bad pointer
  * is an -EFAULT, never a kernel fault. A copy-on-write page to be written
  * is copied by the check (address_space_write_fault), as Linux copies it
- * in the fault the write would take; a stack page not touched yet is
- * mapped (stack_fault_in), as the fault would. A sibling thread may still
+ * in the fault the write would take; a page of a region not touched yet
+ * is mapped (region_fault_in), as the fault would. A sibling thread may still
  * unmap or protect a page between the check and the copy: the copy is
  * user_copy(), whose fault stops it (EFAULT), not the kernel. */
 #include "kernel/mm/uaccess.h"
@@ -16,13 +16,13 @@
 #include "kernel/mm/address_space.h"
 #include "kernel/lib/errno.h"
 #include "kernel/process/process.h"
-#include "kernel/mm/stack_limit.h"
+#include "kernel/mm/region.h"
 #include "kernel/lib/string.h"
 
 static bool page_accessible(struct process *process, uint64_t page, bool for_write)
 {
-    if (!address_space_lookup(process->memory, page, false) && stack_fault_in(process, page, for_write) < 0)
-        return false;   /* not mapped, and not a stack page within the limit */
+    if (!address_space_lookup(process->memory, page, false) && region_fault_in(process, page, for_write, false) < 0)
+        return false;   /* not mapped, and no region lets it be mapped now */
     if (for_write)
         return address_space_write_fault(process->memory, page) == 0;
     return address_space_lookup(process->memory, page, false) != 0;

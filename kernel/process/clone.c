@@ -129,6 +129,7 @@ static long clone_thread(const struct clone_request *request)
     thread->task = task;
     task->process = process;
     task->thread = thread;
+    sched_fork(task, current_task());
     fpu_save(&task->fpu);       /* our registers, as at the clone */
     int tid = thread->tid;
     /* Linux writes both before the thread runs. */
@@ -171,7 +172,13 @@ long clone_run(const struct clone_request *request)
         return clone_thread(request);
     /* CLONE_VFORK without CLONE_VM (Linux's parent would wait, the child
      * having a copy) is run as a plain fork: nobody uses it. */
-    long pid = fork_onto(request->stack, request->flags & CLONE_VM);
+    struct fork_child_setup setup = {
+        .set_tls = request->flags & CLONE_SETTLS,
+        .tls = request->tls,
+        .set_child_tid = request->flags & CLONE_CHILD_SETTID ? request->child_tid : 0,
+        .clear_child_tid = request->flags & CLONE_CHILD_CLEARTID ? request->child_tid : 0,
+    };
+    long pid = fork_onto(request->stack, request->flags & CLONE_VM, &setup);
     if (pid > 0 && request->flags & CLONE_PARENT_SETTID)
         copy_to_user((void *)request->parent_tid, &pid, sizeof(int));
     return pid;

@@ -26,6 +26,7 @@
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
+#include "kernel/mm/region.h"
 #include "kernel/mm/stack_limit.h"
 #include "kernel/process/process.h"
 #include "kernel/process/futex.h"
@@ -33,6 +34,7 @@
 #include "kernel/trace/trace.h"
 #include "kernel/process/script.h"
 #include "kernel/process/user_stack.h"
+#include "kernel/process/vdso.h"
 #include "kernel/fs/vfs.h"
 #include "sched/task.h"
 
@@ -139,14 +141,31 @@ static long map_segment_page(struct address_space *space, const struct elf_segme
     return error;
 }
 
+/* Each segment is a region of the file (kernel/mm/region.c), private. */
+static long segment_region(struct address_space *space, const struct elf_segment *segment, struct file *file)
+{
+    struct region_name *name = region_name_of_file(file);
+    if (!name)
+        return -ENOMEM;
+    uint32_t prot = (segment->flags & PF_R ? REGION_READ : 0) | (segment->flags & PF_W ? REGION_WRITE : 0) |
+                    (segment->flags & PF_X ? REGION_EXEC : 0);
+    long error = regions_insert(&space->regions, segment->start, segment->end, prot, REGION_FILE,
+                                segment->file_offset - (segment->vaddr - segment->start), name);
+    region_name_put(name);
+    return error;
+}
+
 static long map_segments(struct address_space *space, const struct elf_info *elf, struct file *file,
                          uint64_t *highest)
 {
     for (unsigned i = 0; i < elf->segment_count; i++) {
         const struct elf_segment *segment = &elf->segments[i];
         uint64_t flags = (segment->flags & PF_W ? PTE_WRITE : 0) | (segment->flags & PF_X ? 0 : PTE_NX);
+        long error = segment_region(space, segment, file);
+        if (error)
+            return error;
         for (uint64_t page = segment->start; page < segment->end; page += PAGE_SIZE) {
-            long error = map_segment_page(space, segment, file, page, flags);
+            error = map_segment_page(space, segment, file, page, flags);
             if (error)
                 return error;
         }
@@ -214,6 +233,7 @@ static long build_stack(struct address_space *space, const struct elf_info *elf,
     uint32_t a, b, c, d;
     cpuid(1, 0, &a, &b, &c, &d);
     const struct auxv_entry auxv[] = {
+        { AT_SYSINFO_EHDR, VDSO_IMAGE_ADDRESS },
         { AT_HWCAP, d },          { AT_PAGESZ, PAGE_SIZE },     { AT_CLKTCK, 100 },
         { AT_PHDR, elf->phdr },   { AT_PHENT, elf->phentsize }, { AT_PHNUM, elf->phnum },
         { AT_BASE, interpreter_base }, { AT_FLAGS, 0 },         { AT_ENTRY, elf->entry },
@@ -421,8 +441,13 @@ long process_execve(const char *path, const char *const *argv, const char *const
     if (!error && elf.has_interp)
         error = map_segments(space, interp_elf, interp.file, &interp_highest);
     if (!error)
+        error = vdso_map(space);
+    if (!error)
         error = build_stack(space, &elf, elf.has_interp ? interp_elf->load_bias : 0, execfn, argv, envp,
                             &start->stack_pointer, &stack_floor);
+    if (!error)     /* the stack's reserved range, its pages faulted in (kernel/mm/stack_limit.c) */
+        error = regions_insert(&space->regions, stack_floor, USER_STACK_TOP, REGION_READ | REGION_WRITE,
+                               REGION_STACK, 0, 0);
     char *exe_path = 0;         /* before the point of no return, as the command line */
     if (!error)
         error = executable_path(exe.file, &exe_path);
@@ -465,7 +490,6 @@ long process_execve(const char *path, const char *const *argv, const char *const
     if (process->files)
         fd_table_close_on_exec(process->files);
     process->brk_start = process->brk = highest;
-    process->mmap_next = MMAP_BASE;
     process->stack_floor = stack_floor;
     current_thread()->fs_base = 0;
     current_thread()->clear_child_tid = 0;

@@ -3,11 +3,13 @@
  * A waiter is a struct futex_waiter on its kernel stack, queued on one of
  * FUTEX_BUCKETS wait queues (sched/wait.h) chosen by a hash of its key; the
  * queue's lock is the bucket lock. A key is (address space, address,
- * shared or not): a private futex's, and also a shared one's, since every
- * mapping is private for now (nohzk has no MAP_SHARED): a parent and a
- * child that share a page copy-on-write after fork are not joined, a
- * vfork child and its parent are. When shared mappings come, a shared
- * futex on one is keyed by the object behind it and the offset.
+ * shared or not): a private futex's, and a shared one's on private memory
+ * (a parent and a child that share a page copy-on-write after fork are
+ * not joined, a vfork child and its parent are). A shared futex on
+ * MAP_SHARED memory is keyed by the page behind it and the offset (no
+ * address space): the processes that map it meet there. The page is held
+ * by its mappings, not by the waiter: one unmapped by all while waited on
+ * leaves a key no wake can reach but a reuse of that page.
  *
  * The order that loses no wakeup, as Linux's: the waiter takes the bucket
  * lock, reads the word, and queues itself only if it still holds the
@@ -22,9 +24,11 @@
  * futex_waiter lives on its stack.
  *
  * The PI operations keep Linux's ownership protocol (owner TID in the
- * word, FUTEX_WAITERS, a hand-over to the first waiter at unlock), but no
- * priority is inherited: nohzk has no real-time class yet. Left out:
- * WAIT_REQUEUE_PI and CMP_REQUEUE_PI (ENOSYS), futex_waitv. */
+ * word, FUTEX_WAITERS, a hand-over at unlock to the waiter of highest
+ * priority, the oldest among equals), and the owner inherits the highest
+ * priority of the waiters queued for it, along a chain of at most
+ * PI_CHAIN_MAX owners that wait in turn (pi_update; docs/realtime.md).
+ * Left out: WAIT_REQUEUE_PI and CMP_REQUEUE_PI (ENOSYS), futex_waitv. */
 #include "kernel/process/futex.h"
 
 #include "arch/x86/clock.h"
@@ -33,6 +37,7 @@
 #include "kernel/base/spinlock.h"
 #include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"
+#include "kernel/mm/address_space.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/process/process.h"
@@ -74,6 +79,9 @@ static struct wait_queue buckets[FUTEX_BUCKETS] = {
     [0 ... FUTEX_BUCKETS - 1] = { .lock = SPINLOCK_INIT("futex_bucket"), .head = 0 },
 };
 static int pi_waiters;          /* queued in LOCK_PI anywhere: an exit looks for owners only if any */
+/* Serializes pi_update(): the last to run saw the queues as they ended. */
+static struct spinlock pi_lock = SPINLOCK_INIT("futex_pi");
+#define PI_CHAIN_MAX 8
 
 /* The thread identity in a PI word and a robust list. */
 static int current_tid(void)
@@ -135,6 +143,9 @@ static long key_get(uint64_t address, unsigned flags, bool for_write, struct fut
             return -EFAULT;
     }
     *key = (struct futex_key){ current_process()->memory, address, flags & FLAG_SHARED };
+    uint64_t physical = key->shared ? address_space_shared_address(current_process()->memory, address) : 0;
+    if (physical)   /* MAP_SHARED memory: the page and offset, whoever maps it where */
+        *key = (struct futex_key){ 0, physical, true };
     return 0;
 }
 
@@ -522,6 +533,66 @@ static struct futex_waiter *first_pi_waiter(struct wait_queue *bucket, const str
     return 0;
 }
 
+/* The one a PI futex goes to: the highest priority, the oldest among equals. */
+static struct futex_waiter *top_pi_waiter(struct wait_queue *bucket, const struct futex_key *key)
+{
+    struct futex_waiter *top = 0;
+    for (struct wait_entry *entry = bucket->head; entry; entry = entry->next) {
+        struct futex_waiter *waiter = waiter_of(entry);
+        if (waiter->pi && key_equal(&waiter->key, key) && (!top || entry->task->prio > top->entry.task->prio))
+            top = waiter;
+    }
+    return top;
+}
+
+/* The priority tid's PI waiters lend it: the highest of theirs, their
+ * own lent ones included. */
+static unsigned pi_owed(int tid)
+{
+    unsigned owed = 0;
+    for (int i = 0; i < FUTEX_BUCKETS; i++) {
+        struct wait_queue *bucket = &buckets[i];
+        spin_lock(&bucket->lock);
+        for (struct wait_entry *entry = bucket->head; entry; entry = entry->next) {
+            struct futex_waiter *waiter = waiter_of(entry);
+            if (waiter->pi && waiter->owner_tid == tid && entry->task->prio > owed)
+                owed = entry->task->prio;
+        }
+        spin_unlock(&bucket->lock);
+    }
+    return owed;
+}
+
+/* Give the thread tid the priority its PI waiters lend it now (none: its
+ * own again), then, if that changed, the owner it waits for in LOCK_PI,
+ * and so on for PI_CHAIN_MAX owners. Called after each change of the
+ * queues that matters (a real-time waiter queued or gone, a hand-over by
+ * a boosted owner), with no lock held; runs one at a time, so the last
+ * call saw the final queues. A walk of every bucket: only real-time
+ * waiters and boosted owners pay it. */
+static void pi_update(int tid)
+{
+    spin_lock(&pi_lock);
+    for (int link = 0; tid && link < PI_CHAIN_MAX; link++) {
+        unsigned owed = pi_owed(tid);
+        int next = 0;
+        spin_lock(&process_tree_lock);
+        struct thread *owner = thread_find_locked(tid);
+        if (owner && !owner->exited) {
+            struct task *task = owner->task;
+            spin_lock(&task->lock);
+            if (task->pi_priority != owed) {
+                sched_set_priority(task, task->policy, task->rt_priority, owed);
+                next = __atomic_load_n(&owner->pi_blocked_on, __ATOMIC_RELAXED);
+            }
+            spin_unlock(&task->lock);
+        }
+        spin_unlock(&process_tree_lock);
+        tid = next;
+    }
+    spin_unlock(&pi_lock);
+}
+
 /* Give a PI futex whose word holds seen to its first waiter (bucket
  * held): the word gets its TID, FUTEX_WAITERS (kept while there may be
  * waiters) and keep_bits of seen; the other waiters now wait for it.
@@ -639,10 +710,18 @@ static long futex_lock_pi(uint64_t address, unsigned flags, const uint64_t *dead
             result = -EAGAIN;       /* EWOULDBLOCK */
             break;
         }
+        bool lends = current_task()->prio != 0;
+        current_thread()->pi_blocked_on = owner;
+        if (lends)
+            pi_update(owner);
         sleep_queued(&waiter, deadline ? &timeout : 0);
+        current_thread()->pi_blocked_on = 0;
         result = 0;
-        if (!unqueue(&waiter))
-            break;                  /* handed over: ours */
+        bool handed_over = !unqueue(&waiter);
+        if (lends && !handed_over)
+            pi_update(waiter.owner_tid);    /* no longer lends it anything */
+        if (handed_over)
+            break;                  /* ours */
         result = -ETIMEDOUT;
         if (deadline && timeout.expired)
             break;
@@ -671,7 +750,8 @@ static long futex_unlock_pi(uint64_t address, unsigned flags)
             return error;
         struct wait_queue *bucket = bucket_of(&key);
         spin_lock(&bucket->lock);
-        struct futex_waiter *next_owner = first_pi_waiter(bucket, &key);
+        struct futex_waiter *next_owner = top_pi_waiter(bucket, &key);
+        int next_tid = next_owner ? next_owner->tid : 0;
         if (next_owner) {
             error = hand_over_locked(bucket, next_owner, address, value, 0);
         } else if (user_cmpxchg_u32_nofault((uint32_t *)address, value, 0, &found) < 0) {
@@ -682,8 +762,13 @@ static long futex_unlock_pi(uint64_t address, unsigned flags)
         spin_unlock(&bucket->lock);
         if (error == -EFAULT && user_fault_in_writable((void *)address, sizeof(uint32_t)) < 0)
             return -EFAULT;
-        if (!error)
-            return 0;
+        if (error)
+            continue;
+        if (current_task()->pi_priority)
+            pi_update(tid);         /* what the waiters of the futexes we still own lend */
+        if (next_tid && __atomic_load_n(&pi_waiters, __ATOMIC_RELAXED))
+            pi_update(next_tid);    /* the waiters left now lend to the new owner */
+        return 0;
     }
 }
 

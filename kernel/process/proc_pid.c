@@ -13,8 +13,10 @@
 #include "kernel/lib/errno.h"
 #include "kernel/fs/proc_parse.h"
 #include "kernel/lib/linux_abi.h"
+#include "kernel/lib/format.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/mm/node.h"
+#include "kernel/mm/region.h"
 #include "kernel/process/process.h"
 #include "kernel/time/nohz_task.h"
 #include "sched/task.h"
@@ -65,7 +67,8 @@ static void memory_pages(struct process *process, unsigned long *mapped, unsigne
 
 /* Linux's 52 fields (man 5 proc); those nohzk does not track are 0:
  * signals pending, blocked, ignored and caught are fields 31 to 34,
- * exit_signal 38 and the CPU 39.
+ * exit_signal 38 and the CPU 39; priority 18 (20, or -1 - the real-time
+ * priority), rt_priority 40 and policy 41.
  * Of a process: its leader's, with the times of all its threads; of one
  * thread (/proc/PID/task/TID/stat): its own. */
 static void stat_of(struct proc_text *text, struct process *process, struct thread *thread, uint64_t user,
@@ -75,16 +78,18 @@ static void stat_of(struct proc_text *text, struct process *process, struct thre
     uint64_t ignored, caught;
     memory_pages(process, &mapped, &resident);
     signal_dispositions(&process->signals, &ignored, &caught);
-    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu %lu %lu "
-                "18446744073709551615 0 0 0 0 0 %llu %llu %llu %llu 0 0 0 17 %u 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+    struct task *task = thread->task;
+    proc_printf(text, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %llu %llu %llu %llu %d 0 %d 0 %llu %lu %lu "
+                "18446744073709551615 0 0 0 0 0 %llu %llu %llu %llu 0 0 0 17 %u %u %u 0 0 0 0 0 0 0 0 0 0 0\n",
                 thread->tid, process->name, thread_state(thread), parent_pid(process),
                 process->process_group, process->session, to_user_hz(user), to_user_hz(system),
                 to_user_hz(process->children_user_ns), to_user_hz(process->children_system_ns),
-                thread_count_locked(process), to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
+                task->prio ? -1 - (int)task->prio : 20, thread_count_locked(process), to_user_hz(process->start_ns), mapped * PAGE_SIZE, resident,
                 (unsigned long long)(__atomic_load_n(&thread->signals.pending, __ATOMIC_RELAXED) |
                                      __atomic_load_n(&process->signals.pending, __ATOMIC_RELAXED)),
                 (unsigned long long)thread->signals.blocked, (unsigned long long)ignored,
-                (unsigned long long)caught, thread->task->cpu);
+                (unsigned long long)caught, task->cpu, task->policy == SCHED_FIFO || task->policy == SCHED_RR ? task->rt_priority : 0,
+                task->policy);
 }
 
 static void generate_pid_stat(struct proc_text *text, struct process *process)
@@ -176,6 +181,46 @@ static void generate_tid_nohz(struct proc_text *text, struct thread *thread)
     proc_printf(text, "%d\n", thread_is_nohz(thread) ? 1 : 0);
 }
 
+/* /proc/PID/maps: one line per region (kernel/mm/region.c), Linux's
+ * format: range, rights, p or s, offset, device, inode, and the name
+ * from column 74 (a file's path, [heap], [stack], [vvar], [vdso]). Empty
+ * for a zombie. */
+static void show_region(void *arg, const struct region *region)
+{
+    struct proc_text *text = arg;
+    const struct region_name *name = region->name;
+    uint64_t device = name ? name->device : 0;
+    unsigned major = (unsigned)((device >> 8) & 0xfff), minor = (unsigned)((device & 0xff) | ((device >> 12) & 0xfff00));
+    const char *label = name                          ? name->path
+                        : region->kind & REGION_HEAP  ? "[heap]"
+                        : region->kind & REGION_STACK ? "[stack]"
+                        : region->kind & REGION_VVAR  ? "[vvar]"
+                        : region->kind & REGION_VDSO  ? "[vdso]"
+                                                      : "";
+    char line[128];
+    snprintf(line, sizeof(line), "%08lx-%08lx %c%c%c%c %08lx %02x:%02x %lu ", region->start, region->end,
+                        region->prot & REGION_READ ? 'r' : '-', region->prot & REGION_WRITE ? 'w' : '-',
+                        region->prot & REGION_EXEC ? 'x' : '-', region->kind & REGION_SHARED ? 's' : 'p',
+                        name ? region->offset : 0, major, minor, name ? (unsigned long)name->inode : 0ul);
+    if (!*label) {
+        proc_printf(text, "%s\n", line);
+        return;
+    }
+    proc_printf(text, "%-73s%s\n", line, label);
+}
+
+static void generate_pid_maps(struct proc_text *text, struct process *process)
+{
+    if (process->memory)
+        regions_each(&process->memory->regions, show_region, text);
+}
+
+/* A thread's regions are its process's. */
+static void generate_tid_maps(struct proc_text *text, struct thread *thread)
+{
+    generate_pid_maps(text, thread->process);
+}
+
 /* Fault injection's fail-nth (kernel/mm/fault_inject.c): the count left,
  * 0 once injected. */
 static void generate_pid_fail_nth(struct proc_text *text, struct process *process)
@@ -209,4 +254,5 @@ PROC_PID_TID_FILE("stat", generate_pid_stat, generate_tid_stat, NULL);
 PROC_PID_TID_FILE("status", generate_pid_status, generate_tid_status, NULL);
 PROC_PID_TID_FILE("cmdline", generate_pid_cmdline, generate_tid_cmdline, NULL);
 PROC_PID_TID_FILE("nohz", generate_pid_nohz, generate_tid_nohz, nohz_task_proc_write);
+PROC_PID_TID_FILE("maps", generate_pid_maps, generate_tid_maps, NULL);
 PROC_PID_TID_FILE("fail-nth", generate_pid_fail_nth, generate_tid_fail_nth, write_pid_fail_nth);

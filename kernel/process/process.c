@@ -245,7 +245,8 @@ static bool end_loan(struct process *borrower)
                                        __ATOMIC_ACQUIRE);
 }
 
-/* What the borrower's brk and mmap did to the memory goes back with it:
+/* What the borrower's brk did to the memory goes back with it (its
+ * mmaps are in the memory's regions):
  * on Linux they live in the shared mm. Before the loan ends, under the
  * lock: a parent that sees it ended must find them. The lender is the
  * parent that still holds the memory (it may not have marked the loan in
@@ -257,7 +258,6 @@ static void hand_back_layout(struct process *borrower, struct address_space *mem
     if (lender && lender->memory == memory) {
         lender->brk_start = borrower->brk_start;
         lender->brk = borrower->brk;
-        lender->mmap_next = borrower->mmap_next;
     }
     spin_unlock(&process_tree_lock);
 }
@@ -395,6 +395,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
         return 0;
     }
     leader_init(child, task);
+    sched_fork(task, forker->task);
     fpu_save(&task->fpu);        /* the parent's registers, as at the fork */
     link_child(parent, child);
     process_table_add(child);

@@ -30,6 +30,7 @@ struct address_space;
  * USER_STACK_LOWEST, where mmap's area ends (kernel/mm/mmap.c). */
 #define USER_STACK_TOP    0x7ffffffff000ul
 #define USER_STACK_LOWEST 0x7ff000000000ul
+#define MMAP_BASE         0x7f0000000000ul  /* mmap's area: [MMAP_BASE, USER_STACK_LOWEST) */
 
 struct process_rlimit {
     uint64_t current, maximum;
@@ -61,7 +62,6 @@ struct process {
     struct job_control job;                         /* stopped or not: kernel/process/job_control.c */
     int process_group, session;
     uint64_t brk_start, brk;                        /* the heap: brk() */
-    uint64_t mmap_next;                             /* where the next mmap() goes */
     uint64_t stack_floor;   /* the stack's reserved range is [stack_floor, USER_STACK_TOP); 0: none */
     bool lock_future;       /* mlockall(MCL_FUTURE): new memory is populated at once; not kept by fork or exec */
     /* for /proc/PID and getrusage (kernel/process/process_table.c) */
@@ -106,10 +106,19 @@ struct exec_start {
 };
 long process_execve(const char *path, const char *const *argv, const char *const *envp,
                     struct exec_start *start);
+/* What a fork-style clone's child sets up itself, at its first run:
+ * CLONE_SETTLS, CLONE_CHILD_SETTID (the tid written into the child's own
+ * memory, as Linux's schedule_tail()) and CLONE_CHILD_CLEARTID. */
+struct fork_child_setup {
+    bool set_tls;
+    uint64_t tls, set_child_tid, clear_child_tid;
+};
+
 /* A fork (or, share_memory, a vfork) of the caller, returning from its
- * system call on child_stack (0: the caller's stack): the child's pid or
- * -ENOMEM (kernel/process/process_syscalls.c; clone.c uses it). */
-long fork_onto(uint64_t child_stack, bool share_memory);
+ * system call on child_stack (0: the caller's stack), with setup (0:
+ * none): the child's pid or -ENOMEM (kernel/process/process_syscalls.c;
+ * clone.c uses it). */
+long fork_onto(uint64_t child_stack, bool share_memory, const struct fork_child_setup *setup);
 /* fork: a copy of parent whose task starts in child_entry(arg). */
 struct process *process_fork(struct process *parent, void (*child_entry)(void *), void *arg, bool share_memory);
 /* Exec or exit of a vfork child, which has switched away from memory:

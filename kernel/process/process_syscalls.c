@@ -24,14 +24,29 @@
 
 /* --- fork -------------------------------------------------------------- */
 
+struct child_start {
+    struct trap_frame frame;
+    struct fork_child_setup setup;
+};
+
 static void return_to_user_as_child(void *arg)
 {
-    struct trap_frame frame = *(struct trap_frame *)arg;     /* a local: see user_mode_start() */
+    struct child_start start = *(struct child_start *)arg;     /* a local: see user_mode_start() */
+    struct thread *self = current_thread();
 
     kfree(arg);
-    frame.rax = 0;                  /* fork returns 0 in the child */
+    if (start.setup.set_tls) {
+        self->fs_base = start.setup.tls;
+        wrmsr(MSR_FS_BASE, start.setup.tls);
+    }
+    self->clear_child_tid = start.setup.clear_child_tid;
+    if (start.setup.set_child_tid) {
+        int tid = self->tid;
+        (void)copy_to_user((void *)start.setup.set_child_tid, &tid, sizeof(tid));  /* a bad address: Linux ignores it too */
+    }
+    start.frame.rax = 0;            /* fork returns 0 in the child */
     irq_disable();
-    user_mode_resume(&frame);
+    user_mode_resume(&start.frame);
 }
 
 /* A vfork parent's wait: until the child gives the memory back, or a
@@ -62,20 +77,22 @@ static void wait_for_memory_back(struct process *parent, struct process *child)
  * it has exec'd or exited, as Linux's vfork: a child writing into our
  * memory (glibc's posix_spawn reports a failed exec that way) is seen.
  * A vfork child's own vfork is a fork: it cannot lend what it borrows. */
-long fork_onto(uint64_t child_stack, bool share_memory)
+long fork_onto(uint64_t child_stack, bool share_memory, const struct fork_child_setup *setup)
 {
     struct process *parent = current_process();
     if (parent->memory_borrowed)
         share_memory = false;
-    struct trap_frame *frame = kmalloc(sizeof(*frame));
-    if (!frame)
+    struct child_start *start = kzalloc(sizeof(*start));
+    if (!start)
         return -ENOMEM;
-    *frame = *current_task()->syscall_frame;
+    start->frame = *current_task()->syscall_frame;
     if (child_stack)
-        frame->rsp = child_stack;
-    struct process *child = process_fork(parent, return_to_user_as_child, frame, share_memory);
+        start->frame.rsp = child_stack;
+    if (setup)
+        start->setup = *setup;
+    struct process *child = process_fork(parent, return_to_user_as_child, start, share_memory);
     if (!child) {
-        kfree(frame);
+        kfree(start);
         return -ENOMEM;
     }
     int pid = child->pid;   /* the child is ours to reap: it stays until our wait4 */
@@ -86,12 +103,12 @@ long fork_onto(uint64_t child_stack, bool share_memory)
 
 SYSCALL_DEFINE0(fork)
 {
-    return fork_onto(0, false);
+    return fork_onto(0, false, 0);
 }
 
 SYSCALL_DEFINE0(vfork)
 {
-    return fork_onto(0, true);
+    return fork_onto(0, true, 0);
 }
 
 /* --- execve ------------------------------------------------------------ */

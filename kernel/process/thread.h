@@ -30,6 +30,7 @@ struct thread {
     uint64_t clear_child_tid;           /* set_tid_address, CLONE_CHILD_CLEARTID: zeroed and woken at exit */
     uint64_t robust_list;               /* set_robust_list: the head, or 0 (kernel/process/futex.c) */
     bool futex_exiting;                 /* its futexes are being released: a PI waiter waits for the end */
+    int pi_blocked_on;                  /* in LOCK_PI, the owner's TID: priority inheritance follows it */
     struct signal_state signals;        /* mask, thread-directed pending, altstack */
     struct restart_block restart;       /* for restart_syscall */
     struct mempolicy mempolicy;         /* set_mempolicy's: kept, changes nothing (kernel/process/mempolicy.c) */

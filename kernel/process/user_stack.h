@@ -13,7 +13,7 @@
  * with rsp 16-byte aligned. user_stack_build writes this image into a kernel
  * buffer whose last byte will sit just below stack_top in the new address
  * space; every pointer in it is already a user address. It maps and copies
- * nothing itself. Left out: AT_SYSINFO_EHDR (no vDSO).
+ * nothing itself.
  */
 #ifndef NOHZK_USER_STACK_H
 #define NOHZK_USER_STACK_H
@@ -44,6 +44,7 @@
 #define AT_RANDOM   25 /* added by user_stack_build */
 #define AT_HWCAP2   26
 #define AT_EXECFN   31
+#define AT_SYSINFO_EHDR 33 /* the vDSO's ELF header (kernel/process/vdso.h) */
 
 struct auxv_entry {
     uint64_t type;

@@ -11,13 +11,24 @@
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/uaccess.h"
 #include "kernel/process/process.h"
+#include "kernel/time/vdso_clock.h"
 #include "kernel/time/timers.h"
 
 #define TIMER_ABSTIME 1
 
 static long resume_sleep(struct restart_block *block);
 
-/* Sleep until deadline (a clock_now() time). A signal ends it early. If a
+/* A relative sleep counts on the clocksource; an absolute deadline is a
+ * time of the clock programs read (kernel/time/vdso_clock.c), steered
+ * toward the clocksource but a few microseconds off: the sleep goes on
+ * until that clock has passed it. */
+static uint64_t clock_of_deadline(bool relative)
+{
+    return relative ? clock_now() : vdso_clock_ns(false);
+}
+
+/* Sleep until deadline (a clock_now() time, or for an absolute sleep one of
+ * clock_of_deadline()). A signal ends it early. If a
  * handler runs, the call returns EINTR (and, for a relative sleep, the
  * time left), as on Linux. If none does (a stop, then a continue), the
  * sleep goes on to the same deadline: an absolute one by a plain restart,
@@ -25,8 +36,11 @@ static long resume_sleep(struct restart_block *block);
  * time already slept, or spent stopped, counts. */
 static long sleep_until(uint64_t deadline, bool relative, void *user_remaining)
 {
-    uint64_t now = clock_now();
-    uint64_t left = sleep_ns_interruptible(deadline > now ? deadline - now : 0, signal_pending);
+    uint64_t left;
+    do {
+        uint64_t now = clock_of_deadline(relative);
+        left = sleep_ns_interruptible(deadline > now ? deadline - now : 0, signal_pending);
+    } while (!left && clock_of_deadline(relative) < deadline);
     if (!left)
         return 0;
     if (!relative)

@@ -11,6 +11,7 @@
 #include "kernel/base/percpu.h"
 #include "kernel/time/nohz_task.h"
 #include "kernel/time/tsc_watchdog.h"
+#include "kernel/time/vdso_clock.h"
 
 #define NS_PER_SECOND 1000000000ul
 #define WATCHDOG_INTERVAL_NS (NS_PER_SECOND / 2)
@@ -26,6 +27,7 @@ static uint64_t watchdog_last_run;
 static void timekeeping_update(uint64_t now)
 {
     __atomic_store_n(&jiffies, now / tick_period_ns, __ATOMIC_RELEASE);
+    vdso_clock_update(now);
     if (now - watchdog_last_run >= WATCHDOG_INTERVAL_NS) {
         watchdog_last_run = now;
         __atomic_add_fetch(&watchdog_round, 1, __ATOMIC_RELEASE);
@@ -68,10 +70,12 @@ static void watchdog_check_this_cpu(struct cpu *cpu)
         watchdog_read(&reading);
         verdict = tsc_watchdog_check(&tsc_watchdog, cpu->id, &reading, &khz);
     }
-    if (verdict == TSC_MARKED_UNSTABLE)
+    if (verdict == TSC_MARKED_UNSTABLE) {
+        vdso_clock_update(clock_now());     /* the vDSO makes system calls from now on */
         printk("clocksource: tsc marked unstable: cpu %u measured %lu kHz against the %s, reference %lu kHz; "
                "the watchdog stops reading it and lock waits count spins\n",
                cpu->id, khz, clock_source_name(), tsc_watchdog.reference_khz);
+    }
 }
 
 /* A CPU that ticks takes timekeeping up when nobody has it, unless it has

@@ -36,7 +36,7 @@ static uint64_t reference_rate(struct tsc_watchdog *watchdog, uint64_t khz, bool
 }
 
 /* True for the one caller that marks the TSC unstable. */
-static bool mark_unstable(struct tsc_watchdog *watchdog, unsigned cpu, uint64_t khz)
+bool tsc_watchdog_mark_unstable(struct tsc_watchdog *watchdog, unsigned cpu, uint64_t khz)
 {
     bool stable = false;
     if (!__atomic_compare_exchange_n(&watchdog->unstable, &stable, true, false, __ATOMIC_SEQ_CST,
@@ -69,7 +69,7 @@ enum tsc_verdict tsc_watchdog_check(struct tsc_watchdog *watchdog, unsigned cpu,
     if (ns - last->ns < TSC_WATCHDOG_MIN_INTERVAL_NS)
         return TSC_TOO_SOON;
     if (reading->tsc <= last->tsc)      /* stood still or went back: rate 0 */
-        return mark_unstable(watchdog, cpu, 0) ? TSC_MARKED_UNSTABLE : TSC_UNSTABLE;
+        return tsc_watchdog_mark_unstable(watchdog, cpu, 0) ? TSC_MARKED_UNSTABLE : TSC_UNSTABLE;
     *khz = rate_khz(reading->tsc - last->tsc, ns - last->ns);
     *last = (struct tsc_watchdog_cpu){ reading->tsc, ns, true };
     uint64_t reference = reference_rate(watchdog, *khz, &set_now);
@@ -77,5 +77,5 @@ enum tsc_verdict tsc_watchdog_check(struct tsc_watchdog *watchdog, unsigned cpu,
         return TSC_REFERENCE_SET;
     if (!drifts(*khz, reference))
         return TSC_IN_STEP;
-    return mark_unstable(watchdog, cpu, *khz) ? TSC_MARKED_UNSTABLE : TSC_UNSTABLE;
+    return tsc_watchdog_mark_unstable(watchdog, cpu, *khz) ? TSC_MARKED_UNSTABLE : TSC_UNSTABLE;
 }

@@ -60,6 +60,10 @@ enum tsc_verdict {
 enum tsc_verdict tsc_watchdog_check(struct tsc_watchdog *watchdog, unsigned cpu, const struct tsc_reading *reading,
                                     uint64_t *khz);
 
+/* Mark the TSC unstable (by the watchdog, or tsc=unstable on the command
+ * line, as Linux's): true for the one caller that did it. */
+bool tsc_watchdog_mark_unstable(struct tsc_watchdog *watchdog, unsigned cpu, uint64_t khz);
+
 /* The kernel's own watchdog state (kernel/time/timekeeping.c feeds it). */
 extern struct tsc_watchdog tsc_watchdog;
 

@@ -299,6 +299,25 @@ SCENARIOS = [
      "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
                       r"^spin: cpu 3 after the first second: LOC [0-2], RES 0, CAL 0, NHZ 0, all [0-2]$",
                       r"^gps_completed: \d+ -> gps_completed: \d+$"]},
+    # SCHED_FIFO spinners without throttling (docs/realtime.md). One on
+    # nohz_full CPU 3 with a normal task queued beneath it: the tick stops
+    # anyway (Linux 6.1's sched_can_stop_tick), the normal task runs only
+    # once the spinner ends. One on CPU 0, where RCU's grace-period and
+    # offload kthreads run, above every user priority: grace periods
+    # complete while both spin (CPU 3's callbacks run in rcuo/3 on CPU 0,
+    # its user mode is quiescent). The shell pins itself to CPUs 1-2
+    # first: queued behind a spinner, it would wait until the spinner
+    # ends; rcustress's reader on CPU 0 does wait.
+    {"name": "rt-fifo", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=full nohz_full=3",
+     "command": "taskset -p -c 1-2 $$ >/dev/null; taskset -c 3 spin 4 --fifo 50 & taskset -c 0 spin 4 --fifo 50 & "
+                "sleep 0.5; taskset -c 3 spin 1 & sleep 0.7; g1=$(grep gps_completed /proc/rcu); "
+                "rcustress 1 & sleep 1.5; g2=$(grep gps_completed /proc/rcu); wait; echo \"$g1 -> $g2\"",
+     "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
+                      r"^spin: 4 s, [1-9]\d* iterations, \d+ syscalls, 0 faults, fifo, cpus 3:\d+$",
+                      r"^spin: 4 s, [1-9]\d* iterations, \d+ syscalls, 0 faults, fifo, cpus 0:\d+$",
+                      r"^spin: cpu 3 after the first second: LOC [0-2], RES \d+, CAL 0, NHZ 0, all [0-2]$",
+                      r"^spin: 1 s, [1-9]\d* iterations, 0 syscalls, 0 faults, cpus 3:\d+$",
+                      r"^gps_completed: (\d+) -> gps_completed: (?!\1$)\d+$"]},
     # A second task on the nohz CPU: the kick restarts the tick, both make
     # progress; when the nohz task exits the mask is clear.
     {"name": "nohz-compete", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000",
@@ -402,8 +421,21 @@ SCENARIOS = [
     # Attacks on thread groups: /proc read while threads end, exec and
     # exit_group racing clone and each other, SIGKILL racing clone, a group
     # stop and continue, joins racing the end (host-thread_races too).
+    # SCHED_FIFO and SCHED_RR (docs/realtime.md): the calls' checks, order
+    # on one CPU, preemption by a woken real-time thread, inheritance,
+    # RESET_ON_FORK; the same program passes on the Linux host (host-sched_rt).
+    _program("sched-rt", "sched_rt"),
+    _program("sched-rt-glibc", "sched_rt", "glibc"),
     _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
     _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
+    # More attacks on threads (tests/user/thread_attacks.c): task files read
+    # while threads end, a futex waiter and a nohz thread moved, a nohz
+    # write racing a move, tgkill of a gone tid, one thread taking a process
+    # signal, vfork and fork from a thread, a group stop over futex waiters,
+    # robust lists and clear_child_tid at bad addresses, CLONE_SETTLS edges,
+    # threads until memory runs out (host-thread_attacks too).
+    _program("thread-attacks", "thread_attacks") | {"smp": 4, "timeout": 300},
+    _program("thread-attacks-glibc", "thread_attacks", "glibc") | {"smp": 4, "timeout": 300},
     # Each thread a nohz task (docs/threads.md): one static program whose
     # three pthreads, pinned to CPUs 1-3 and each marked through
     # /proc/thread-self/nohz, spin; QEMU's witness counts what each of the
@@ -797,6 +829,20 @@ SCENARIOS = [
     # sched_{get,set}affinity() find it until it is reaped, as on Linux.
     _program("zombies", "zombies"),
     _program("zombies-glibc", "zombies", "glibc"),
+    # The vDSO (docs/user-space.md, "The vDSO"): AT_SYSINFO_EHDR, the
+    # symbols at LINUX_2.6, each call between two system calls' answers,
+    # getcpu on each CPU, no reading behind another CPU's; a nohz task's
+    # million clock reads enter the kernel 0 times; unmapped it is
+    # SIGSEGV, a fork keeps it unmapped, an exec maps it again; written,
+    # only the writer's copy changes. With tsc=unstable every read is a
+    # system call. Passes on the Linux host too ("host-vdso" in tests/run).
+    # musl, static glibc and dynamic glibc (Debian's loader) in one boot,
+    # to save make test two boots.
+    {"name": "vdso", "smp": 2, "timeout": 150, "debian": True,
+     "add": ["build/tests-user/vdso.musl:/bin/vdso-test", "build/tests-user/vdso.glibc:/bin/vdso-glibc-test",
+             "build/tests-user/vdso.dyn:/bin/vdso-dyn-test"],
+     "command": "vdso-test && vdso-glibc-test && vdso-dyn-test"},
+    dict(_program("vdso-tsc-unstable", "vdso", "glibc"), append="tsc=unstable"),
     # futex(2) alone and with fork, vfork and signals: every operation's
     # errors, timeouts and clocks, EINTR and restarts, keys after fork,
     # WAKE_OP on the word, the PI protocol in the word, the robust-list walk
@@ -894,6 +940,10 @@ SCENARIOS = [
     _program("conform-fs-glibc", "conform_fs", "glibc"),
     _program("conform-mm", "conform_mm"),
     _program("conform-mm-glibc", "conform_mm", "glibc"),
+    # The memory regions (kernel/mm/region.c): /proc/self/maps, splits and
+    # merges, PROT_NONE and the fault codes, a sibling thread's races.
+    _program("regions", "regions"),
+    _program("regions-glibc", "regions", "glibc"),
     _program("conform-proc", "conform_proc"),
     _program("conform-proc-glibc", "conform_proc", "glibc"),
     _program("conform-exec", "conform_exec"),
@@ -910,6 +960,27 @@ SCENARIOS = [
      "check": lambda out: _fuzz_class_checks(out),
      "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed", r"^fuzz-classes: \w+ failed"]},
 
+    # The thread classes of fuzz together (one scenario for five classes,
+    # make test's time being short; each is in make soak's rotation alone):
+    # touchers catch SIGSEGV from pages a sibling unmaps, futex calls from
+    # several threads at once, a thread's end wakes the waiter on its
+    # clear_child_tid word, signals interrupt futex waits, clone and
+    # clone3 with random flags are refused (EINVAL) or done.
+    {"name": "fuzz-threads", "smp": 4, "ktap": False, "timeout": 100,
+     "command": "fuzz 15 1 --only thread-unmap,thread-futex,thread-exit,thread-signal,clone",
+     "must_contain": [r"^fuzz: classes thread-unmap,thread-futex,thread-exit,thread-signal,clone$",
+                      r"^fuzz: workers \d+ started, [1-9]\d* finished, 0 lost",
+                      r"^fuzz: class thread-unmap: faults caught [1-9]",
+                      r"^fuzz: class thread-unmap: children [1-9]\d*: exited [1-9]\d*, .*killed by signals: (none|Killed \d+);",
+                      r"^fuzz: class thread-futex: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EFAULT [1-9]\d* EINVAL [1-9]",
+                      r"^fuzz: class thread-exit: [1-9]\d* bursts, calls [1-9]\d*: success [1-9]",
+                      r"^fuzz: class thread-exit: words cleared by the exit [1-9]",
+                      r"^fuzz: class thread-signal: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINTR [1-9]",
+                      r"^fuzz: class thread-signal: handlers run [1-9]",
+                      r"^fuzz: class clone: [1-9]\d* bursts, calls [1-9]\d*: success [1-9].* EINVAL [1-9]",
+                      r"^fuzz: root directory unchanged$", r"^fuzz: PASS$"],
+     "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]},
+
     # nohz_full_init() asks the policy whether it reads nohz_full=
     # (struct tick_policy's uses_nohz_full, docs/tick-policy.md): tick=full
     # without the list, and the list under tick=task, are each reported,
@@ -918,7 +989,11 @@ SCENARIOS = [
      "must_contain": [r"^nohz_full: tick=full without nohz_full=: busy CPUs keep their tick$"]},
     {"name": "nohz-full-list-without-policy", "smp": 2, "append": "tick=task nohz_full=1 ktest=boot",
      "must_contain": [r"^nohz_full=1: takes effect with tick=full \(now tick=task\)$", r"^nohz_full: cpus 1$"]},
-    {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot",
+    # The last boot also runs ktest=rt_tick: the scheduler's tick
+    # dependency with SCHED_FIFO and SCHED_RR tasks (Linux 6.1's
+    # sched_can_stop_tick rules, docs/realtime.md), and the tick stopping
+    # where the rules let it on nohz_full CPU 1.
+    {"name": "nohz-full-policy-and-list", "smp": 2, "append": "tick=full nohz_full=1 ktest=boot,rt_tick",
      "must_contain": [r"^nohz_full: cpus 1$"],
      "must_not_contain": [r"takes effect with", r"without nohz_full="]},
     # Tick policies registered with TICK_POLICY: the list, its order, the
@@ -950,10 +1025,10 @@ SCENARIOS = [
               "--probes", "3", "--out", "build/test-logs/compare-linux-short"],
      "must_contain": [r"^compare-linux: linux-image-6\.1\.0-\d+-amd64_.*: CONFIG_NO_HZ_FULL=y, CONFIG_HZ=\d+$",
                       r"^task +alone +1 +yes +0 +0 +0 +0 ", r"^written: .*compare-linux-alone\.svg$",
-                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread futex_cpu0_cpu1 "
-                      r"present and positive$",
-                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread "
-                      r"futex_cpu0_cpu1 present and positive$"],
+                      r"^probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime thread "
+                      r"futex_cpu0_cpu1 present and positive$",
+                      r"^probes: linux-isolated: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime "
+                      r"thread futex_cpu0_cpu1 present and positive$"],
      "must_not_contain": [r"^DISAGREE"],
      "check": _compare_linux_alone},
 

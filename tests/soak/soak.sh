@@ -49,7 +49,8 @@ taskset -c 2 spin "$S" --syscall-every 1000 > /tmp/soak/spin2 || fail "spin on c
 ( n=0; while [ "$(now)" -lt $((end - 30)) ]; do
       only=    # even runs: every class; odd runs: the next class alone
       if [ $((n % 2)) -eq 1 ]; then
-          set -- calls proc nohz affinity reap flags symlink memory sigreturn
+          set -- calls proc nohz affinity reap flags symlink memory sigreturn futex \
+              thread-unmap thread-futex thread-exit thread-signal clone
           shift $(( (n / 2) % $# ))
           only="--only $1"
       fi

@@ -46,7 +46,6 @@ static int mmap_no_map_type(void)
 /* Map types 4 to 15 do not exist. */
 static int mmap_unknown_map_type(void)
 {
-    NOHZK_DIFFERS("nohzk differs: a map type with MAP_PRIVATE's bit set is taken as MAP_PRIVATE");
     EXPECT_ERROR(raw_mmap(NULL, PAGE, PROT_READ, 0x06 | MAP_ANONYMOUS, -1, 0), EINVAL);
     EXPECT_ERROR(raw_mmap(NULL, PAGE, PROT_READ, 0x0f | MAP_ANONYMOUS, -1, 0), EINVAL);
     return 1;
@@ -150,18 +149,12 @@ static int mmap_shared_file(void)
     return 1;
 }
 
-/* A shared anonymous mapping is shared with a child after fork. nohzk
- * leaves shared mappings out and must say so (ENOSYS), never hand out a
- * private mapping that a program would wait on for ever. */
+/* A shared anonymous mapping is shared with a child after fork. */
 static int mmap_shared_anonymous_is_shared(void)
 {
     volatile char *address = (volatile char *)raw_mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
                                                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (address == MAP_FAILED) {
-        CHECK(errno == ENOSYS && conform_on_nohzk());
-        ktap_skip_reason = "nohzk differs: shared anonymous mappings are ENOSYS";
-        return 1;
-    }
+    CHECK(address != MAP_FAILED);
     pid_t child = fork();
     CHECK(child >= 0);
     if (child == 0) {
@@ -196,7 +189,6 @@ static int mmap_hint_used_when_free(void)
     munmap(probe, 4 * PAGE);
     long address = raw_mmap(probe + PAGE, PAGE, PROT_READ, ANONYMOUS, -1, 0);
     munmap((void *)address, PAGE);
-    NOHZK_DIFFERS("nohzk differs: the address hint is not looked at");
     EXPECT_VALUE(address, (long)(probe + PAGE));
     return 1;
 }
@@ -213,7 +205,6 @@ static int mmap_fixed_noreplace_over_a_mapping(void)
         munmap((void *)result, PAGE);
     EXPECT_VALUE(pages[0], 7);
     munmap(pages, PAGE);
-    NOHZK_DIFFERS("nohzk differs: MAP_FIXED_NOREPLACE is not known (taken as a hint)");
     EXPECT_SAVED_ERROR(result, error, EEXIST);
     return 1;
 }
@@ -241,7 +232,6 @@ static int mmap_private_file_is_a_copy(void)
     EXPECT_VALUE(address[100], 0);     /* past the end of the file: zeros */
     address[0] = 'X';
     char byte = 0;
-    NOHZK_DIFFERS("nohzk differs: mmap of a file moves the file position to the end of what it copied");
     EXPECT_VALUE(read(fd, &byte, 1), 1);     /* mmap does not move the file position */
     EXPECT_VALUE(byte, 'f');
     munmap(address, PAGE);
@@ -273,7 +263,6 @@ static int mmap_prot_none_read_faults(void)
     EXPECT(fault_page != MAP_FAILED);
     int status = status_of_child(read_fault_page);
     munmap(fault_page, PAGE);
-    NOHZK_DIFFERS("nohzk differs: a PROT_NONE page stays readable (mprotect keeps it present)");
     EXPECT(killed_by(status, SIGSEGV));
     return 1;
 }

@@ -370,6 +370,24 @@ static int mmap_check(long result, int fired)
     return (char *)result == map && map[PAGE] == 0;
 }
 static void unmap(void) { munmap(map, 4 * PAGE); }
+/* Shared anonymous memory: its pages are taken at once. */
+static long mmap_shared(void)
+{
+    return (long)syscall(SYS_mmap, map, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
+                         -1, 0);
+}
+/* A private file mapping: a copy of the file, its region named. */
+static long mmap_file(void)
+{
+    return (long)syscall(SYS_mmap, map, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fds[2], 0);
+}
+static int mmap_file_check(long result, int fired)
+{
+    (void)fired;
+    if (result < 0)
+        return !mapped(map) && !mapped(map + 3 * PAGE);
+    return (char *)result == map && map[0] == pattern[0];
+}
 
 static void three_pages_setup(void)
 {
@@ -397,6 +415,14 @@ static int mprotect_check(long result, int fired)
     return result < 0 ? got == 1 : got < 0 && errno == EFAULT && map[PAGE] == 'b';
 }
 static void unmap_three(void) { munmap(map, 3 * PAGE); }
+static long madvise_middle(void) { return syscall(SYS_madvise, map + PAGE, PAGE, MADV_DONTNEED); }
+static int madvise_check(long result, int fired)
+{
+    (void)fired;
+    if (map[0] != 'a' || map[2 * PAGE] != 'c')
+        return 0;
+    return result < 0 ? map[PAGE] == 'b' : map[PAGE] == 0;
+}
 
 static void brk_setup(void) { brk_before = syscall(SYS_brk, 0); }
 static long brk_grow(void) { return syscall(SYS_brk, brk_before + 8 * PAGE); }
@@ -784,6 +810,167 @@ static long exec_missing(void)
     return r < 0 && errno == ENOENT ? 0 : r;    /* ENOENT is its answer */
 }
 
+/* threads, clone3, futexes */
+#define THREAD_FLAGS (CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
+                      CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+struct clone_args_ {
+    unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+static struct clone_args_ clone3_args;
+static volatile int tid_word;
+
+/* clone or clone3 whose new task runs only SYS_exit, in registers: no
+ * stack or libc of its own needed. The tid or pid, or -errno (raw). */
+static long clone_to_exit(long number, long a0, long a1, long a2, long a3)
+{
+    register long r10 __asm__("r10") = a3, r8 __asm__("r8") = 0;
+    long result;
+    __asm__ volatile("syscall\n\t"
+                     "test %%rax, %%rax\n\t"
+                     "jnz 1f\n\t"
+                     "mov $60, %%eax\n\t"
+                     "mov $7, %%edi\n\t"        /* a process child exits 7, as fork_raw's */
+                     "syscall\n\t"
+                     "ud2\n"
+                     "1:"
+                     : "=a"(result)
+                     : "a"(number), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8)
+                     : "rcx", "r11", "memory");
+    if (result < 0) {
+        errno = (int)-result;
+        return -1;
+    }
+    return result;
+}
+
+/* Threads in /proc/self/task other than this one. */
+static int other_threads(void)
+{
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY), count = -1;
+    char entries[2048];
+    long got;
+    while (fd >= 0 && (got = syscall(SYS_getdents64, fd, entries, sizeof(entries))) > 0)
+        for (long at = 0; at < got;) {
+            unsigned short length = *(unsigned short *)(entries + at + 16);
+            count += entries[at + 19] != '.';
+            at += length;
+        }
+    close(fd);
+    return count;
+}
+
+static void tid_word_setup(void) { tid_word = -1; }
+static long last_thread_result;         /* thread_check()'s last */
+static long clone_thread(void) { return clone_to_exit(SYS_clone, THREAD_FLAGS, 0, (long)&tid_word, (long)&tid_word); }
+static long clone3_thread(void)
+{
+    clone3_args = (struct clone_args_){ .flags = THREAD_FLAGS, .parent_tid = (unsigned long)&tid_word,
+                                        .child_tid = (unsigned long)&tid_word };
+    return clone_to_exit(SYS_clone3, (long)&clone3_args, sizeof(clone3_args), 0, 0);
+}
+/* A failed clone left no thread and wrote no tid; a new thread ends,
+ * clearing its word (CLONE_CHILD_CLEARTID), and leaves the task list. */
+static int thread_check(long result, int fired)
+{
+    (void)fired;
+    last_thread_result = result;
+    if (result < 0)
+        return tid_word == -1 && other_threads() == 0;
+    for (int i = 0; i < 10000 && tid_word != 0; i++)
+        usleep(100);
+    for (int i = 0; i < 10000 && other_threads() != 0; i++)
+        usleep(100);
+    usleep(20000);              /* off the list, its task dead soon after: then the next clone frees it */
+    return tid_word == 0 && other_threads() == 0;
+}
+/* A thread that ended is freed by the next clone (thread_sweep(),
+ * docs/threads.md) or the process's end, not at once: so the walk keeps
+ * one ended thread in hand. Each clone frees the one before; after a
+ * clone that failed, another takes its place, unarmed. */
+static void make_ended_thread(void)
+{
+    tid_word = -1;
+    thread_check(clone_thread(), 0);
+}
+static void thread_teardown(void)
+{
+    if (last_thread_result < 0)
+        make_ended_thread();
+}
+static long clone_process(void)
+{
+    return clone_to_exit(SYS_clone, CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD, 0, 0, (long)&tid_word);
+}
+static long clone3_process(void)
+{
+    clone3_args = (struct clone_args_){ .flags = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID,
+                                        .child_tid = (unsigned long)&tid_word, .exit_signal = SIGCHLD };
+    return clone_to_exit(SYS_clone3, (long)&clone3_args, sizeof(clone3_args), 0, 0);
+}
+static int clone_process_check(long result, int fired)
+{
+    return fork_check(result, fired) && tid_word == -1;    /* the child's tid went to its own copy */
+}
+
+/* futex operations that write the word: on a page never written, the
+ * write needs a page (EFAULT or ENOMEM when none comes, as Linux's
+ * fault_in_user_writeable()). */
+static void fresh_page_setup(void)
+{
+    map = mmap(0, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+static void unmap_page(void) { munmap(map, PAGE); }
+static volatile int futex_word;
+static long futex_wake_op(void)
+{
+    /* *map = 1 (FUTEX_OP_SET), wake on both words: no one waits */
+    return syscall(SYS_futex, &futex_word, 5 | 128, 1, 1, map, (1 << 28) | (1 << 12));
+}
+static int wake_op_check(long result, int fired)
+{
+    (void)fired;
+    return result < 0 ? *(volatile int *)map == 0 : result == 0 && *(volatile int *)map == 1;
+}
+static long futex_lock_pi(void) { return syscall(SYS_futex, map, 6 | 128, 0, 0, 0, 0); }
+static int lock_pi_check(long result, int fired)
+{
+    (void)fired;
+    int word = *(volatile int *)map;
+    return result < 0 ? word == 0 : result == 0 && word == (int)syscall(SYS_gettid);
+}
+static long futex_wake(void) { return syscall(SYS_futex, &futex_word, 1 | 128, 1, 0, 0, 0); }
+static int futex_check(long result, int fired)
+{
+    (void)fired;
+    return result <= 0;     /* no one waits: none woken or moved (a failure's errno the walk checks) */
+}
+static long futex_requeue(void) { return syscall(SYS_futex, &futex_word, 4 | 128, 1, 1, &tid_word, 0); }
+
+static long robust_head[3], saved_head, saved_length;
+static void save_robust_list(void)
+{
+    robust_head[0] = (long)robust_head;
+    robust_head[1] = 8;
+    syscall(SYS_get_robust_list, 0, &saved_head, &saved_length);
+}
+static long set_robust(void) { return syscall(SYS_set_robust_list, robust_head, 24); }
+static void restore_robust_list(void)
+{
+    if (saved_head)
+        syscall(SYS_set_robust_list, saved_head, saved_length);
+}
+static long tgkill_self(void) { return syscall(SYS_tgkill, getpid(), (int)syscall(SYS_gettid), SIGUSR1); }
+
+static char task_path[64];
+static void task_status_setup(void)
+{
+    expected_fd = lowest_free_fd();
+    snprintf(task_path, sizeof(task_path), "/proc/self/task/%d/status", (int)syscall(SYS_gettid));
+}
+static long open_task_status(void) { return syscall(SYS_open, task_path, O_RDONLY); }
+static long open_thread_self_nohz(void) { return syscall(SYS_open, "/proc/thread-self/nohz", O_RDONLY); }
+static void task_dir_setup(void) { fds[0] = open("/proc/self/task", O_RDONLY | O_DIRECTORY); }
+
 static const struct call calls[] = {
     { "open-create", 0, 0, 0, open_setup, open_create, open_create_check, open_teardown },
     { "open", 0, 0, 0, open_setup, open_existing, open_existing_check, close_fd0 },
@@ -804,7 +991,10 @@ static const struct call calls[] = {
     { "execve", 0, 0, 0, exec_setup, exec_in_child, 0, close_exec_report },
     { "execve-script", 0, 0, 0, exec_script_setup, exec_in_child, 0, exec_script_teardown },
     { "mmap", 0, 0, 0, hole_setup, mmap_anonymous, mmap_check, unmap },
+    { "mmap-shared", 0, 0, 0, hole_setup, mmap_shared, mmap_check, unmap },
+    { "mmap-file", 0, 0, 0, hole_setup, mmap_file, mmap_file_check, unmap },
     { "munmap", 0, 0, 0, three_pages_setup, munmap_middle, munmap_check, unmap_three },
+    { "madvise", 0, 0, 0, three_pages_setup, madvise_middle, madvise_check, unmap_three },
     { "mprotect", 0, 0, 0, three_pages_setup, mprotect_middle, mprotect_check, unmap_three },
     { "brk", 0, 0, 0, brk_setup, brk_grow, brk_check, brk_back },
     { "read-zero", 0, EFAULT, 0, zero_read_setup, read_into_fresh_pages, zero_read_check, zero_read_teardown },
@@ -845,6 +1035,19 @@ static const struct call calls[] = {
     { "exit", 0, 0, 1, nothing, exit_in_child, worked_or_failed, nothing },
     { "dup2-grow", 0, 0, 1, nothing, dup2_grow_in_child, worked_or_failed, nothing },
     { "execve-missing", 0, 0, 0, nothing, exec_missing, worked_or_failed, nothing },
+    { "clone-thread", 0, 0, 0, tid_word_setup, clone_thread, thread_check, thread_teardown },
+    { "clone3-thread", 0, 0, 0, tid_word_setup, clone3_thread, thread_check, thread_teardown },
+    { "clone-process", 0, 0, 0, tid_word_setup, clone_process, clone_process_check, nothing },
+    { "clone3-process", 0, 0, 0, tid_word_setup, clone3_process, clone_process_check, nothing },
+    { "futex-wake-op", 0, EFAULT, 0, fresh_page_setup, futex_wake_op, wake_op_check, unmap_page },
+    { "futex-lock-pi", 0, EFAULT, 0, fresh_page_setup, futex_lock_pi, lock_pi_check, unmap_page },
+    { "futex-wake", 0, 0, 0, nothing, futex_wake, futex_check, nothing },
+    { "futex-requeue", 0, 0, 0, nothing, futex_requeue, futex_check, nothing },
+    { "set_robust_list", 0, 0, 0, save_robust_list, set_robust, worked_or_failed, restore_robust_list },
+    { "tgkill", 0, 0, 0, handle_usr1, tgkill_self, kill_check, default_usr1 },
+    { "proc-task-status", 0, 0, 0, task_status_setup, open_task_status, open_proc_check, close_fd0 },
+    { "proc-thread-self-nohz", 0, 0, 0, open_setup, open_thread_self_nohz, open_proc_check, close_fd0 },
+    { "getdents-proc-task", 0, 0, 0, task_dir_setup, getdents_proc, getdents_check, close_fd0 },
     { "rcustress", 1, 0, 0, rcustress_setup, write_rcustress, rcustress_check, close_fd0 },
 };
 
@@ -979,6 +1182,8 @@ static int try_pair(const struct call *call, long n)
 
 static int walk(const struct call *call)
 {
+    if (call->teardown == thread_teardown)
+        make_ended_thread();
     if (try_pair(call, 0) < 0)      /* without injection: must work, and warms caches */
         return 0;
     int bad = 0;

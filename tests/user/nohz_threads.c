@@ -3,8 +3,8 @@
  * (docs/threads.md, "Each thread a nohz task"). After a first second each
  * thread writes, from its own CPU,
  *   nohz_threads: witness open: cpu N
- * spins SECONDS more, reading the clock every CLOCK_EVERY iterations (a
- * system call, not an interrupt), then writes
+ * spins SECONDS more, reading the clock every CLOCK_EVERY iterations (in
+ * user mode, through the vDSO; neither a system call nor an interrupt), then writes
  *   nohz_threads: witness close: cpu N
  * and QEMU's witness (tools/run/boot --witness, docs/noise.md) counts the
  * interrupts each CPU took in between. Memory is locked first (mlockall)

@@ -24,7 +24,8 @@
  * 3,0), in a child pinned there: pipe_cpuC, one byte there and back
  * between it and a grandchild pinned to the same CPU; then getppid_cpuC
  * after a one-second warm-up, as a nohz task on any CPU but 0 where the
- * kernel has /proc/self/nohz. Then spawn: fork + execve(TRUE_PATH) + wait4.
+ * kernel has /proc/self/nohz. Then spawn: fork + execve(TRUE_PATH) + wait4,
+ * and clock_gettime: CLOCK_MONOTONIC through the C library (the vDSO).
  * One line per probe, "probe: NAME ns_median=N ns_min=N ns_max=N rounds=N
  * per_round=N" (getppid adds nohz=0|1); status 1 if a probe failed (its
  * line is then missing). After spawn, two thread probes: thread, one
@@ -55,6 +56,7 @@
 #define WARMUP_NS 1000000000ll
 #define PROBE_ROUNDS 11
 #define PIPE_TRIPS 100
+#define CLOCK_READS 1000
 #define PROBE_MAX_ROUNDS 1000
 #define PROBE_MAX_CPUS 16
 #define THREAD_SPAWNS 20        /* pthread_create + pthread_join per round */
@@ -240,6 +242,22 @@ static int probes_on(int cpu, int rounds)
     }
     int status;
     return child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status);
+}
+
+/* clock_gettime(CLOCK_MONOTONIC) through the C library: the vDSO where
+ * the kernel maps one that serves it, else a system call. Unpinned. */
+static int probe_clock_gettime(int rounds)
+{
+    uint64_t samples[PROBE_MAX_ROUNDS];
+    struct timespec now;
+    for (int round = 0; round < rounds; round++) {
+        int64_t start = now_ns();
+        for (int i = 0; i < CLOCK_READS; i++)
+            clock_gettime(CLOCK_MONOTONIC, &now);
+        samples[round] = now_ns() - start;
+    }
+    print_probe("clock_gettime", samples, rounds, CLOCK_READS, "");
+    return 0;
 }
 
 static int probe_spawn(const char *true_path, int rounds)
@@ -432,6 +450,7 @@ static int probes(int argc, char **argv)
     failed |= probe_spawn(true_path, rounds);
     failed |= probe_thread(rounds);
     failed |= probe_futex(rounds);
+    failed |= probe_clock_gettime(rounds);
     return failed;
 }
 

@@ -14,13 +14,15 @@ never a time of 0 or a ratio of 0.
 import re
 
 # In table order.
-PROBES = ["getppid_cpu3", "getppid_cpu0", "pipe_cpu3", "pipe_cpu0", "spawn"]
+PROBES = ["getppid_cpu3", "getppid_cpu0", "pipe_cpu3", "pipe_cpu0", "spawn",
+          "clock_gettime"]
 DESCRIPTIONS = {
     "getppid_cpu3": "getppid() round trip on CPU 3 (nohz_full; nohzk: a nohz task)",
     "getppid_cpu0": "getppid() round trip on CPU 0",
     "pipe_cpu3": "1-byte pipe round trip, two processes on CPU 3",
     "pipe_cpu0": "1-byte pipe round trip, two processes on CPU 0",
     "spawn": "fork + execve(/bin/true) + wait4",
+    "clock_gettime": "clock_gettime(CLOCK_MONOTONIC) through the C library: the vDSO",
 }
 # The thread probes: functions and rows of their own in syscall_bench.c.
 PROBES += ["thread", "futex_cpu0_cpu1"]

@@ -32,8 +32,8 @@ def output(medians, skip=()):
 
 NOHZK = {"getppid_cpu3": 1800, "getppid_cpu0": 1000, "pipe_cpu3": 90000, "pipe_cpu0": 50000, "spawn": 48000000}
 LINUX = {"getppid_cpu3": 900, "getppid_cpu0": 1000, "pipe_cpu3": 30000, "pipe_cpu0": 25000, "spawn": 12000000}
-NOHZK.update({"thread": 90000, "futex_cpu0_cpu1": 40000})
-LINUX.update({"thread": 45000, "futex_cpu0_cpu1": 80000})
+NOHZK.update({"clock_gettime": 60, "thread": 90000, "futex_cpu0_cpu1": 40000})
+LINUX.update({"clock_gettime": 600, "thread": 45000, "futex_cpu0_cpu1": 80000})
 ROWS = slice(2, 2 + len(probes.PROBES))
 LOADS = [("before", (1.5, 1.25, 1.0)), ("after", (2.0, 1.5, 1.0))]
 
@@ -147,8 +147,8 @@ class RatioTableTest(unittest.TestCase):
 
     def test_presence_line_names_no_time(self):
         self.assertEqual(probes.presence_line("task", probes.parse(output(NOHZK))),
-                         "probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn thread futex_cpu0_cpu1 "
-                         "present and positive")
+                         "probes: task: getppid_cpu3 getppid_cpu0 pipe_cpu3 pipe_cpu0 spawn clock_gettime thread "
+                         "futex_cpu0_cpu1 present and positive")
 
 
 class PlaceTest(unittest.TestCase):
