@@ -341,7 +341,7 @@ static pid_t signal_when_asleep(int signal)
 
 /* Thread-directed before process-directed, then the lowest number; the
  * siginfo says who sent it and how. */
-static int sigtimedwait_takes_pending_in_order_body(void)
+static int rt_sigtimedwait_takes_pending_in_order_body(void)
 {
     sigset_t set = signal_set(SIGUSR1), old;
     sigaddset(&set, SIGUSR2);
@@ -367,7 +367,7 @@ static int sigtimedwait_takes_pending_in_order_body(void)
     return 1;
 }
 
-static int sigtimedwait_bad_arguments_body(void)
+static int rt_sigtimedwait_bad_arguments_body(void)
 {
     sigset_t set = signal_set(SIGUSR1), old;
     sigprocmask(SIG_BLOCK, &set, &old);
@@ -393,7 +393,7 @@ static int sigtimedwait_bad_arguments_body(void)
 /* No timeout waits for ever: until the signal comes, even one the
  * caller did not block (it is taken, its handler does not run); another
  * signal with a handler ends it with EINTR. */
-static int sigtimedwait_waits_body(void)
+static int rt_sigtimedwait_waits_body(void)
 {
     sigset_t set = signal_set(SIGUSR1), old;
     siginfo_t info;
@@ -443,7 +443,7 @@ static void wait_through_stop(void)
     _exit((int)result);
 }
 
-static int sigtimedwait_kill_and_stop_body(void)
+static int rt_sigtimedwait_kill_and_stop_body(void)
 {
     CHECK(killed_by(status_of_child(wait_for_sigkill), SIGKILL));
     pid_t pid = fork();
@@ -459,10 +459,10 @@ static int sigtimedwait_kill_and_stop_body(void)
     return 1;
 }
 
-static int sigtimedwait_takes_pending_in_order(void) { return in_a_child(sigtimedwait_takes_pending_in_order_body); }
-static int sigtimedwait_bad_arguments(void) { return in_a_child(sigtimedwait_bad_arguments_body); }
-static int sigtimedwait_waits(void) { return in_a_child(sigtimedwait_waits_body); }
-static int sigtimedwait_kill_and_stop(void) { return in_a_child(sigtimedwait_kill_and_stop_body); }
+static int rt_sigtimedwait_takes_pending_in_order(void) { return in_a_child(rt_sigtimedwait_takes_pending_in_order_body); }
+static int rt_sigtimedwait_bad_arguments(void) { return in_a_child(rt_sigtimedwait_bad_arguments_body); }
+static int rt_sigtimedwait_waits(void) { return in_a_child(rt_sigtimedwait_waits_body); }
+static int rt_sigtimedwait_kill_and_stop(void) { return in_a_child(rt_sigtimedwait_kill_and_stop_body); }
 
 /* --- bad input: errors, nothing changed, and only the process dies ------ */
 
@@ -522,10 +522,10 @@ int main(void)
         KTAP_CASE(read_gets_eintr),
         KTAP_CASE(read_restarts),
         KTAP_CASE(nanosleep_reports_time_left),
-        KTAP_CASE(sigtimedwait_takes_pending_in_order),
-        KTAP_CASE(sigtimedwait_bad_arguments),
-        KTAP_CASE(sigtimedwait_waits),
-        KTAP_CASE(sigtimedwait_kill_and_stop),
+        KTAP_CASE(rt_sigtimedwait_takes_pending_in_order),
+        KTAP_CASE(rt_sigtimedwait_bad_arguments),
+        KTAP_CASE(rt_sigtimedwait_waits),
+        KTAP_CASE(rt_sigtimedwait_kill_and_stop),
         KTAP_CASE(bad_arguments_rejected),
         KTAP_CASE(broken_frames_kill_only_the_process),
     };
