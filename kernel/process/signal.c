@@ -167,7 +167,8 @@ static struct thread *taker(struct process *process, int signal)
 void signal_send(struct process *process, int signal, const struct signal_origin *origin)
 {
     bool locked = lock_threads();
-    if (!send_prepare(process, signal, process->leader.signals.blocked))
+    const struct signal_state *leader = &process->leader.signals;
+    if (!send_prepare(process, signal, leader->blocked | leader->real_blocked))
         goto out;
     if (signal == SIGKILL) {
         kill_group_locked(process, origin);
@@ -188,7 +189,7 @@ void signal_send_thread(struct thread *thread, int signal, const struct signal_o
 {
     struct process *process = thread->process;
     bool locked = lock_threads();
-    if (thread->exited || !send_prepare(process, signal, thread->signals.blocked))
+    if (thread->exited || !send_prepare(process, signal, thread->signals.blocked | thread->signals.real_blocked))
         goto out;
     thread->signals.origin[signal] = *origin;
     __atomic_or_fetch(&thread->signals.pending, signal_bit(signal), __ATOMIC_SEQ_CST);
@@ -673,7 +674,9 @@ static bool wait_for_signal(uint64_t ns, bool forever)
 
 /* Linux's order of checks: the set's size, the set, the timeout's
  * address, then its value. The signals waited for are unblocked while the
- * thread sleeps, so that a process-directed one picks it (the caller
+ * thread sleeps, so that a process-directed one picks it, but count as
+ * blocked for a signal ignored by default (Linux's real_blocked: a
+ * waited-for SIGCHLD is not dropped) (the caller
  * should have blocked them; if it did not, a handler may take one first,
  * as on Linux). A signal taken whose siginfo cannot be written is lost:
  * EFAULT, as on Linux. Ended by anything else (a handler's signal, a
@@ -703,9 +706,11 @@ SYSCALL_DEFINE4(rt_sigtimedwait, const uint64_t *, user_set, void *, user_info, 
     bool interrupted = false;
     if (!signal && (!user_timeout || ns > 0)) {
         uint64_t blocked = thread->signals.blocked;
+        thread->signals.real_blocked = blocked;     /* still blocked for send_prepare()'s "ignored?" */
         thread->signals.blocked = blocked & ~set;
         interrupted = wait_for_signal((uint64_t)ns, !user_timeout);
         thread->signals.blocked = blocked;
+        thread->signals.real_blocked = 0;
         signal = take_signal_in(thread, set, &origin);
     }
     if (!signal)

@@ -419,6 +419,26 @@ static int rt_sigtimedwait_waits_body(void)
     return 1;
 }
 
+/* A signal whose default is to be ignored (SIGCHLD), blocked and waited
+ * for: it is not dropped while the wait has it unblocked (Linux's
+ * real_blocked). */
+static int rt_sigtimedwait_ignored_by_default_body(void)
+{
+    sigset_t set = signal_set(SIGCHLD), old;
+    sigprocmask(SIG_BLOCK, &set, &old);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(state_soon(parent, 'S') ? 5 : 6);
+    struct timespec ten = { 10, 0 };
+    siginfo_t info;
+    CHECK(timed_wait(&set, &info, &ten) == SIGCHLD);
+    CHECK(info.si_code == CLD_EXITED && info.si_pid == pid && info.si_status == 5);
+    CHECK(exited_with(wait_status(pid), 5));
+    sigprocmask(SIG_SETMASK, &old, 0);
+    return 1;
+}
+
 /* SIGKILL in the set is not waited for: it kills. */
 static void wait_for_sigkill(void)
 {
@@ -462,6 +482,7 @@ static int rt_sigtimedwait_kill_and_stop_body(void)
 static int rt_sigtimedwait_takes_pending_in_order(void) { return in_a_child(rt_sigtimedwait_takes_pending_in_order_body); }
 static int rt_sigtimedwait_bad_arguments(void) { return in_a_child(rt_sigtimedwait_bad_arguments_body); }
 static int rt_sigtimedwait_waits(void) { return in_a_child(rt_sigtimedwait_waits_body); }
+static int rt_sigtimedwait_ignored_by_default(void) { return in_a_child(rt_sigtimedwait_ignored_by_default_body); }
 static int rt_sigtimedwait_kill_and_stop(void) { return in_a_child(rt_sigtimedwait_kill_and_stop_body); }
 
 /* --- bad input: errors, nothing changed, and only the process dies ------ */
@@ -525,6 +546,7 @@ int main(void)
         KTAP_CASE(rt_sigtimedwait_takes_pending_in_order),
         KTAP_CASE(rt_sigtimedwait_bad_arguments),
         KTAP_CASE(rt_sigtimedwait_waits),
+        KTAP_CASE(rt_sigtimedwait_ignored_by_default),
         KTAP_CASE(rt_sigtimedwait_kill_and_stop),
         KTAP_CASE(bad_arguments_rejected),
         KTAP_CASE(broken_frames_kill_only_the_process),
