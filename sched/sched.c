@@ -42,18 +42,6 @@ void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
 DEFINE_PER_CPU_SHARED_ALIGNED(struct runqueue, runqueues) = { .lock = SPINLOCK_INIT("runqueue") };
 
-/* One %gs-relative load: reading this_cpu() and then ->current would be
- * two, and a task moved to another CPU in between would get that CPU's
- * old current task instead of itself. */
-struct task *current_task(void)
-{
-    struct task *task;
-    __asm__ volatile("movq %%gs:%c1, %0"
-                     : "=r"(task)
-                     : "i"(offsetof(struct cpu, current)));
-    return task;
-}
-
 /* Behind the tasks of higher priority, and behind its equals too unless
  * ahead_of_equals (a preempted real-time task keeps its place, as on Linux). */
 static void queue_insert(struct runqueue *rq, struct task *task, bool ahead_of_equals)

@@ -4,9 +4,11 @@
 #define SCHED_TASK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arch/x86/fpu.h"
+#include "kernel/base/percpu.h"
 #include "kernel/lib/cpumask.h"
 #include "kernel/base/spinlock.h"
 #include "sched/wait.h"
@@ -83,8 +85,19 @@ struct task {
     uint64_t migrations;
 };
 
-/* The running task on this CPU. */
-struct task *current_task(void);
+/* The running task on this CPU: one %gs-relative load, inline (it is on
+ * every system call's path several times). Reading this_cpu() and then
+ * ->current would be two, and a task moved to another CPU in between
+ * would get that CPU's old current task instead of itself. The asm names
+ * no memory: the compiler does not order it after a store to
+ * cpu->current in the same function (the two writers, schedule_common()
+ * and the idle task's setup, call out before anyone reads it). */
+static inline struct task *current_task(void)
+{
+    struct task *task;
+    __asm__ volatile("movq %%gs:%c1, %0" : "=r"(task) : "i"(offsetof(struct cpu, current)));
+    return task;
+}
 
 struct task *kthread_create(const char *name, void (*entry)(void *arg), void *arg,
                             const struct cpumask *affinity);

@@ -80,15 +80,34 @@ extern uintptr_t percpu_offsets[MAX_CPUS];
         (__typeof__(pointer))(percpu_address_ + (offset));                 \
     })
 
+#define per_cpu_ptr(name, cpu_id) PERCPU_RELOCATE(&percpu__##name, percpu_offsets[(cpu_id)])
+
+/* This CPU's copy in two instructions, the offset read %gs-relative and the
+ * image's address added as an immediate (the kernel's code model keeps it
+ * in 32 bits): the generic form takes three, the address in a register
+ * first. Hot on the way into and out of every system call. The asm hides
+ * the result's origin as PERCPU_RELOCATE does. The host's unit tests
+ * (tests/host), built position-independent, compile it but never run it:
+ * they get the generic form. */
+#ifdef HOST_TEST
 static inline uintptr_t this_cpu_percpu_offset(void)
 {
     uintptr_t offset;
     __asm__ volatile("movq %%gs:%c1, %0" : "=r"(offset) : "i"(__builtin_offsetof(struct cpu, percpu_offset)));
     return offset;
 }
-
-#define per_cpu_ptr(name, cpu_id) PERCPU_RELOCATE(&percpu__##name, percpu_offsets[(cpu_id)])
 #define this_cpu_ptr(name) PERCPU_RELOCATE(&percpu__##name, this_cpu_percpu_offset())
+#else
+#define this_cpu_ptr(name)                                                              \
+    ({                                                                                 \
+        __typeof__(&percpu__##name) this_cpu_ptr_;                                      \
+        __asm__ volatile("movq %%gs:%c1, %0\n\taddq %2, %0"                            \
+                         : "=r"(this_cpu_ptr_)                                          \
+                         : "i"(__builtin_offsetof(struct cpu, percpu_offset)),          \
+                           "i"(&percpu__##name));                                       \
+        this_cpu_ptr_;                                                                 \
+    })
+#endif
 
 struct cpu *percpu_setup_boot_cpu(void);
 /* Another CPU's struct cpu and copy of the per-CPU image, in one zeroed

@@ -44,18 +44,6 @@ int process_last_pid(void)
 }
 struct spinlock process_tree_lock = SPINLOCK_INIT("process_tree");
 
-struct process *current_process(void)
-{
-    struct task *task = current_task();
-    return task ? task->process : 0;
-}
-
-struct thread *current_thread(void)
-{
-    struct task *task = current_task();
-    return task ? task->thread : 0;
-}
-
 /* The first thread of a new process, on task: its tid is the pid. */
 static void leader_init(struct process *process, struct task *task)
 {

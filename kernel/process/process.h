@@ -14,6 +14,7 @@
 #include "kernel/process/signal.h"
 #include "kernel/process/thread.h"
 #include "kernel/base/spinlock.h"
+#include "sched/task.h"
 #include "sched/wait.h"
 
 struct task;
@@ -83,7 +84,17 @@ extern struct spinlock process_tree_lock;
 #define WAIT_STATUS_EXITED(code) (((code)&0xff) << 8)
 #define WAIT_STATUS_SIGNALED(signal) ((signal)&0x7f)
 
-struct process *current_process(void);      /* NULL in a kernel thread */
+/* NULL in a kernel thread. Inline, as current_thread(); the host's unit
+ * tests (tests/host) give their own. */
+#ifndef HOST_TEST
+static inline struct process *current_process(void)
+{
+    struct task *task = current_task();
+    return task ? task->process : 0;
+}
+#else
+struct process *current_process(void);
+#endif
 
 /* Start a process running a flat image of position-independent code (the
  * in-kernel tests' ring-3 programs). */

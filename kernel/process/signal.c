@@ -318,12 +318,16 @@ static bool in_syscall(const struct trap_frame *frame)
 
 #define NR_RESTART_SYSCALL 219
 
+/* The result first: on every return it is an ordinary one, and one range
+ * check says so (docs/performance.md, "The path in instructions"). */
 bool signal_wants_restart(const struct trap_frame *frame)
 {
     int64_t result = (int64_t)frame->rax;
-    return in_syscall(frame) &&
-           (result == -ERESTARTSYS || result == -ERESTARTNOINTR || result == -ERESTARTNOHAND ||
-            result == -ERESTART_RESTARTBLOCK);
+    if (result > -ERESTARTSYS || result < -ERESTART_RESTARTBLOCK)
+        return false;
+    return (result == -ERESTARTSYS || result == -ERESTARTNOINTR || result == -ERESTARTNOHAND ||
+            result == -ERESTART_RESTARTBLOCK) &&
+           in_syscall(frame);
 }
 
 /* Back to the number, or to restart_syscall's, in rax; rip back onto

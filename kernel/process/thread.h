@@ -16,6 +16,7 @@
 
 #include "kernel/mm/node.h"
 #include "kernel/process/signal.h"
+#include "sched/task.h"
 
 struct task;
 struct process;
@@ -36,7 +37,12 @@ struct thread {
     struct mempolicy mempolicy;         /* set_mempolicy's: kept, changes nothing (kernel/process/mempolicy.c) */
 };
 
-struct thread *current_thread(void);     /* NULL in a kernel thread */
+/* NULL in a kernel thread. Inline: the way out of every system call asks. */
+static inline struct thread *current_thread(void)
+{
+    struct task *task = current_task();
+    return task ? task->thread : 0;
+}
 
 /* The thread with this tid, of any process, or NULL; under process_tree_lock. */
 struct thread *thread_find_locked(int tid);
