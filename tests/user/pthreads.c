@@ -891,6 +891,48 @@ static int exit_while_a_thread_waits(void)
     return 1;
 }
 
+/* --- the descriptor table grows while threads use it --------------------- */
+
+#define DUPS_PER_THREAD 200
+static int dup_results[4][DUPS_PER_THREAD];
+static atomic_int dup_go;
+
+static void *dup_many(void *arg)
+{
+    int *results = arg;
+    while (!atomic_load(&dup_go))
+        sched_yield();
+    for (int i = 0; i < DUPS_PER_THREAD; i++)
+        results[i] = dup(0);
+    return 0;
+}
+
+/* Four threads dup at once from a fresh table of 64 slots up past 800:
+ * each growth drops the table's lock to allocate, and no descriptor may be
+ * lost or given twice. */
+static int descriptors_grow_under_threads(void)
+{
+    pthread_t threads[4];
+    for (int t = 0; t < 4; t++)
+        CHECK(pthread_create(&threads[t], 0, dup_many, dup_results[t]) == 0);
+    atomic_store(&dup_go, 1);
+    for (int t = 0; t < 4; t++)
+        CHECK(pthread_join(threads[t], 0) == 0);
+    static char seen[4096];
+    for (int t = 0; t < 4; t++) {
+        for (int i = 0; i < DUPS_PER_THREAD; i++) {
+            int fd = dup_results[t][i];
+            CHECK(fd > 2 && fd < 4096 && !seen[fd]);
+            seen[fd] = 1;
+            CHECK(fcntl(fd, F_GETFD) == 0);
+        }
+    }
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < DUPS_PER_THREAD; i++)
+            CHECK(close(dup_results[t][i]) == 0);
+    return 1;
+}
+
 static const struct ktap_case cases[] = {
     KTAP_CASE(create_join),
     KTAP_CASE(pid_and_tid),
@@ -906,6 +948,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(tgkill_wrong_group),
     KTAP_CASE(sigwait_in_two_threads),
     KTAP_CASE(exit_while_a_thread_waits),
+    KTAP_CASE(descriptors_grow_under_threads),
     KTAP_CASE(exit_group_from_thread),
     KTAP_CASE(fatal_signal_ends_group),
     KTAP_CASE(leader_exits_first),
