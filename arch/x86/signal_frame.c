@@ -108,6 +108,13 @@ static void fill_siginfo(struct siginfo *info, int signal, const struct signal_o
     }
 }
 
+int signal_info_to_user(void *user_info, int signal, const struct signal_origin *origin)
+{
+    struct siginfo info;
+    fill_siginfo(&info, signal, origin);
+    return copy_to_user(user_info, &info, sizeof(info)) < 0 ? -EFAULT : 0;
+}
+
 int signal_frame_push(struct trap_frame *frame, int signal, const struct signal_action *action,
                       const struct signal_origin *origin, uint64_t blocked_to_restore,
                       const struct signal_frame_stack *stack)

@@ -30,6 +30,9 @@ struct signal_frame_stack {
 int signal_frame_push(struct trap_frame *frame, int signal, const struct signal_action *action,
                       const struct signal_origin *origin, uint64_t blocked_to_restore,
                       const struct signal_frame_stack *stack);
+/* rt_sigtimedwait's siginfo: the frame's, written at user_info. 0 or
+ * -EFAULT. */
+int signal_info_to_user(void *user_info, int signal, const struct signal_origin *origin);
 /* rt_sigreturn: put back what signal_frame_push saved (registers checked:
  * user segments, canonical addresses, user flags only), and give the
  * blocked mask and the uc_stack found there. 0 or -EFAULT. */

@@ -27,10 +27,13 @@ SYSCALL_DEFINE3(dup3, int, old_fd, int, new_fd, int, flags)
     struct file *file = file_of(old_fd);
     if (!file)
         return -EBADF;
-    struct file *replaced = fd_install_at(current_files(), new_fd, file, flags & O_CLOEXEC);
+    struct file *replaced;
+    int error = fd_install_at(current_files(), new_fd, file, flags & O_CLOEXEC, &replaced);
+    if (error)
+        vfs_close(file);
     if (replaced)
         vfs_close(replaced);
-    return new_fd;
+    return error ? error : new_fd;
 }
 
 SYSCALL_DEFINE2(dup2, int, old_fd, int, new_fd)

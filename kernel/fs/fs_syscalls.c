@@ -49,13 +49,8 @@ int descriptor_limit(void)
 int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec)
 {
     if (fault_inject_should_fail())
-        return -EMFILE;         /* a slot of a fixed table: as if it were full */
-    int fd = fd_install_from(table, lowest, file, close_on_exec);
-    if (fd >= descriptor_limit()) {
-        fd_detach(table, fd);
-        return -EMFILE;
-    }
-    return fd;
+        return -EMFILE;         /* as if it were full */
+    return fd_install_below(table, lowest, descriptor_limit(), file, close_on_exec);
 }
 
 /* A path from user memory, in a kmalloc'd PATH_MAX buffer (kernel stacks

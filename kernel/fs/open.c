@@ -33,7 +33,7 @@ SYSCALL_DEFINE4(openat, int, dirfd, const char *, user_path, int, flags, uint32_
     at_path_put(&at);
     if (!file)
         return error;
-    int fd = fd_install_from(table, 0, file, flags & O_CLOEXEC);
+    int fd = fd_install_below(table, 0, descriptor_limit(), file, flags & O_CLOEXEC);
     if (fd < 0)
         vfs_close(file);
     return fd;

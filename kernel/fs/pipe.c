@@ -15,8 +15,12 @@
  * signal ends a wait (kernel/process/signal.h): the call is restarted or fails
  * with -EINTR, or a write returns what it had written.
  *
+ * socketpair(AF_UNIX, SOCK_STREAM) is two pipes, one per direction
+ * (kernel/fs/socketpair.c): the functions that take a struct pipe serve
+ * both.
+ *
  * Left out: PIPE_BUF atomicity for concurrent writers (a write may be
- * split when the ring fills), F_SETPIPE_SZ, FIONREAD, poll/select. */
+ * split when the ring fills), F_SETPIPE_SZ. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,9 +64,9 @@ static bool can_write(struct pipe *pipe)
            __atomic_load_n(&pipe->readers, __ATOMIC_ACQUIRE) == 0;
 }
 
-static long pipe_read(struct file *file, void *buffer, size_t count)
+/* A read from pipe through file (a pipe's read end, or a socket). */
+static long read_from(struct pipe *pipe, struct file *file, void *buffer, size_t count)
 {
-    struct pipe *pipe = file->private;
     if (count == 0)
         return 0;
     for (;;) {
@@ -97,9 +101,14 @@ static long pipe_read(struct file *file, void *buffer, size_t count)
     }
 }
 
-static long pipe_write(struct file *file, const void *buffer, size_t count)
+static long pipe_read(struct file *file, void *buffer, size_t count)
 {
-    struct pipe *pipe = file->private;
+    return read_from(file->private, file, buffer, count);
+}
+
+/* A write to pipe through file (a pipe's write end, or a socket). */
+static long write_to(struct pipe *pipe, struct file *file, const void *buffer, size_t count)
+{
     size_t done = 0;
     while (done < count) {
         spin_lock(&pipe->lock);
@@ -139,11 +148,14 @@ static long pipe_write(struct file *file, const void *buffer, size_t count)
     return (long)done;
 }
 
-/* The last close of one end: the other side sees EOF or -EPIPE. */
-static void pipe_release(struct file *file)
+static long pipe_write(struct file *file, const void *buffer, size_t count)
 {
-    struct pipe *pipe = file->private;
-    bool read_end = (file->flags & O_ACCMODE) == O_RDONLY;
+    return write_to(file->private, file, buffer, count);
+}
+
+/* The last close of one end: the other side sees EOF or -EPIPE. */
+static void close_end(struct pipe *pipe, bool read_end)
+{
     spin_lock(&pipe->lock);
     if (read_end)
         __atomic_store_n(&pipe->readers, pipe->readers - 1, __ATOMIC_RELEASE);
@@ -159,6 +171,11 @@ static void pipe_release(struct file *file)
     spin_unlock(&pipe->lock);
     if (last)
         kfree(pipe); /* nobody can be asleep on it: no end is open */
+}
+
+static void pipe_release(struct file *file)
+{
+    close_end(file->private, (file->flags & O_ACCMODE) == O_RDONLY);
 }
 
 /* The read end: data, or EOF (no writer: POLLHUP). The write end: room,
@@ -199,14 +216,22 @@ static const struct file_ops pipe_ops = {
     .poll = pipe_poll,
 };
 
-int pipe_create(struct file **read_end, struct file **write_end, int flags)
+static struct pipe *pipe_new(void)
 {
     struct pipe *pipe = kzalloc(sizeof(*pipe));
     if (!pipe)
-        return -ENOMEM;
+        return NULL;
     spin_lock_init(&pipe->lock, "pipe");
     wait_queue_init(&pipe->readable);
     wait_queue_init(&pipe->writable);
+    return pipe;
+}
+
+int pipe_create(struct file **read_end, struct file **write_end, int flags)
+{
+    struct pipe *pipe = pipe_new();
+    if (!pipe)
+        return -ENOMEM;
     unsigned nonblock = (unsigned)flags & O_NONBLOCK;
     long error;
     /* Each end has an inode of its own (Linux shares one): fstat tells
@@ -259,4 +284,111 @@ SYSCALL_DEFINE2(pipe2, int *, user_fds, int, flags)
 SYSCALL_DEFINE1(pipe, int *, user_fds)
 {
     return sys_pipe2(user_fds, 0);
+}
+
+/* --- the two directions of a socket pair -------------------------------- */
+
+struct stream_end {
+    struct pipe *in, *out;
+};
+
+static long stream_read(struct file *file, void *buffer, size_t count)
+{
+    return read_from(((struct stream_end *)file->private)->in, file, buffer, count);
+}
+
+static long stream_write(struct file *file, const void *buffer, size_t count)
+{
+    return write_to(((struct stream_end *)file->private)->out, file, buffer, count);
+}
+
+/* Readable: data, or the peer gone (POLLIN, and POLLHUP: Linux's
+ * unix_poll, as the peer's close shuts both directions); writable: room,
+ * or the peer gone (the write then fails). */
+static unsigned stream_poll(struct file *file)
+{
+    struct stream_end *end = file->private;
+    unsigned mask = 0;
+    spin_lock(&end->in->lock);
+    bool peer_gone = end->in->writers == 0;
+    mask |= end->in->count > 0 || peer_gone ? POLLIN : 0;
+    mask |= peer_gone ? POLLHUP : 0;
+    spin_unlock(&end->in->lock);
+    spin_lock(&end->out->lock);
+    mask |= end->out->count < PIPE_SIZE || end->out->readers == 0 ? POLLOUT : 0;     /* then a write says EPIPE */
+    spin_unlock(&end->out->lock);
+    return mask;
+}
+
+static long stream_ioctl(struct file *file, unsigned long request, unsigned long argument)
+{
+    struct stream_end *end = file->private;
+    if (request != FIONREAD)
+        return -ENOTTY;
+    int count = (int)__atomic_load_n(&end->in->count, __ATOMIC_ACQUIRE);
+    return copy_to_user((void *)argument, &count, sizeof(count)) < 0 ? -EFAULT : 0;
+}
+
+static void stream_release(struct file *file)
+{
+    struct stream_end *end = file->private;
+    close_end(end->in, true);
+    close_end(end->out, false);
+    kfree(end);
+}
+
+static const struct file_ops stream_ops = {
+    .read = stream_read,
+    .write = stream_write,
+    .ioctl = stream_ioctl,
+    .release = stream_release,
+    .poll = stream_poll,
+};
+
+/* One end on pipes in (it reads) and out (it writes); it holds one end of
+ * each from now on, released with the file. */
+static struct file *stream_open(struct pipe *in, struct pipe *out, unsigned nonblock, long *error)
+{
+    struct stream_end *end = kzalloc(sizeof(*end));
+    if (!end) {
+        *error = -ENOMEM;
+        return NULL;
+    }
+    *end = (struct stream_end){ .in = in, .out = out };
+    struct file *file = vfs_open_anonymous(S_IFSOCK | 0777, &stream_ops, end, O_RDWR | nonblock, error);
+    if (!file)
+        kfree(end);
+    return file;
+}
+
+int stream_pair_create(struct file **first, struct file **second, int flags)
+{
+    unsigned nonblock = (unsigned)flags & O_NONBLOCK;
+    struct pipe *forth = pipe_new(), *back = pipe_new();
+    long error = -ENOMEM;
+    if (!forth || !back) {
+        kfree(forth);
+        kfree(back);
+        return -ENOMEM;
+    }
+    forth->readers = forth->writers = back->readers = back->writers = 1;
+    *first = stream_open(back, forth, nonblock, &error);
+    if (!*first) {
+        kfree(forth);
+        kfree(back);
+        return (int)error;
+    }
+    *second = stream_open(forth, back, nonblock, &error);
+    if (!*second) {
+        /* first's release drops one end of each; the others are second's */
+        spin_lock(&forth->lock);
+        forth->readers = 0;
+        spin_unlock(&forth->lock);
+        spin_lock(&back->lock);
+        back->writers = 0;
+        spin_unlock(&back->lock);
+        vfs_close(*first);
+        return (int)error;
+    }
+    return 0;
 }

@@ -26,12 +26,12 @@
 #include "kernel/process/signal.h"
 #include "kernel/time/timers.h"
 #include "kernel/mm/uaccess.h"
+#include "kernel/fs/fs_syscalls.h"
 #include "kernel/fs/vfs.h"
 #include "arch/x86/clock.h"
 #include "sched/task.h"
 #include "sched/wait.h"
 
-#define POLL_MAX FD_MAX             /* descriptors in one call (Linux: RLIMIT_NOFILE) */
 #define RECHECK_NS 1000000ul        /* for files that cannot notify */
 #define NS_PER_MS 1000000ul
 
@@ -131,7 +131,7 @@ static long poll_user_array(void *user_fds, uint64_t count, uint64_t timeout_ns)
          * is EFAULT, as on Linux (NULL is fine). */
         return slept >= 0 && !user_range_ok(user_fds, 0) ? -EFAULT : slept;
     }
-    if (count > POLL_MAX)
+    if (count > (uint64_t)descriptor_limit())     /* Linux: RLIMIT_NOFILE; here at most FD_MAX */
         return -EINVAL;
     uint64_t size = count * sizeof(struct linux_pollfd);
     struct linux_pollfd *fds = kmalloc(size);

@@ -8,8 +8,10 @@
  * both readable and writable counts twice. A descriptor that is not open
  * fails the whole call with EBADF before any waiting.
  *
- * The sets cover at most FD_MAX descriptors: a larger count is cut to it,
- * as Linux cuts it to the size of the process's descriptor table. */
+ * The sets cover at most SELECT_MAX (FD_SETSIZE, 1024) descriptors: a
+ * larger count is cut to it, where Linux cuts it to the size of the
+ * process's descriptor table (left out: a descriptor above 1023 cannot be
+ * selected; poll can). */
 #include "kernel/entry/syscall.h"
 #include "kernel/lib/errno.h"
 #include "kernel/mm/heap.h"
@@ -22,7 +24,8 @@
 #include "kernel/fs/vfs.h"
 #include "arch/x86/clock.h"
 
-#define SET_WORDS (FD_MAX / 64)
+#define SELECT_MAX 1024             /* FD_SETSIZE: what the C libraries' fd_set holds */
+#define SET_WORDS (SELECT_MAX / 64)
 
 #define READABLE (POLLIN | POLLHUP | POLLERR)
 #define WRITABLE (POLLOUT | POLLERR)
@@ -111,12 +114,12 @@ static long select_wait(int count, struct fd_sets *sets, uint64_t timeout_ns)
 {
     if (count < 0)
         return -EINVAL;
-    if (count > FD_MAX)
-        count = FD_MAX;
+    if (count > SELECT_MAX)
+        count = SELECT_MAX;
     int error = sets_copy_in(sets, count);
     if (error)
         return error;
-    struct linux_pollfd *fds = kmalloc(FD_MAX * sizeof(*fds));
+    struct linux_pollfd *fds = kmalloc(SELECT_MAX * sizeof(*fds));
     if (!fds)
         return -ENOMEM;
     long used = sets_to_pollfds(sets, count, fds);

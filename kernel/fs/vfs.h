@@ -64,7 +64,12 @@ struct file {
     uint64_t listed_position;
 };
 
-#define FD_MAX 256
+/* The most descriptors a process can have, whatever its RLIMIT_NOFILE:
+ * Linux's default hard limit (its nr_open, the ceiling, is far higher).
+ * A table grows to it on demand (kernel/fs/fd.c). */
+#define FD_MAX 4096
+/* RLIMIT_NOFILE's default, soft and hard, as Linux 6.1 gives init. */
+#define FD_LIMIT_DEFAULT 1024
 
 /* Setup: the empty root, then the initramfs (a cpio "newc" archive). */
 void vfs_init(void);
@@ -86,6 +91,9 @@ struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void 
 /* Pipes (kernel/fs/pipe.c): two open files, O_RDONLY and O_WRONLY; flags may
  * hold O_NONBLOCK. 0 or -ENOMEM. */
 int pipe_create(struct file **read_end, struct file **write_end, int flags);
+/* Two connected byte-stream ends, each reading what the other writes
+ * (socketpair); flags O_NONBLOCK or 0. 0 or -ENOMEM. */
+int stream_pair_create(struct file **first, struct file **second, int flags);
 
 
 /* Kernel-side access, for execve and init: open by path (relative to the
@@ -150,12 +158,17 @@ int fd_install(struct fd_table *table, struct file *file, bool close_on_exec);
 /* The file at fd with a reference the caller drops with vfs_close, or NULL. */
 struct file *fd_get(struct fd_table *table, int fd);
 /* For dup and fcntl: the lowest free fd >= lowest (-EMFILE); put a file
- * at fd (0 <= fd < FD_MAX), returning the one it replaces for the caller
- * to close; take a file out (NULL if none); the close-on-exec flag. */
+ * at fd, giving the one it replaces for the caller to close; take a file
+ * out (NULL if none); the close-on-exec flag. */
 int fd_install_from(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
-struct file *fd_install_at(struct fd_table *table, int fd, struct file *file, bool close_on_exec);
+/* The same below limit (at most FD_MAX): -EMFILE at the limit, -ENOMEM
+ * if the table cannot grow. */
+int fd_install_below(struct fd_table *table, int lowest, int limit, struct file *file, bool close_on_exec);
+/* 0 (*replaced is the file that was at fd, or NULL), -EBADF beyond
+ * FD_MAX, or -ENOMEM if the table cannot grow to fd. */
+int fd_install_at(struct fd_table *table, int fd, struct file *file, bool close_on_exec, struct file **replaced);
 struct file *fd_detach(struct fd_table *table, int fd);
-int fd_lowest_free(struct fd_table *table);     /* FD_MAX if full */
+int fd_lowest_free(struct fd_table *table);     /* the table's size if full (it can grow) */
 bool fd_close_on_exec(struct fd_table *table, int fd);
 int fd_set_close_on_exec(struct fd_table *table, int fd, bool close_on_exec); /* 0 or -EBADF */
 

@@ -86,7 +86,7 @@ static int map_pages(struct address_space *space, uint64_t start, size_t pages, 
 
 /* Linux's defaults, for a process made from nothing (a fork copies its
  * parent's). RLIMIT_NOFILE is enforced (kernel/fs/fs_syscalls.c:
- * descriptor_limit, up to the real FD_MAX, its default), RLIMIT_STACK
+ * descriptor_limit, up to FD_MAX; soft 1024, hard 4096 as Linux's), RLIMIT_STACK
  * sizes the stack (kernel/mm/stack_limit.c); prlimit64 records and
  * reports the rest. */
 static void rlimits_default(struct process *process)
@@ -95,7 +95,7 @@ static void rlimits_default(struct process *process)
         process->rlimits[i] = (struct process_rlimit){ RLIM_INFINITY, RLIM_INFINITY };
     process->rlimits[RLIMIT_STACK].current = 8ul << 20;
     process->rlimits[RLIMIT_CORE].current = 0;
-    process->rlimits[RLIMIT_NOFILE] = (struct process_rlimit){ FD_MAX, FD_MAX };
+    process->rlimits[RLIMIT_NOFILE] = (struct process_rlimit){ FD_LIMIT_DEFAULT, FD_MAX };
 }
 
 /* The first return to ring 3 of a new program, with interrupts off: the

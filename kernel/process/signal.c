@@ -36,7 +36,9 @@
 #include "kernel/process/poweroff.h"
 #include "kernel/process/process.h"
 #include "kernel/process/thread.h"
+#include "kernel/lib/linux_abi.h"
 #include "kernel/mm/uaccess.h"
+#include "kernel/time/timers.h"
 #include "sched/task.h"
 
 #define SYSCALL_INSTRUCTION_SIZE 2
@@ -165,7 +167,8 @@ static struct thread *taker(struct process *process, int signal)
 void signal_send(struct process *process, int signal, const struct signal_origin *origin)
 {
     bool locked = lock_threads();
-    if (!send_prepare(process, signal, process->leader.signals.blocked))
+    const struct signal_state *leader = &process->leader.signals;
+    if (!send_prepare(process, signal, leader->blocked | leader->real_blocked))
         goto out;
     if (signal == SIGKILL) {
         kill_group_locked(process, origin);
@@ -186,7 +189,7 @@ void signal_send_thread(struct thread *thread, int signal, const struct signal_o
 {
     struct process *process = thread->process;
     bool locked = lock_threads();
-    if (thread->exited || !send_prepare(process, signal, thread->signals.blocked))
+    if (thread->exited || !send_prepare(process, signal, thread->signals.blocked | thread->signals.real_blocked))
         goto out;
     thread->signals.origin[signal] = *origin;
     __atomic_or_fetch(&thread->signals.pending, signal_bit(signal), __ATOMIC_SEQ_CST);
@@ -628,6 +631,97 @@ SYSCALL_DEFINE2(rt_sigsuspend, const uint64_t *, user_mask, uint64_t, size)
 {
     int error = signal_mask_for_wait(user_mask, size);
     return error ? error : sleep_until_signal();
+}
+
+/* --- sigwait: rt_sigtimedwait ----------------------------------------- */
+
+/* The lowest signal of `set` pending for the thread, its own first, then
+ * its process's (Linux's dequeue_signal); 0 if none (or a sibling took
+ * the process's first). */
+static int take_signal_in(struct thread *thread, uint64_t set, struct signal_origin *origin)
+{
+    struct signal_shared *shared = &thread->process->signals;
+    uint64_t own = __atomic_load_n(&thread->signals.pending, __ATOMIC_ACQUIRE) & set;
+    while (own) {
+        int signal = __builtin_ctzl(own) + 1;
+        *origin = thread->signals.origin[signal];
+        if (__atomic_fetch_and(&thread->signals.pending, ~signal_bit(signal), __ATOMIC_SEQ_CST) & signal_bit(signal))
+            return signal;
+        own &= ~signal_bit(signal);
+    }
+    uint64_t process_wide = __atomic_load_n(&shared->pending, __ATOMIC_ACQUIRE) & set;
+    while (process_wide) {
+        int signal = __builtin_ctzl(process_wide) + 1;
+        *origin = shared->origin[signal];
+        if (__atomic_fetch_and(&shared->pending, ~signal_bit(signal), __ATOMIC_SEQ_CST) & signal_bit(signal))
+            return signal;
+        process_wide &= ~signal_bit(signal);
+    }
+    return 0;
+}
+
+/* Sleep until a signal the thread does not block is pending, or ns have
+ * passed (forever: no timeout); true if ended by a signal. */
+static bool wait_for_signal(uint64_t ns, bool forever)
+{
+    if (!forever)
+        return sleep_ns_interruptible(ns, signal_pending) != 0;
+    for (;;) {
+        set_current_state(TASK_SLEEPING);
+        if (signal_pending())
+            break;
+        schedule();
+    }
+    set_current_state(TASK_RUNNABLE);
+    return true;
+}
+
+/* Linux's order of checks: the set's size, the set, the timeout's
+ * address, then its value. The signals waited for are unblocked while the
+ * thread sleeps, so that a process-directed one picks it, but count as
+ * blocked for a signal ignored by default (Linux's real_blocked: a
+ * waited-for SIGCHLD is not dropped) (the caller
+ * should have blocked them; if it did not, a handler may take one first,
+ * as on Linux). A signal taken whose siginfo cannot be written is lost:
+ * EFAULT, as on Linux. Ended by anything else (a handler's signal, a
+ * stop, the group's end) it is EINTR, not a restart, as on Linux. */
+SYSCALL_DEFINE4(rt_sigtimedwait, const uint64_t *, user_set, void *, user_info, const void *, user_timeout,
+                uint64_t, size)
+{
+    struct thread *thread = current_thread();
+    struct signal_origin origin;
+    struct linux_timespec timeout;
+    uint64_t set;
+    int64_t ns = 0;
+
+    if (size != sizeof(uint64_t))
+        return -EINVAL;
+    if (copy_from_user(&set, user_set, sizeof(set)) < 0)
+        return -EFAULT;
+    set &= ~UNBLOCKABLE;
+    if (user_timeout) {
+        if (copy_from_user(&timeout, user_timeout, sizeof(timeout)) < 0)
+            return -EFAULT;
+        ns = ns_of_timespec(&timeout);
+        if (ns < 0)
+            return -EINVAL;
+    }
+    int signal = take_signal_in(thread, set, &origin);
+    bool interrupted = false;
+    if (!signal && (!user_timeout || ns > 0)) {
+        uint64_t blocked = thread->signals.blocked;
+        thread->signals.real_blocked = blocked;     /* still blocked for send_prepare()'s "ignored?" */
+        thread->signals.blocked = blocked & ~set;
+        interrupted = wait_for_signal((uint64_t)ns, !user_timeout);
+        thread->signals.blocked = blocked;
+        thread->signals.real_blocked = 0;
+        signal = take_signal_in(thread, set, &origin);
+    }
+    if (!signal)
+        return interrupted ? -EINTR : -EAGAIN;
+    if (user_info && signal_info_to_user(user_info, signal, &origin) < 0)
+        return -EFAULT;
+    return signal;
 }
 
 SYSCALL_DEFINE0(pause)

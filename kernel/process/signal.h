@@ -56,6 +56,7 @@ struct signal_state {
     uint64_t pending;                   /* sent to this thread; atomic */
     struct signal_origin origin[SIGNAL_MAX + 1];
     uint64_t saved_blocked;             /* rt_sigsuspend's mask to put back */
+    uint64_t real_blocked;              /* rt_sigtimedwait's mask while it waits, else 0 */
     bool restore_blocked;
     struct signal_stack altstack;       /* sigaltstack: size 0 if none; flags as given */
 };

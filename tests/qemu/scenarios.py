@@ -1063,17 +1063,23 @@ SCENARIOS = [
     # Dynamically linked programs, in one boot for make test's time:
     # tests/user/auxv.c's three builds (static musl, static glibc, and a
     # PIE started by Debian's loader), then Debian's rt-tests hackbench
-    # with pipes, as processes and as threads: its summary, not its time.
+    # with pipes, as processes and as threads, and with socket pairs (its
+    # default): its summary, not its time; signaltest (sigwait between two
+    # threads): each thread's count of 100 loops.
     {"name": "dynamic", "smp": 2, "timeout": 120, "debian": True,
      "add": ["build/tests-user/auxv.%s:/bin/auxv-%s" % (libc, libc) for libc in ("musl", "glibc", "dyn")],
      "command": "auxv-musl; echo musl=$?; auxv-glibc; echo glibc=$?; auxv-dyn; echo dyn=$?; "
-                "hackbench -p -l 10 -g 2 -f 2; echo process=$?; hackbench -T -p -l 10 -g 1 -f 3; echo threads=$?",
+                "hackbench -p -l 10 -g 2 -f 2; echo process=$?; hackbench -T -p -l 10 -g 1 -f 3; echo threads=$?; "
+                "hackbench -l 10 -g 2 -f 2; echo sockets=$?; signaltest -l 100 -t 2 -q; echo signaltest=$?",
      "must_contain": [r"^musl=0\r?$", r"^glibc=0\r?$", r"^dyn=0\r?$",
                       r"^ok 5 interpreters_interpreter_is_ignored\r?$",
                       r"^Running in process mode with 2 groups using 4 file descriptors each \(== 8 tasks\)\r?$",
                       r"^Running in threaded mode with 1 groups using 6 file descriptors each \(== 6 tasks\)\r?$",
                       r"^Each sender will pass 10 messages of 100 bytes\r?$",
-                      r"^Time: \d+\.\d{3}\r?\nprocess=0\r?$", r"^Time: \d+\.\d{3}\r?\nthreads=0\r?$"],
+                      r"^Time: \d+\.\d{3}\r?\nprocess=0\r?$", r"^Time: \d+\.\d{3}\r?\nthreads=0\r?$",
+                      r"^Time: \d+\.\d{3}\r?\nsockets=0\r?$",
+                      r"^T: 0 \( *\d+\) P: 0 C: +100 Min: +\d+ Act: +\d+ Avg: +\d+ Max: +\d+\r?$",
+                      r"^T: 1 \( *\d+\) P: 0 C: +100 Min: .*\r?\nsignaltest=0\r?$"],
      "must_not_contain": [r"killed by signal", r"[Ee]rror"],
      "check": lambda out: [] if len(re.findall(r"^KTAP version 1", out, re.M)) == 3
                           else ["want three KTAP documents, one a build"]},

@@ -6,10 +6,12 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -1327,6 +1329,80 @@ static int pipe_read_without_writer(void)
     return 1;
 }
 
+/* ---- socketpair(AF_UNIX, SOCK_STREAM) ---- */
+
+/* Two ends, each reading what the other writes; the peer's close is end
+ * of file, POLLHUP, and EPIPE for a write. */
+static int socketpair_streams_both_ways(void)
+{
+    int fds[2];
+    char text[8] = { 0 };
+    struct stat status;
+    EXPECT_VALUE(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    EXPECT_VALUE(fstat(fds[0], &status), 0);
+    EXPECT(S_ISSOCK(status.st_mode));
+    struct pollfd poll_fd = { fds[0], POLLIN | POLLOUT, 0 };
+    EXPECT_VALUE(poll(&poll_fd, 1, 0), 1);
+    EXPECT_VALUE(poll_fd.revents, POLLOUT);
+    EXPECT_VALUE(write(fds[0], "ab", 2), 2);
+    EXPECT_VALUE(write(fds[1], "xyz", 3), 3);
+    EXPECT_VALUE(read(fds[1], text, sizeof(text)), 2);
+    EXPECT(memcmp(text, "ab", 2) == 0);
+    EXPECT_VALUE(poll(&poll_fd, 1, 0), 1);
+    EXPECT_VALUE(poll_fd.revents, POLLIN | POLLOUT);
+    EXPECT_VALUE(read(fds[0], text, sizeof(text)), 3);
+    EXPECT(memcmp(text, "xyz", 3) == 0);
+    EXPECT_VALUE(close(fds[1]), 0);
+    EXPECT_VALUE(read(fds[0], text, sizeof(text)), 0);
+    poll_fd.events = POLLIN;
+    EXPECT_VALUE(poll(&poll_fd, 1, 0), 1);
+    EXPECT_VALUE(poll_fd.revents, POLLIN | POLLHUP);
+    signal(SIGPIPE, SIG_IGN);
+    EXPECT_ERROR(write(fds[0], "a", 1), EPIPE);
+    signal(SIGPIPE, SIG_DFL);
+    close(fds[0]);
+    return 1;
+}
+
+/* SOCK_NONBLOCK and SOCK_CLOEXEC on both ends; a full buffer is EAGAIN. */
+static int socketpair_flags(void)
+{
+    int fds[2];
+    char byte, block[4096] = { 0 };
+    EXPECT_VALUE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+    for (int i = 0; i < 2; i++) {
+        EXPECT_VALUE(fcntl(fds[i], F_GETFD), FD_CLOEXEC);
+        EXPECT(fcntl(fds[i], F_GETFL) & O_NONBLOCK);
+    }
+    EXPECT_ERROR(read(fds[0], &byte, 1), EAGAIN);
+    long written = 0, result;
+    while ((result = write(fds[0], block, sizeof(block))) > 0 && written < (64l << 20))
+        written += result;
+    EXPECT_SAVED_ERROR(result, errno, EAGAIN);
+    EXPECT(written > 0);
+    close(fds[0]);
+    close(fds[1]);
+    return 1;
+}
+
+/* Linux's order: type flags, family, type range, then the family's own
+ * answer; a failure leaves no descriptor behind. */
+static int socketpair_bad_arguments(void)
+{
+    int fds[2], before = lowest_free();
+    EXPECT_ERROR(socketpair(AF_UNIX, SOCK_STREAM | O_APPEND, 0, fds), EINVAL);
+    EXPECT_ERROR(socketpair(12345, SOCK_STREAM, 0, fds), EAFNOSUPPORT);
+    EXPECT_ERROR(socketpair(-1, SOCK_STREAM, 0, fds), EAFNOSUPPORT);
+    EXPECT_ERROR(socketpair(AF_UNIX, 11, 0, fds), EINVAL);
+    EXPECT_ERROR(socketpair(AF_INET, SOCK_STREAM, 0, fds), EOPNOTSUPP);
+    EXPECT_ERROR(socketpair(AF_UNIX, SOCK_STREAM, 5, fds), EPROTONOSUPPORT);
+    EXPECT_ERROR(socketpair(AF_UNIX, SOCK_RDM, 0, fds), ESOCKTNOSUPPORT);
+    EXPECT_ERROR(socketpair(AF_UNIX, SOCK_STREAM, 0, (int *)KERNEL_ADDRESS), EFAULT);
+    EXPECT_ERROR(socketpair(AF_UNIX, SOCK_STREAM, 0, NULL), EFAULT);
+    EXPECT_VALUE(lowest_free(), before);
+    return 1;
+}
+
 static int pipe2_unknown_flags(void)
 {
     int fds[2], before = lowest_free();
@@ -1568,6 +1644,7 @@ int main(void)
         KTAP_CASE(fcntl_getfl_access_mode),
         KTAP_CASE(pipe_bad_array), KTAP_CASE(pipe_read_only_array), KTAP_CASE(pipe_array_crossing_into_unmapped),
         KTAP_CASE(pipe_unaligned_array), KTAP_CASE(pipe_read_without_writer), KTAP_CASE(pipe2_unknown_flags),
+        KTAP_CASE(socketpair_streams_both_ways), KTAP_CASE(socketpair_flags), KTAP_CASE(socketpair_bad_arguments),
         KTAP_CASE(pipe2_cloexec_and_nonblock), KTAP_CASE(pipe2_o_direct),
         KTAP_CASE(ioctl_unknown_request), KTAP_CASE(ioctl_bad_fd), KTAP_CASE(ioctl_terminal_request_on_file),
         KTAP_CASE(ioctl_terminal_request_on_pipe), KTAP_CASE(ioctl_fioclex), KTAP_CASE(ioctl_fionbio), KTAP_CASE(ioctl_fionread),

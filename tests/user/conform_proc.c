@@ -371,6 +371,57 @@ static int setrlimit_nofile_enforced(void)
     return 1;
 }
 
+/* A table of a thousand descriptors and more (hackbench's ten groups hold
+ * about 400): RLIMIT_NOFILE's default (Linux's: soft 1024, hard 4096
+ * unless the init system raises it; nohzk's exactly that), and the
+ * limit's errors at 1000: open and dup EMFILE, dup2 EBADF, F_DUPFD
+ * EINVAL beyond it; raised, the table grows; a fork copies it all. */
+static int many_descriptors_up_to_the_limit(void)
+{
+    struct rlimit limit;
+    EXPECT_VALUE(getrlimit(RLIMIT_NOFILE, &limit), 0);
+    printf("# RLIMIT_NOFILE soft %llu hard %llu\n", (unsigned long long)limit.rlim_cur,
+           (unsigned long long)limit.rlim_max);
+    if (on_nohzk())
+        EXPECT(limit.rlim_cur == 1024 && limit.rlim_max == 4096);
+    EXPECT(limit.rlim_max >= 1024);
+    int top = limit.rlim_max > 4096 ? 4095 : (int)limit.rlim_max - 1;
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        struct rlimit thousand = { 1000, limit.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &thousand) != 0)
+            _exit(1);
+        int fd, last = -1;
+        while ((fd = dup(0)) >= 0)
+            last = fd;
+        if (errno != EMFILE || last != 999 || open("/", O_RDONLY) != -1 || errno != EMFILE)
+            _exit(2);
+        if (dup2(0, 1000) != -1 || errno != EBADF || dup2(0, 999) != 999)
+            _exit(3);
+        if (fcntl(0, F_DUPFD, 1000) != -1 || errno != EINVAL || fcntl(0, F_DUPFD, 500) != -1 || errno != EMFILE)
+            _exit(4);
+        close(600);
+        if (fcntl(0, F_DUPFD_CLOEXEC, 500) != 600 || fcntl(600, F_GETFD) != FD_CLOEXEC)
+            _exit(5);
+        struct rlimit raised = { limit.rlim_max, limit.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &raised) != 0 || dup(0) != 1000 || dup2(0, top) != top)
+            _exit(6);
+        fflush(stdout);
+        pid_t grandchild = fork();
+        if (grandchild == 0)
+            _exit(fcntl(top, F_GETFD) == 0 && fcntl(600, F_GETFD) == FD_CLOEXEC && fcntl(999, F_GETFD) == 0 ? 0 : 1);
+        int status = 0;
+        if (waitpid(grandchild, &status, 0) != grandchild || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            _exit(7);
+        _exit(0);
+    }
+    int status = 0;
+    EXPECT_VALUE(waitpid(child, &status, 0), child);
+    EXPECT_VALUE(WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status), 0);
+    return 1;
+}
+
 /* who is an int: the upper half of the register is dropped. */
 static int getrusage_who_upper_bits_ignored(void)
 {
@@ -1083,7 +1134,8 @@ int main(void)
         KTAP_CASE(umask_keeps_only_permission_bits), KTAP_CASE(umask_applies_to_open_and_mkdir),
         KTAP_CASE(getrlimit_resource_upper_bits_ignored), KTAP_CASE(getrlimit_crossing_into_unmapped),
         KTAP_CASE(setrlimit_current_above_maximum), KTAP_CASE(prlimit64_negative_pid), KTAP_CASE(prlimit64_nothing),
-        KTAP_CASE(setrlimit_nofile_enforced), KTAP_CASE(getrusage_who_upper_bits_ignored),
+        KTAP_CASE(setrlimit_nofile_enforced), KTAP_CASE(many_descriptors_up_to_the_limit),
+        KTAP_CASE(getrusage_who_upper_bits_ignored),
         KTAP_CASE(getrusage_children_and_thread), KTAP_CASE(times_null), KTAP_CASE(sysinfo_null),
         KTAP_CASE(getcpu_null_pointers),
         KTAP_CASE(sched_getaffinity_bad_sizes), KTAP_CASE(sched_getaffinity_writes_only_its_size),

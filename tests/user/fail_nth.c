@@ -209,6 +209,15 @@ static int pipe_check(long result, int fired)
 }
 static void close_pipe(void) { close(fds[0]); close(fds[1]); }
 
+/* socketpair: two pipes and two ends; both directions must work */
+static long make_socketpair(void) { return syscall(SYS_socketpair, 1 /* AF_UNIX */, 1 /* SOCK_STREAM */, 0, fds); }
+static int socketpair_check(long result, int fired)
+{
+    char c = 0;
+    return pipe_check(result, fired) &&
+           (result < 0 || (write(fds[0], "q", 1) == 1 && read(fds[1], &c, 1) == 1 && c == 'q'));
+}
+
 static void pipe_setup(void) { pipe(fds); fcntl(fds[1], F_SETFL, O_NONBLOCK); }
 static long pipe_write(void) { return syscall(SYS_write, fds[1], pattern, WRITE_SIZE); }
 static int pipe_write_check(long result, int fired)
@@ -603,6 +612,46 @@ static long exit_in_child(void)
     return 0;
 }
 
+/* dup2 far up in a fresh process: its table grows (from 64 slots), and
+ * the new slots are allocations. In a child, so that every N starts from
+ * the small table: it arms itself and says by its exit code what came
+ * of it (0 worked, 1 failed cleanly with fd 200 still closed, 3 worked
+ * though a failure fired, 2 anything else). */
+static long left(void);
+static int clean_errno(int error);
+
+static long dup2_grow_in_child(void)
+{
+    char n[24];
+    int length = snprintf(n, sizeof(n), "%ld", exec_n);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int own = open("/proc/self/fail-nth", O_WRONLY);
+        if (own < 0 || (exec_n && write(own, n, (size_t)length) != length))
+            _exit(2);
+        long result = syscall(SYS_dup2, 1, 200);
+        int error = errno;
+        int fired = exec_n && left() == 0;
+        int open_now = fcntl(200, F_GETFD) >= 0;
+        if (result == 200 && open_now)
+            _exit(fired ? 3 : 0);
+        _exit(result < 0 && !open_now && fired && clean_errno(error) ? 1 : 2);
+    }
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 2) {
+        child_fired = 0;
+        errno = EIO;        /* not a clean errno: the walk reports it */
+        return -1;
+    }
+    child_fired = WEXITSTATUS(status) == 1 || WEXITSTATUS(status) == 3;
+    if (WEXITSTATUS(status) == 1) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 static long vfork_raw(void)
 {
     /* the child shares our memory and stack until it exits: it only exits */
@@ -932,6 +981,7 @@ static const struct call calls[] = {
     { "symlink", 0, 0, 0, nothing, make_symlink, symlink_check, unlink_new },
     { "getdents", 0, 0, 0, dirfd_setup, getdents, getdents_check, close_fd0 },
     { "pipe", 0, 0, 0, open_setup, make_pipe, pipe_check, close_pipe },
+    { "socketpair", 0, 0, 0, open_setup, make_socketpair, socketpair_check, close_pipe },
     { "pipe-write", 0, 0, 0, pipe_setup, pipe_write, pipe_write_check, close_pipe },
     { "dup", 0, 0, 0, open_setup, dup_fd, dup_check, close_fd0 },
     { "poll", 0, 0, 0, poll_setup, poll_pipe, ready_check, close_pipe },
@@ -983,6 +1033,7 @@ static const struct call calls[] = {
     { "statfs", 0, 0, 0, nothing, statfs_root, worked_or_failed, nothing },
     { "sigaltstack", 0, 0, 0, no_alt_stack, set_alt_stack, alt_stack_check, no_alt_stack },
     { "exit", 0, 0, 1, nothing, exit_in_child, worked_or_failed, nothing },
+    { "dup2-grow", 0, 0, 1, nothing, dup2_grow_in_child, worked_or_failed, nothing },
     { "execve-missing", 0, 0, 0, nothing, exec_missing, worked_or_failed, nothing },
     { "clone-thread", 0, 0, 0, tid_word_setup, clone_thread, thread_check, thread_teardown },
     { "clone3-thread", 0, 0, 0, tid_word_setup, clone3_thread, thread_check, thread_teardown },

@@ -779,6 +779,160 @@ static int clone_flag_errors(void)
     return 1;
 }
 
+/* --- sigwait across threads (rt_sigtimedwait) -------------------------- */
+
+#define SIGWAIT_ROUNDS 100
+static atomic_int sigwait_taken[2], sigwait_wrong;
+static pid_t sigwait_tids[2];
+
+/* Takes SIGUSR1 until SIGUSR2 says stop, checking its siginfo. */
+static void *take_signals(void *arg)
+{
+    int index = (int)(uintptr_t)arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGUSR2);
+    sigwait_tids[index] = tid();
+    for (;;) {
+        siginfo_t info;
+        long signal = syscall(SYS_rt_sigtimedwait, &set, &info, 0, 8);
+        if (signal == SIGUSR2)
+            return 0;
+        if (signal != SIGUSR1)
+            continue;       /* EINTR */
+        if (info.si_signo != SIGUSR1 || info.si_pid != getpid())
+            atomic_fetch_add(&sigwait_wrong, 1);
+        atomic_fetch_add(&sigwait_taken[index], 1);
+    }
+}
+
+static int total_taken(void)
+{
+    return atomic_load(&sigwait_taken[0]) + atomic_load(&sigwait_taken[1]);
+}
+
+/* 1 once count signals were taken, 0 after 10 s. */
+static int taken_soon(int count)
+{
+    for (int tries = 0; tries < 100000 && total_taken() < count; tries++) {
+        if (tries > 1000)
+            usleep(100);
+        else
+            sched_yield();
+    }
+    return total_taken() == count;
+}
+
+/* Two threads wait for the same signal; each process-directed one is
+ * taken by exactly one of them, each thread-directed one by its target. */
+static int sigwait_in_two_threads(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGUSR2);
+    CHECK(pthread_sigmask(SIG_BLOCK, &set, 0) == 0);
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&threads[i], 0, take_signals, (void *)(uintptr_t)i) == 0);
+    for (int round = 0; round < SIGWAIT_ROUNDS; round++) {
+        CHECK(kill(getpid(), SIGUSR1) == 0);
+        CHECK(taken_soon(round + 1));
+    }
+    while (!sigwait_tids[0] || !sigwait_tids[1])
+        sched_yield();
+    int before = atomic_load(&sigwait_taken[1]);
+    for (int round = 0; round < 10; round++) {
+        CHECK(syscall(SYS_tgkill, getpid(), sigwait_tids[1], SIGUSR1) == 0);
+        CHECK(taken_soon(SIGWAIT_ROUNDS + round + 1));
+    }
+    CHECK(atomic_load(&sigwait_taken[1]) == before + 10);
+    for (int i = 0; i < 2; i++) {
+        CHECK(syscall(SYS_tgkill, getpid(), sigwait_tids[i], SIGUSR2) == 0);
+        CHECK(pthread_join(threads[i], 0) == 0);
+    }
+    CHECK(total_taken() == SIGWAIT_ROUNDS + 10 && atomic_load(&sigwait_wrong) == 0);
+    return 1;
+}
+
+static void *wait_for_ever(void *arg)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    atomic_store((atomic_int *)arg, tid());
+    syscall(SYS_rt_sigtimedwait, &set, 0, 0, 8);
+    return 0;
+}
+
+/* The process exits while a thread waits: the wait ends with it. */
+static int exit_while_a_thread_waits(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        static atomic_int waiter;
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &set, 0);
+        pthread_t thread;
+        pthread_create(&thread, 0, wait_for_ever, &waiter);
+        while (!atomic_load(&waiter))
+            sched_yield();
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", getpid(), atomic_load(&waiter));
+        for (int tries = 0; tries < 1000 && state_in_stat_file(path) != 'S'; tries++)
+            usleep(10000);
+        exit(state_in_stat_file(path) == 'S' ? 7 : 8);
+    }
+    CHECK(exited_with(wait_status(pid), 7));
+    return 1;
+}
+
+/* --- the descriptor table grows while threads use it --------------------- */
+
+#define DUPS_PER_THREAD 200
+static int dup_results[4][DUPS_PER_THREAD];
+static atomic_int dup_go;
+
+static void *dup_many(void *arg)
+{
+    int *results = arg;
+    while (!atomic_load(&dup_go))
+        sched_yield();
+    for (int i = 0; i < DUPS_PER_THREAD; i++)
+        results[i] = dup(0);
+    return 0;
+}
+
+/* Four threads dup at once from a fresh table of 64 slots up past 800:
+ * each growth drops the table's lock to allocate, and no descriptor may be
+ * lost or given twice. */
+static int descriptors_grow_under_threads(void)
+{
+    pthread_t threads[4];
+    for (int t = 0; t < 4; t++)
+        CHECK(pthread_create(&threads[t], 0, dup_many, dup_results[t]) == 0);
+    atomic_store(&dup_go, 1);
+    for (int t = 0; t < 4; t++)
+        CHECK(pthread_join(threads[t], 0) == 0);
+    static char seen[4096];
+    for (int t = 0; t < 4; t++) {
+        for (int i = 0; i < DUPS_PER_THREAD; i++) {
+            int fd = dup_results[t][i];
+            CHECK(fd > 2 && fd < 4096 && !seen[fd]);
+            seen[fd] = 1;
+            CHECK(fcntl(fd, F_GETFD) == 0);
+        }
+    }
+    for (int t = 0; t < 4; t++)
+        for (int i = 0; i < DUPS_PER_THREAD; i++)
+            CHECK(close(dup_results[t][i]) == 0);
+    return 1;
+}
+
 static const struct ktap_case cases[] = {
     KTAP_CASE(create_join),
     KTAP_CASE(pid_and_tid),
@@ -792,6 +946,9 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(process_signal_to_unblocking_thread),
     KTAP_CASE(kill_by_tid_reaches_the_process),
     KTAP_CASE(tgkill_wrong_group),
+    KTAP_CASE(sigwait_in_two_threads),
+    KTAP_CASE(exit_while_a_thread_waits),
+    KTAP_CASE(descriptors_grow_under_threads),
     KTAP_CASE(exit_group_from_thread),
     KTAP_CASE(fatal_signal_ends_group),
     KTAP_CASE(leader_exits_first),

@@ -303,6 +303,188 @@ static int nanosleep_reports_time_left(void)
     return 1;
 }
 
+/* --- rt_sigtimedwait (sigwait, sigwaitinfo, sigtimedwait) -------------
+ * Called raw: musl's sigtimedwait retries on EINTR, which is checked here. */
+
+static long timed_wait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+    return syscall(SYS_rt_sigtimedwait, set, info, timeout, 8);
+}
+
+/* The sigtimedwait cases run in a child: this program may be pid 1 on
+ * nohzk, which drops signals it has no handler for (and takes SIGUSR1,
+ * SIGUSR2 and SIGTERM sent to it for a request to power off). */
+static int in_a_child(int (*body)(void))
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int passed = body();
+        fflush(stdout);
+        _exit(passed ? 0 : 1);
+    }
+    return exited_with(wait_status(pid), 0);
+}
+
+/* A child that sends signal to us once we sleep (in the wait). */
+static pid_t signal_when_asleep(int signal)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (state_soon(parent, 'S'))
+            kill(parent, signal);
+        _exit(0);
+    }
+    return pid;
+}
+
+/* Thread-directed before process-directed, then the lowest number; the
+ * siginfo says who sent it and how. */
+static int rt_sigtimedwait_takes_pending_in_order_body(void)
+{
+    sigset_t set = signal_set(SIGUSR1), old;
+    sigaddset(&set, SIGUSR2);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    struct timespec zero = { 0, 0 };
+    siginfo_t info;
+    CHECK(kill(getpid(), SIGUSR1) == 0);
+    CHECK(syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR2) == 0);
+    CHECK(kill(getpid(), SIGTERM) == 0);
+    memset(&info, 0xff, sizeof(info));
+    CHECK(timed_wait(&set, &info, &zero) == SIGUSR2);
+    CHECK(info.si_signo == SIGUSR2 && info.si_code == SI_TKILL && info.si_pid == getpid() &&
+          info.si_uid == getuid());
+    CHECK(timed_wait(&set, &info, &zero) == SIGUSR1);
+    CHECK(info.si_signo == SIGUSR1 && info.si_code == SI_USER && info.si_pid == getpid());
+    CHECK(timed_wait(&set, 0, 0) == SIGTERM);          /* NULL info; pending, so no wait */
+    CHECK(timed_wait(&set, &info, &zero) == -1 && errno == EAGAIN);     /* a poll: nothing left */
+    sigset_t pending;
+    sigpending(&pending);
+    CHECK(!sigismember(&pending, SIGUSR1) && !sigismember(&pending, SIGUSR2));
+    sigprocmask(SIG_SETMASK, &old, 0);
+    return 1;
+}
+
+static int rt_sigtimedwait_bad_arguments_body(void)
+{
+    sigset_t set = signal_set(SIGUSR1), old;
+    sigprocmask(SIG_BLOCK, &set, &old);
+    struct timespec zero = { 0, 0 }, bad_ns = { 0, 1000000000 }, negative = { -1, 0 };
+    siginfo_t info;
+    CHECK(syscall(SYS_rt_sigtimedwait, &set, &info, &zero, 4) == -1 && errno == EINVAL);
+    CHECK(syscall(SYS_rt_sigtimedwait, &set, &info, &zero, 16) == -1 && errno == EINVAL);
+    CHECK(timed_wait((sigset_t *)8, &info, &zero) == -1 && errno == EFAULT);
+    CHECK(timed_wait((sigset_t *)0xffff800000000000ul, &info, &zero) == -1 && errno == EFAULT);
+    CHECK(timed_wait(&set, &info, (struct timespec *)8) == -1 && errno == EFAULT);
+    CHECK(timed_wait(&set, &info, &bad_ns) == -1 && errno == EINVAL);
+    CHECK(timed_wait(&set, &info, &negative) == -1 && errno == EINVAL);
+    CHECK(kill(getpid(), SIGUSR1) == 0);
+    CHECK(timed_wait(&set, &info, &bad_ns) == -1 && errno == EINVAL);   /* checked before taking */
+    CHECK(timed_wait(&set, (siginfo_t *)8, &zero) == -1 && errno == EFAULT);   /* taken, then lost */
+    CHECK(timed_wait(&set, &info, &zero) == -1 && errno == EAGAIN);
+    struct timespec short_wait = { 0, 20 * 1000000 };
+    CHECK(timed_wait(&set, &info, &short_wait) == -1 && errno == EAGAIN);  /* the time passes */
+    sigprocmask(SIG_SETMASK, &old, 0);
+    return 1;
+}
+
+/* No timeout waits for ever: until the signal comes, even one the
+ * caller did not block (it is taken, its handler does not run); another
+ * signal with a handler ends it with EINTR. */
+static int rt_sigtimedwait_waits_body(void)
+{
+    sigset_t set = signal_set(SIGUSR1), old;
+    siginfo_t info;
+    sigprocmask(SIG_BLOCK, &set, &old);
+    pid_t pid = signal_when_asleep(SIGUSR1);
+    CHECK(timed_wait(&set, &info, 0) == SIGUSR1);
+    CHECK(info.si_code == SI_USER && info.si_pid == pid);
+    waitpid(pid, 0, 0);
+    sigprocmask(SIG_SETMASK, &old, 0);
+
+    handled = 0;
+    set_siginfo_handler(SIGUSR1, noop, 0);
+    pid = signal_when_asleep(SIGUSR1);
+    CHECK(timed_wait(&set, &info, 0) == SIGUSR1 && handled == 0);
+    waitpid(pid, 0, 0);
+
+    set_siginfo_handler(SIGUSR2, noop, 0);
+    pid = signal_when_asleep(SIGUSR2);
+    CHECK(timed_wait(&set, &info, 0) == -1 && errno == EINTR && handled == 1);
+    waitpid(pid, 0, 0);
+    set_handler(SIGUSR1, SIG_DFL, 0);
+    set_handler(SIGUSR2, SIG_DFL, 0);
+    return 1;
+}
+
+/* A signal whose default is to be ignored (SIGCHLD), blocked and waited
+ * for: it is not dropped while the wait has it unblocked (Linux's
+ * real_blocked). */
+static int rt_sigtimedwait_ignored_by_default_body(void)
+{
+    sigset_t set = signal_set(SIGCHLD), old;
+    sigprocmask(SIG_BLOCK, &set, &old);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(state_soon(parent, 'S') ? 5 : 6);
+    struct timespec ten = { 10, 0 };
+    siginfo_t info;
+    CHECK(timed_wait(&set, &info, &ten) == SIGCHLD);
+    CHECK(info.si_code == CLD_EXITED && info.si_pid == pid && info.si_status == 5);
+    CHECK(exited_with(wait_status(pid), 5));
+    sigprocmask(SIG_SETMASK, &old, 0);
+    return 1;
+}
+
+/* SIGKILL in the set is not waited for: it kills. */
+static void wait_for_sigkill(void)
+{
+    sigset_t set = signal_set(SIGKILL);
+    sigaddset(&set, SIGSTOP);
+    pid_t pid = signal_when_asleep(SIGKILL);
+    timed_wait(&set, 0, 0);
+    (void)pid;
+    _exit(1);
+}
+
+/* A stop and a continue during the wait: the wait ends (EINTR on Linux,
+ * sigwait's loop goes on) and the signal still comes. */
+static void wait_through_stop(void)
+{
+    sigset_t set = signal_set(SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, 0);
+    long result;
+    do
+        result = timed_wait(&set, 0, 0);
+    while (result == -1 && errno == EINTR);
+    _exit((int)result);
+}
+
+static int rt_sigtimedwait_kill_and_stop_body(void)
+{
+    CHECK(killed_by(status_of_child(wait_for_sigkill), SIGKILL));
+    pid_t pid = fork();
+    if (pid == 0)
+        wait_through_stop();
+    CHECK(state_soon(pid, 'S'));
+    CHECK(kill(pid, SIGSTOP) == 0);
+    CHECK(state_soon(pid, 'T'));
+    CHECK(kill(pid, SIGCONT) == 0);
+    CHECK(state_soon(pid, 'S'));
+    CHECK(kill(pid, SIGUSR1) == 0);
+    CHECK(exited_with(wait_status(pid), SIGUSR1));
+    return 1;
+}
+
+static int rt_sigtimedwait_takes_pending_in_order(void) { return in_a_child(rt_sigtimedwait_takes_pending_in_order_body); }
+static int rt_sigtimedwait_bad_arguments(void) { return in_a_child(rt_sigtimedwait_bad_arguments_body); }
+static int rt_sigtimedwait_waits(void) { return in_a_child(rt_sigtimedwait_waits_body); }
+static int rt_sigtimedwait_ignored_by_default(void) { return in_a_child(rt_sigtimedwait_ignored_by_default_body); }
+static int rt_sigtimedwait_kill_and_stop(void) { return in_a_child(rt_sigtimedwait_kill_and_stop_body); }
+
 /* --- bad input: errors, nothing changed, and only the process dies ------ */
 
 static int bad_arguments_rejected(void)
@@ -361,6 +543,11 @@ int main(void)
         KTAP_CASE(read_gets_eintr),
         KTAP_CASE(read_restarts),
         KTAP_CASE(nanosleep_reports_time_left),
+        KTAP_CASE(rt_sigtimedwait_takes_pending_in_order),
+        KTAP_CASE(rt_sigtimedwait_bad_arguments),
+        KTAP_CASE(rt_sigtimedwait_waits),
+        KTAP_CASE(rt_sigtimedwait_ignored_by_default),
+        KTAP_CASE(rt_sigtimedwait_kill_and_stop),
         KTAP_CASE(bad_arguments_rejected),
         KTAP_CASE(broken_frames_kill_only_the_process),
     };
