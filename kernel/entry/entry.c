@@ -64,6 +64,7 @@ void entry_user_fault(struct trap_frame *frame, int signal, const char *what, ui
 #define PAGE_FAULT_FETCH   16
 #define SEGV_MAPERR 1
 #define SEGV_ACCERR 2
+#define BUS_ADRERR  2
 
 /* A fault in the middle of a user copy (arch/x86/traps.c): only a write
  * to a copy-on-write page is resolved there. */
@@ -92,6 +93,8 @@ bool entry_user_page_fault(struct trap_frame *frame, uint64_t address, uint64_t 
         error = region_fault_in(process, address, write, error_code & PAGE_FAULT_FETCH);
     if (error == -ENOMEM)
         signal_force(frame, SIGKILL, SI_KERNEL, address, "out of memory for a page");
+    if (error == -ENXIO)
+        signal_force(frame, SIGBUS, BUS_ADRERR, address, "past the end of a shared file mapping");
     if (error == -EFAULT || error == -EACCES) {
         struct region region;
         bool in_region = address < USER_HALF_END && region_find(&process->memory->regions, address, &region);

@@ -129,4 +129,9 @@ void devices_init(void)
         if (error)
             printk("devices: cannot create %s: error %d\n", devices[i].path, error);
     }
+    /* shm_open()'s directory, world-writable and sticky as Linux's tmpfs
+     * there: the whole tree is in memory already, so a plain directory. */
+    int error = vfs_mkdir_at(0, "/dev/shm", 01777);
+    if (error)
+        printk("devices: cannot create /dev/shm: error %d\n", error);
 }

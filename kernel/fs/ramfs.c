@@ -93,13 +93,14 @@ static int reserve_slots(struct inode *inode, size_t slots)
 
 /* The page at index, ready to be written: a hole gets a page (not zeroed
  * if the write covers it all), and a page a program also holds is copied
- * first, the copy taking its place in the file. 0 if out of memory. */
+ * first, the copy taking its place in the file, unless the file has been
+ * mapped MAP_SHARED: its holders must see the write. 0 if out of memory. */
 static uint64_t writable_page(struct inode *inode, size_t index, bool whole)
 {
     uint64_t page = inode->pages[index];
     if (!page) {
         page = whole ? page_alloc_unzeroed() : page_alloc();
-    } else if (page_holders(page) > 1) {
+    } else if (page_holders(page) > 1 && !inode->shared_mapped) {
         uint64_t copy = page_alloc_unzeroed();
         if (!copy)
             return 0;
@@ -164,6 +165,38 @@ static long ramfs_write(struct file *file, const void *buffer, size_t count)
     return (long)done;
 }
 
+/* ftruncate: the new size. Pages wholly past it leave the file (a
+ * mapping keeps its holder: Linux would unmap them; docs/memory.md); the
+ * rest of a cut last page is zeroed, in the file's own page (a copy if a
+ * program holds it), so that bytes past the size read as zeros when the
+ * file grows again. Nothing changes on -ENOMEM. */
+int vfs_truncate(struct file *file, uint64_t length)
+{
+    struct inode *inode = file->inode;
+    if (!is_type(inode, S_IFREG) || inode->ops)
+        return -EINVAL;
+    if (length > FILE_SIZE_MAX)
+        return -EFBIG;
+    spin_lock(&vfs_lock);
+    size_t keep = (length + PAGE_SIZE - 1) / PAGE_SIZE, cut = length % PAGE_SIZE;
+    if (length < inode->size && cut && keep - 1 < inode->page_slots && inode->pages[keep - 1]) {
+        uint64_t page = writable_page(inode, keep - 1, false);
+        if (!page) {
+            spin_unlock(&vfs_lock);
+            return -ENOMEM;
+        }
+        memset((char *)phys_to_virt(page) + cut, 0, PAGE_SIZE - cut);
+    }
+    for (size_t i = keep; i < inode->page_slots; i++) {
+        if (inode->pages[i])
+            page_put(inode->pages[i]);
+        inode->pages[i] = 0;
+    }
+    inode->size = length;
+    spin_unlock(&vfs_lock);
+    return 0;
+}
+
 struct file_pages ramfs_take_pages(struct inode *inode)
 {
     struct file_pages taken = { inode->pages, inode->page_slots };
@@ -210,6 +243,33 @@ int vfs_file_page(struct file *file, uint64_t index, uint64_t *page)
     else if (index < (inode->size + PAGE_SIZE - 1) / PAGE_SIZE && page_at(inode, index)) {
         *page = inode->pages[index];
         page_get(*page);
+    }
+    spin_unlock(&vfs_lock);
+    return error;
+}
+
+/* For a MAP_SHARED mapping (kernel/mm/mmap.c): the file's own page at
+ * index, made now if a hole (and detached from a program that ran the
+ * file, as a write would), with a holder for the mapping; 0 past the end
+ * of the file. From then on the file's pages are shared, never copied. */
+int vfs_file_page_shared(struct file *file, uint64_t index, uint64_t *page)
+{
+    struct inode *inode = file->inode;
+    int error = 0;
+    *page = 0;
+    spin_lock(&vfs_lock);
+    if (!is_type(inode, S_IFREG) || inode->ops) {
+        error = -ENODEV;
+    } else if (index < (inode->size + PAGE_SIZE - 1) / PAGE_SIZE) {
+        error = reserve_slots(inode, index + 1);
+        uint64_t got = error ? 0 : writable_page(inode, index, false);
+        if (!error && !got)
+            error = -ENOMEM;
+        if (got) {
+            inode->shared_mapped = true;
+            page_get(got);
+            *page = got;
+        }
     }
     spin_unlock(&vfs_lock);
     return error;

@@ -111,6 +111,13 @@ bool vfs_is_generated(struct file *file);   /* a device's or /proc's, /sys's: it
  * A later write to the file copies the page first: the caller's view of
  * it never changes (execve maps it; kernel/fs/ramfs.c). */
 int vfs_file_page(struct file *file, uint64_t index, uint64_t *page);
+/* The same for a MAP_SHARED mapping: a hole gets its page now, and from
+ * then on writes to the file go into its pages in place, so the mapping
+ * and the file stay one. */
+int vfs_file_page_shared(struct file *file, uint64_t index, uint64_t *page);
+/* ftruncate's: a regular file of the tree to length; -EINVAL for any
+ * other, -EFBIG past the largest file, -ENOMEM with nothing changed. */
+int vfs_truncate(struct file *file, uint64_t length);
 
 /* Open files, for the system calls. */
 struct file *vfs_file_get(struct file *file); /* one more reference */

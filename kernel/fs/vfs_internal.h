@@ -46,6 +46,7 @@ struct inode {
     void *private;
     char *name; /* NUL-terminated, kmalloc'd: rename() replaces it */
     bool sealed; /* names under it are the kernel's (vfs_seal): /proc */
+    bool shared_mapped; /* a MAP_SHARED mapping took its pages: writes go in place */
 };
 
 extern struct spinlock vfs_lock;

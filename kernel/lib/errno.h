@@ -10,6 +10,7 @@
 #define EIO      5
 #define ENXIO    6
 #define E2BIG    7
+#define EFBIG    27
 #define ENOEXEC  8
 #define EBADF    9
 #define ECHILD  10

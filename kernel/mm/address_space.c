@@ -192,6 +192,20 @@ int address_space_map_shared(struct address_space *space, uint64_t address, uint
     return error;
 }
 
+int address_space_map_page(struct address_space *space, uint64_t address, uint64_t page, uint64_t flags)
+{
+    if (address >= USER_MAP_END || address % PAGE_SIZE)
+        return -EINVAL;
+    uint64_t irq = space_lock(space);
+    int error = user_tables_entry(space->root_phys, address) & PTE_PRESENT
+                    ? -EEXIST
+                    : user_tables_map_page(space->root_phys, address, page, flags);
+    if (!error)
+        count_pages(space, 1, 0);
+    space_unlock(space, irq);
+    return error;
+}
+
 /* Without the lock: callers hold other locks (a futex's bucket), and the
  * space lock is never taken inside one (its holder may wait for the
  * flush of a CPU spinning there). The walk runs with interrupts off

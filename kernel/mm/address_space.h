@@ -49,6 +49,9 @@ int address_space_map_zero(struct address_space *space, uint64_t address, uint64
  * with its other holders (a file's page, mapped by execve), so a write
  * right becomes copy-on-write. Errors as address_space_map's. */
 int address_space_map_shared(struct address_space *space, uint64_t address, uint64_t page, uint64_t flags);
+/* Map page, whose holder the caller gives, at address with flags as they
+ * are (PTE_SHARED: a MAP_SHARED file's page, written in place). */
+int address_space_map_page(struct address_space *space, uint64_t address, uint64_t page, uint64_t flags);
 /* The entry mapping address, checked for user access (and for writing if
  * asked: a copy-on-write page is not writable yet); 0 if there is none. */
 uint64_t address_space_lookup(struct address_space *space, uint64_t address, bool for_write);

@@ -7,6 +7,7 @@
 #include "arch/x86/paging.h"
 #include "kernel/fs/vfs.h"
 #include "kernel/lib/errno.h"
+#include "kernel/lib/linux_abi.h"
 #include "kernel/mm/address_space.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
@@ -190,6 +191,53 @@ static long populate(struct process *process, uint64_t address, uint64_t length,
     return error;
 }
 
+/* Linux 6.1's rules for the open file, in its order: MAP_SHARED_VALIDATE
+ * knows every flag (none beyond the legacy ones: no DAX, so no MAP_SYNC);
+ * readable; for a shared mapping that may be written, opened for writing
+ * too (O_APPEND is no bar: Linux refuses only an append-only inode,
+ * which nohzk has not). A device or generated file has no pages to share
+ * (/dev/zero was taken before). */
+#define MAP_SHARED_VALIDATE 0x03
+#define LEGACY_MAP_MASK (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | 0x0800 /* DENYWRITE */ | \
+                         0x1000 /* EXECUTABLE */ | 0x4000000 /* UNINITIALIZED */ | 0x0100 /* GROWSDOWN */ | \
+                         0x2000 /* LOCKED */ | 0x4000 /* NORESERVE */ | 0x8000 /* POPULATE */ | \
+                         0x10000 /* NONBLOCK */ | 0x20000 /* STACK */ | 0x40000 /* HUGETLB */)
+
+static long file_access_error(struct file *file, uint64_t prot, uint64_t flags, bool shared)
+{
+    unsigned mode = file->flags & O_ACCMODE;
+    if ((flags & MAP_TYPE) == MAP_SHARED_VALIDATE && flags & ~(uint64_t)LEGACY_MAP_MASK)
+        return -EOPNOTSUPP;
+    if (mode == O_WRONLY)
+        return -EACCES;
+    if (shared && prot & PROT_WRITE && mode != O_RDWR)
+        return -EACCES;
+    return shared && vfs_is_generated(file) ? -ENODEV : 0;
+}
+
+/* A MAP_SHARED file's pages, the file's own (vfs_file_page_shared), so
+ * that writes through the mapping and write() meet; pages past the end
+ * of the file stay unmapped (a touch there is SIGBUS, region_fault_in). */
+static long map_file_shared(struct address_space *space, uint64_t address, uint64_t length, uint64_t prot,
+                            struct file *file, uint64_t offset)
+{
+    uint64_t flags = region_page_flags((uint32_t)prot) | PTE_SHARED;
+    for (uint64_t done = 0; done < length; done += PAGE_SIZE) {
+        uint64_t page = 0;
+        long error = signal_fatal_pending() ? -EINTR : vfs_file_page_shared(file, (offset + done) / PAGE_SIZE, &page);
+        if (!error && page) {
+            error = address_space_map_page(space, address + done, page, flags);
+            if (error)
+                page_put(page);
+        }
+        if (error) {
+            address_space_unmap_range(space, address, address + done);
+            return error == -EINTR ? -EINTR : -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 /* Where a mapping goes without MAP_FIXED: at the hint if it is free
  * there (Linux's rule), else the next gap of mmap's area, bottom-up from
  * MMAP_BASE, next fit (docs/memory.md, section 6). */
@@ -252,15 +300,18 @@ SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint6
     if (file && shared && vfs_is_dev_zero(file)) {  /* shared anonymous memory, as on Linux */
         vfs_close(file);
         file = 0;
-    } else if (file && shared) {
+    }
+    long refused = file ? file_access_error(file, prot, flags, shared) : 0;
+    if (refused) {
         vfs_close(file);
-        return -ENOSYS;     /* shared file mappings are left out (docs/memory.md, section 6) */
+        return refused;
     }
     struct region_name *name = file ? region_name_of_file(file) : 0;
     long result = file && !name ? -ENOMEM : mmap_region(process, address, length, prot, flags, name, offset);
     region_name_put(name);      /* the regions hold theirs */
     if (result >= 0) {
-        long error = populate(process, (uint64_t)result, length, prot, file, offset, shared);
+        long error = file && shared ? map_file_shared(process->memory, (uint64_t)result, length, prot, file, offset)
+                                    : populate(process, (uint64_t)result, length, prot, file, offset, shared);
         if (error < 0) {
             regions_forget(&process->memory->regions, (uint64_t)result, (uint64_t)result + length);
             result = error;

@@ -433,6 +433,8 @@ int region_fault_in(struct process *process, uint64_t address, bool write, bool 
         return -EACCES;
     if (region.kind & REGION_STACK)
         return stack_fault_in(process, address, write);
+    if ((region.kind & (REGION_FILE | REGION_SHARED)) == (REGION_FILE | REGION_SHARED))
+        return -ENXIO;      /* past the end of a shared file: SIGBUS, as Linux */
     if (region.kind & (REGION_FILE | REGION_SHARED))
         return -EACCES;     /* their pages are mapped at mmap and stay */
     uint64_t flags = region_page_flags(region.prot);

@@ -108,7 +108,8 @@ void regions_each(struct region_list *list, void (*show)(void *arg, const struct
  * a system call about to copy): 0 if a page is mapped now (an anonymous
  * region's first touch: the zero page for a read; the stack's, within
  * RLIMIT_STACK); -EFAULT outside every region (SEGV_MAPERR); -EACCES in
- * a region without the right (SEGV_ACCERR); -ENOMEM. */
+ * a region without the right (SEGV_ACCERR); -ENXIO past the end of a
+ * shared file mapping (SIGBUS); -ENOMEM. */
 struct process;
 int region_fault_in(struct process *process, uint64_t address, bool write, bool fetch);
 /* The page-table rights of prot (address_space_protect_range's flags). */

@@ -1560,6 +1560,57 @@ static int getrandom_crossing_into_unmapped(void)
     return 1;
 }
 
+/* ftruncate grows with zeros and cuts; bytes past a cut read as zeros
+ * when the file grows again; truncate() by name too. */
+static int ftruncate_grows_and_cuts(void)
+{
+    int fd = open_scratch();
+    CHECK(fd >= 0);
+    EXPECT_VALUE(write(fd, "abcdefgh", 8), 8);
+    EXPECT_VALUE(ftruncate(fd, 5000), 0);
+    struct stat st;
+    EXPECT_VALUE(fstat(fd, &st), 0);
+    EXPECT_VALUE(st.st_size, 5000);
+    char bytes[8] = {0};
+    EXPECT_VALUE(pread(fd, bytes, 2, 4096), 2);
+    EXPECT(bytes[0] == 0 && bytes[1] == 0);
+    EXPECT_VALUE(ftruncate(fd, 3), 0);
+    EXPECT_VALUE(ftruncate(fd, 8), 0);
+    EXPECT_VALUE(pread(fd, bytes, 8, 0), 8);
+    EXPECT(memcmp(bytes, "abc\0\0\0\0\0", 8) == 0);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/scratch", directory);
+    EXPECT_VALUE(truncate(path, 1), 0);
+    EXPECT_VALUE(fstat(fd, &st), 0);
+    EXPECT_VALUE(st.st_size, 1);
+    close(fd);
+    return 1;
+}
+
+/* Linux's refusals: a negative length, a descriptor not open for
+ * writing, one that is no regular file (EINVAL), a bad one (EBADF); a
+ * directory by name (EISDIR). */
+static int ftruncate_refusals(void)
+{
+    int fd = open_scratch();
+    CHECK(fd >= 0);
+    close(fd);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/scratch", directory);
+    int read_only = open(path, O_RDONLY), fds[2];
+    CHECK(read_only >= 0 && pipe(fds) == 0);
+    EXPECT_ERROR(syscall(SYS_ftruncate, read_only, 0), EINVAL);
+    EXPECT_ERROR(syscall(SYS_ftruncate, fds[1], 0), EINVAL);
+    EXPECT_ERROR(syscall(SYS_ftruncate, 1 << 20, 0), EBADF);
+    EXPECT_ERROR(syscall(SYS_truncate, path, -1L), EINVAL);
+    EXPECT_ERROR(syscall(SYS_truncate, directory, 0), EISDIR);
+    int writable = open(path, O_WRONLY);
+    CHECK(writable >= 0);
+    EXPECT_ERROR(syscall(SYS_ftruncate, writable, -1L), EINVAL);
+    close(writable), close(read_only), close(fds[0]), close(fds[1]);
+    return 1;
+}
+
 static int getrandom_insecure_with_random(void)
 {
     char bytes[8];
@@ -1650,6 +1701,7 @@ int main(void)
         KTAP_CASE(ioctl_terminal_request_on_pipe), KTAP_CASE(ioctl_fioclex), KTAP_CASE(ioctl_fionbio), KTAP_CASE(ioctl_fionread),
         KTAP_CASE(getrandom_zero_length), KTAP_CASE(getrandom_non_canonical), KTAP_CASE(getrandom_read_only_page),
         KTAP_CASE(getrandom_crossing_into_unmapped), KTAP_CASE(getrandom_insecure_with_random),
+        KTAP_CASE(ftruncate_grows_and_cuts), KTAP_CASE(ftruncate_refusals),
     };
     if (!setup()) {
         printf("# conform_io: cannot make the scratch directory (errno %d)\n", errno);

@@ -495,10 +495,10 @@ static void wait_on_shared_word(void)
     _exit(0);
 }
 
-static int shared_futex_across_processes(void)
+/* The child waits on shared_word, the parent wakes it (a private wake
+ * first, which must find no one). */
+static int futex_joins_a_child(void)
 {
-    shared_word = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    EXPECT(shared_word != MAP_FAILED);
     fflush(stdout);
     pid_t child = fork();
     if (child == 0)
@@ -525,7 +525,126 @@ static int shared_futex_across_processes(void)
     EXPECT(woken != 0);
     if (woken > 0)
         EXPECT(exited_with(wait_status(child), 0));
+    return 1;
+}
+
+static int shared_futex_across_processes(void)
+{
+    shared_word = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    EXPECT(shared_word != MAP_FAILED);
+    int result = futex_joins_a_child();
     munmap((void *)shared_word, PAGE);
+    return result;
+}
+
+/* ---- MAP_SHARED files: the mapping is the file's own pages ---- */
+
+static char shm_name[64];
+
+/* A fresh shm_open() object of size bytes, read and write. */
+static int shm_file(size_t size)
+{
+    snprintf(shm_name, sizeof(shm_name), "/regions-%d", (int)getpid());
+    shm_unlink(shm_name);
+    int fd = shm_open(shm_name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* write() and the mapping see each other's bytes, a child's writes
+ * through its inherited mapping reach the file, and a second mapping
+ * finds them. */
+static int shared_file_mapping_is_the_file(void)
+{
+    int fd = shm_file(2 * PAGE);
+    EXPECT(fd >= 0);
+    shared_page = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    EXPECT(shared_page != MAP_FAILED);
+    EXPECT_REGION((char *)shared_page, (char *)shared_page, (char *)shared_page + 2 * PAGE, "rw-s");
+    shared_page[5] = 'm';
+    char byte = 0;
+    EXPECT_VALUE(pread(fd, &byte, 1, 5), 1);
+    EXPECT_VALUE(byte, 'm');
+    EXPECT_VALUE(pwrite(fd, "w", 1, PAGE + 7), 1);
+    EXPECT_VALUE(shared_page[PAGE + 7], 'w');
+    EXPECT(exited_with(status_of_child(write_shared), 0));
+    EXPECT_VALUE(pread(fd, &byte, 1, PAGE), 1);
+    EXPECT_VALUE(byte, 43);
+    munmap((void *)shared_page, 2 * PAGE);
+    char *again = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    EXPECT(again != MAP_FAILED);
+    EXPECT_VALUE(again[0], 42);
+    munmap(again, PAGE);
+    close(fd);
+    EXPECT_VALUE(shm_unlink(shm_name), 0);
+    return 1;
+}
+
+/* Two processes meet on a futex in a shm_open() object. */
+static int shared_futex_in_a_shm_object(void)
+{
+    int fd = shm_file(PAGE);
+    EXPECT(fd >= 0);
+    shared_word = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    shm_unlink(shm_name);
+    EXPECT(shared_word != MAP_FAILED);
+    int result = futex_joins_a_child();
+    munmap((void *)shared_word, PAGE);
+    return result;
+}
+
+/* Linux's refusals: a write right the descriptor lacks, a write-only
+ * descriptor, an unknown MAP_SHARED_VALIDATE flag; a private writable
+ * mapping of a read-only descriptor, and a shared writable one of an
+ * O_APPEND descriptor (only an append-only inode is refused), are fine. */
+static int shared_file_refusals(void)
+{
+    int fd = shm_file(PAGE);
+    EXPECT(fd >= 0);
+    close(fd);
+    char path[96];
+    snprintf(path, sizeof(path), "/dev/shm%s", shm_name);
+    int read_only = open(path, O_RDONLY), write_only = open(path, O_WRONLY), append = open(path, O_RDWR | O_APPEND);
+    shm_unlink(shm_name);
+    EXPECT(read_only >= 0 && write_only >= 0 && append >= 0);
+    EXPECT(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, read_only, 0) == MAP_FAILED && errno == EACCES);
+    EXPECT(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, write_only, 0) == MAP_FAILED && errno == EACCES);
+    EXPECT(mmap(NULL, PAGE, PROT_READ, MAP_SHARED_VALIDATE | 0x200000, append, 0) == MAP_FAILED &&
+           errno == EOPNOTSUPP);
+    char *readable = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, read_only, 0);
+    char *private = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, read_only, 0);
+    char *appended = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, append, 0);
+    EXPECT(readable != MAP_FAILED && private != MAP_FAILED && appended != MAP_FAILED);
+    private[0] = 1;
+    EXPECT_VALUE(readable[0], 0);
+    appended[1] = 2;
+    EXPECT_VALUE(readable[1], 2);
+    munmap(readable, PAGE);
+    munmap(private, PAGE);
+    munmap(appended, PAGE);
+    close(read_only), close(write_only), close(append);
+    return 1;
+}
+
+/* A page of a shared file mapping wholly past the end of the file: SIGBUS
+ * at a touch; the rest of the last page of the file is there. */
+static int shared_file_past_its_end_is_sigbus(void)
+{
+    int fd = shm_file(100);
+    EXPECT(fd >= 0);
+    shared_page = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    shm_unlink(shm_name);
+    EXPECT(shared_page != MAP_FAILED);
+    shared_page[200] = 1;
+    touch_address = shared_page + PAGE, touch_write = 0;
+    int status = status_of_child(touch);
+    munmap((void *)shared_page, 2 * PAGE);
+    EXPECT(killed_by(status, SIGBUS));
     return 1;
 }
 
@@ -689,6 +808,10 @@ int main(void)
         KTAP_CASE(shared_anonymous_survives_mprotect),
         KTAP_CASE(shared_dev_zero_is_shared),
         KTAP_CASE(shared_futex_across_processes),
+        KTAP_CASE(shared_file_mapping_is_the_file),
+        KTAP_CASE(shared_futex_in_a_shm_object),
+        KTAP_CASE(shared_file_refusals),
+        KTAP_CASE(shared_file_past_its_end_is_sigbus),
         KTAP_CASE(madvise_dontneed_zeroes_private_keeps_shared),
         KTAP_CASE(madvise_and_msync_arguments),
         KTAP_CASE(mprotect_while_a_sibling_writes_next_door),
