@@ -192,6 +192,11 @@ int vfs_truncate(struct file *file, uint64_t length)
             page_put(inode->pages[i]);
         inode->pages[i] = 0;
     }
+    if (!keep) {    /* empty, as O_TRUNC leaves it */
+        kfree(inode->pages);
+        inode->pages = NULL;
+        inode->page_slots = 0;
+    }
     inode->size = length;
     spin_unlock(&vfs_lock);
     return 0;

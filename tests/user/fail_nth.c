@@ -389,6 +389,43 @@ static int mmap_file_check(long result, int fired)
     return (char *)result == map && map[0] == pattern[0];
 }
 
+/* The file's own pages, shared: the file's bytes at once. */
+static long mmap_shared_file(void)
+{
+    return (long)syscall(SYS_mmap, map, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fds[2], 0);
+}
+static int mmap_shared_file_check(long result, int fired)
+{
+    (void)fired;
+    if (result < 0)
+        return !mapped(map) && !mapped(map + PAGE);
+    return (char *)result == map && map[0] == pattern[0] && map[PAGE] == pattern[PAGE];
+}
+
+/* A cut inside a page: the rest of it zeroed, the page after it gone,
+ * or nothing changed. */
+static void two_page_scratch(void)
+{
+    char page[PAGE];
+    memset(page, 'z', sizeof(page));
+    ftruncate(fds[3], 0);
+    pwrite(fds[3], page, PAGE, 0);
+    pwrite(fds[3], page, PAGE, PAGE);
+}
+static void empty_scratch(void) { ftruncate(fds[3], 0); }
+static long ftruncate_cut(void) { return syscall(SYS_ftruncate, fds[3], 100L); }
+static int ftruncate_cut_check(long result, int fired)
+{
+    (void)fired;
+    struct stat st;
+    char byte = 0;
+    if (fstat(fds[3], &st) != 0)
+        return 0;
+    if (result < 0)
+        return st.st_size == 2 * PAGE && pread(fds[3], &byte, 1, PAGE + 5) == 1 && byte == 'z';
+    return st.st_size == 100 && ftruncate(fds[3], 200) == 0 && pread(fds[3], &byte, 1, 150) == 1 && byte == 0;
+}
+
 static void three_pages_setup(void)
 {
     map = mmap(0, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -993,6 +1030,8 @@ static const struct call calls[] = {
     { "mmap", 0, 0, 0, hole_setup, mmap_anonymous, mmap_check, unmap },
     { "mmap-shared", 0, 0, 0, hole_setup, mmap_shared, mmap_check, unmap },
     { "mmap-file", 0, 0, 0, hole_setup, mmap_file, mmap_file_check, unmap },
+    { "mmap-shared-file", 0, 0, 0, hole_setup, mmap_shared_file, mmap_shared_file_check, unmap },
+    { "ftruncate-cut", 0, 0, 0, two_page_scratch, ftruncate_cut, ftruncate_cut_check, empty_scratch },
     { "munmap", 0, 0, 0, three_pages_setup, munmap_middle, munmap_check, unmap_three },
     { "madvise", 0, 0, 0, three_pages_setup, madvise_middle, madvise_check, unmap_three },
     { "mprotect", 0, 0, 0, three_pages_setup, mprotect_middle, mprotect_check, unmap_three },
