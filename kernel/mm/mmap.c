@@ -85,6 +85,59 @@ SYSCALL_DEFINE1(mlockall, int, flags)
     return 0;
 }
 
+/* mlock, mlock2 and munlock over [address, + length), its pages
+ * rounded out: the range must be mapped (ENOMEM, Linux's), and, unless
+ * only on fault, every page of it is then made present, and a private
+ * writable one the process's own, as MCL_CURRENT does for all (a
+ * PROT_NONE page cannot be: ENOMEM, as Linux). Nothing pages out here,
+ * so there is no lock to record, and munlock only checks. */
+#define MLOCK_ONFAULT 1
+
+static long lock_range(uint64_t address, uint64_t length, bool populate)
+{
+    struct process *process = current_process();
+    uint64_t start = address & ~(PAGE_SIZE - 1), end = page_up(address + length);
+    if (address + length < address || end < start)
+        return -EINVAL;
+    struct region region;
+    for (uint64_t page = start; page < end; page = region.end)
+        if (page >= USER_HALF_END || !region_find(&process->memory->regions, page, &region))
+            return -ENOMEM;
+    for (uint64_t page = start; populate && page < end; page += PAGE_SIZE) {
+        if (signal_fatal_pending())
+            return -EINTR;
+        region_find(&process->memory->regions, page, &region);
+        bool private_writable = region.prot & REGION_WRITE && !(region.kind & REGION_SHARED);
+        if (!(region.prot & (REGION_READ | REGION_WRITE | REGION_EXEC)))
+            return -ENOMEM;     /* PROT_NONE cannot be made present: Linux's answer */
+        long error = 0;
+        if (!address_space_lookup(process->memory, page, false))
+            error = region_fault_in(process, page, private_writable, false);
+        if (!error && private_writable)
+            error = address_space_write_fault(process->memory, page);
+        if (error == -ENOMEM)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+SYSCALL_DEFINE2(mlock, uint64_t, address, uint64_t, length)
+{
+    return lock_range(address, length, true);
+}
+
+SYSCALL_DEFINE3(mlock2, uint64_t, address, uint64_t, length, int, flags)
+{
+    if (flags & ~MLOCK_ONFAULT)
+        return -EINVAL;
+    return lock_range(address, length, !(flags & MLOCK_ONFAULT));
+}
+
+SYSCALL_DEFINE2(munlock, uint64_t, address, uint64_t, length)
+{
+    return lock_range(address, length, false);
+}
+
 SYSCALL_DEFINE0(munlockall)
 {
     current_process()->lock_future = false;

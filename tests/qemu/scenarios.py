@@ -1070,7 +1070,8 @@ SCENARIOS = [
      "add": ["build/tests-user/auxv.%s:/bin/auxv-%s" % (libc, libc) for libc in ("musl", "glibc", "dyn")],
      "command": "auxv-musl; echo musl=$?; auxv-glibc; echo glibc=$?; auxv-dyn; echo dyn=$?; "
                 "hackbench -p -l 10 -g 2 -f 2; echo process=$?; hackbench -T -p -l 10 -g 1 -f 3; echo threads=$?; "
-                "hackbench -l 10 -g 2 -f 2; echo sockets=$?; signaltest -l 100 -t 2 -q; echo signaltest=$?",
+                "hackbench -l 10 -g 2 -f 2; echo sockets=$?; signaltest -l 100 -t 2 -q; echo signaltest=$?; "
+                "cyclictest -m -q -l 100 -t 1 -a 1 -p 80 -i 1000; echo cyclictest=$?",
      "must_contain": [r"^musl=0\r?$", r"^glibc=0\r?$", r"^dyn=0\r?$",
                       r"^ok 5 interpreters_interpreter_is_ignored\r?$",
                       r"^Running in process mode with 2 groups using 4 file descriptors each \(== 8 tasks\)\r?$",
@@ -1079,7 +1080,9 @@ SCENARIOS = [
                       r"^Time: \d+\.\d{3}\r?\nprocess=0\r?$", r"^Time: \d+\.\d{3}\r?\nthreads=0\r?$",
                       r"^Time: \d+\.\d{3}\r?\nsockets=0\r?$",
                       r"^T: 0 \( *\d+\) P: 0 C: +100 Min: +\d+ Act: +\d+ Avg: +\d+ Max: +\d+\r?$",
-                      r"^T: 1 \( *\d+\) P: 0 C: +100 Min: .*\r?\nsignaltest=0\r?$"],
+                      r"^T: 1 \( *\d+\) P: 0 C: +100 Min: .*\r?\nsignaltest=0\r?$",
+                      # mlockall, a FIFO thread, shm_open()'s statistics, mlock: no warning (must_not_contain)
+                      r"^T: 0 \( *\d+\) P:80 I:1000 C: +100 Min: .*\r?\ncyclictest=0\r?$"],
      "must_not_contain": [r"killed by signal", r"[Ee]rror"],
      "check": lambda out: [] if len(re.findall(r"^KTAP version 1", out, re.M)) == 3
                           else ["want three KTAP documents, one a build"]},

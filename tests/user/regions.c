@@ -648,6 +648,46 @@ static int shared_file_past_its_end_is_sigbus(void)
     return 1;
 }
 
+/* ---- mlock ---- */
+
+static long rss_kb(void)
+{
+    char text[4096];
+    int fd = open("/proc/self/status", O_RDONLY);
+    long got = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    text[got] = 0;
+    char *line = strstr(text, "VmRSS:");
+    return line ? strtol(line + 6, NULL, 10) : -1;
+}
+
+/* mlock makes a fresh private range resident at once (the process's RSS
+ * grows by it before any touch); mlock2's only flag is MLOCK_ONFAULT; a
+ * range with a hole is ENOMEM, and so is one that cannot be made present
+ * (PROT_NONE). */
+static int mlock_makes_a_range_resident(void)
+{
+    char *pages = mmap(NULL, 64 * PAGE, PROT_READ | PROT_WRITE, ANONYMOUS, -1, 0);
+    EXPECT(pages != MAP_FAILED);
+    long before = rss_kb();
+    EXPECT_VALUE(mlock(pages + 1, 64 * PAGE - 2), 0);
+    long after = rss_kb();
+    EXPECT(before > 0 && after >= before + 60 * (long)(PAGE / 1024));
+    EXPECT_VALUE(munlock(pages, 64 * PAGE), 0);
+    EXPECT_ERROR(syscall(SYS_mlock2, pages, PAGE, 2), EINVAL);
+    EXPECT_VALUE(syscall(SYS_mlock2, pages, PAGE, 1), 0);
+    EXPECT_VALUE(munmap(pages + PAGE, PAGE), 0);
+    EXPECT_ERROR(syscall(SYS_mlock, pages, 3 * PAGE), ENOMEM);
+    EXPECT_ERROR(syscall(SYS_munlock, pages, 3 * PAGE), ENOMEM);
+    EXPECT_VALUE(mprotect(pages + 2 * PAGE, PAGE, PROT_NONE), 0);
+    EXPECT_ERROR(syscall(SYS_mlock, pages + 2 * PAGE, PAGE), ENOMEM);   /* locked, but nothing to populate */
+    EXPECT_VALUE(mlock(pages, 0), 0);
+    munmap(pages, 64 * PAGE);
+    return 1;
+}
+
 /* ---- madvise and msync ---- */
 
 /* MADV_DONTNEED: private anonymous memory reads zeros at the next touch,
@@ -812,6 +852,7 @@ int main(void)
         KTAP_CASE(shared_futex_in_a_shm_object),
         KTAP_CASE(shared_file_refusals),
         KTAP_CASE(shared_file_past_its_end_is_sigbus),
+        KTAP_CASE(mlock_makes_a_range_resident),
         KTAP_CASE(madvise_dontneed_zeroes_private_keeps_shared),
         KTAP_CASE(madvise_and_msync_arguments),
         KTAP_CASE(mprotect_while_a_sibling_writes_next_door),
