@@ -179,6 +179,32 @@ _FUZZ_CLASS_CHECKS = [
 ]
 
 
+def _oslat_report_checks(output):
+    """oslat's two --json reports (between ==normal, ==fifo and ==end):
+    each a thread on each of CPUs 1-3 with a histogram of samples; and
+    both runs exited 0."""
+    import json
+    runs_ok = len(re.findall(r"^status=0\r?$", output, re.M))
+    reasons = [] if runs_ok == 2 else ["oslat: %d of 2 runs exited 0" % runs_ok]
+    for name in ("normal", "fifo"):
+        match = re.search(r"^==%s\r?\n(.*?)^==" % name, output, re.M | re.S)
+        try:
+            report = json.loads(match.group(1).replace("\r", "")) if match else None
+        except ValueError as error:
+            report, reasons = None, reasons + ["oslat %s: not JSON (%s)" % (name, error)]
+        if report is None:
+            reasons.append("oslat %s: no report" % name)
+            continue
+        threads = report.get("thread", {}).values()
+        cpus = sorted(thread.get("cpu") for thread in threads)
+        if cpus != [1, 2, 3]:
+            reasons.append("oslat %s: threads on CPUs %s, want [1, 2, 3]" % (name, cpus))
+        for thread in threads:
+            if sum(thread.get("histogram", {}).values()) <= 0:
+                reasons.append("oslat %s: no samples on CPU %s" % (name, thread.get("cpu")))
+    return reasons
+
+
 def _fuzz_class_checks(output):
     """Each class's run (from its "fuzz: classes NAME" line to the next)
     shows the common lines and its own; a class that never ran fails."""
@@ -1086,6 +1112,15 @@ SCENARIOS = [
      "must_not_contain": [r"killed by signal", r"[Ee]rror"],
      "check": lambda out: [] if len(re.findall(r"^KTAP version 1", out, re.M)) == 3
                           else ["want three KTAP documents, one a build"]},
+    # Debian's oslat, unmodified, on isolated CPUs 1-3, as a normal task and
+    # at SCHED_FIFO 1 (-f 1; nohzk has no real-time throttling to turn
+    # off): each run exits 0 and its own --json report has one thread per
+    # CPU, each with samples (_oslat_report_checks). Never its times.
+    {"name": "oslat", "smp": 4, "debian": True, "ktap": False, "timeout": 150, "append": "tick=full nohz_full=1-3",
+     "command": "oslat -c 1-3 -D 1 -q --json=/tmp/normal.json; echo status=$?; "
+                "oslat -c 1-3 -D 1 -q -f 1 --json=/tmp/fifo.json; echo status=$?; "
+                "echo ==normal; cat /tmp/normal.json; echo ==fifo; cat /tmp/fifo.json; echo ==end",
+     "check": lambda out: _oslat_report_checks(out)},
     # Allocations failing at random in execve of a dynamic program and in
     # Debian's loader after it: each run ends (ENOMEM, 126 or 127 from
     # the shell, or a clean death), and the kernel does not panic (it did:
