@@ -335,9 +335,13 @@ SCENARIOS = [
     # first: queued behind a spinner, it would wait until the spinner
     # ends; rcustress's reader on CPU 0 does wait.
     {"name": "rt-fifo", "smp": 4, "ktap": False, "timeout": 120, "append": "hz=1000 tick=full nohz_full=3",
-     "command": "taskset -p -c 1-2 $$ >/dev/null; taskset -c 3 spin 4 --fifo 50 & taskset -c 0 spin 4 --fifo 50 & "
-                "sleep 0.5; taskset -c 3 spin 1 & sleep 0.7; g1=$(grep gps_completed /proc/rcu); "
-                "rcustress 1 & sleep 1.5; g2=$(grep gps_completed /proc/rcu); wait; echo \"$g1 -> $g2\"",
+     # (each spin writes to a file of its own: two at once on the console
+     # interleave their lines)
+     "command": "taskset -p -c 1-2 $$ >/dev/null; taskset -c 3 spin 4 --fifo 50 > /tmp/fifo3 & "
+                "taskset -c 0 spin 4 --fifo 50 > /tmp/fifo0 & "
+                "sleep 0.5; taskset -c 3 spin 1 > /tmp/normal3 & sleep 0.7; g1=$(grep gps_completed /proc/rcu); "
+                "rcustress 1 & sleep 1.5; g2=$(grep gps_completed /proc/rcu); wait; "
+                "cat /tmp/fifo3 /tmp/fifo0 /tmp/normal3; echo \"$g1 -> $g2\"",
      "must_contain": [r"^rcutorture: grace periods [1-9]\d*, stalls 0, errors 0",
                       r"^spin: 4 s, [1-9]\d* iterations, \d+ syscalls, 0 faults, fifo, cpus 3:\d+$",
                       r"^spin: 4 s, [1-9]\d* iterations, \d+ syscalls, 0 faults, fifo, cpus 0:\d+$",
