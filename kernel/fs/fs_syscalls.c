@@ -53,6 +53,26 @@ int install_below_limit(struct fd_table *table, int lowest, struct file *file, b
     return fd_install_below(table, lowest, descriptor_limit(), file, close_on_exec);
 }
 
+long install_pair(struct fd_table *table, struct file *ends[2], bool close_on_exec, int *user_fds)
+{
+    int fds[2] = { install_below_limit(table, 0, ends[0], close_on_exec), -1 };
+    if (fds[0] >= 0)
+        fds[1] = install_below_limit(table, 0, ends[1], close_on_exec);
+    long result = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
+    if (!result && copy_to_user(user_fds, fds, sizeof(fds)) < 0)
+        result = -EFAULT;
+    if (result) {
+        /* Undo: the fds were never reported, so nobody can have used them. */
+        if (fds[0] >= 0)
+            fd_detach(table, fds[0]);
+        if (fds[1] >= 0)
+            fd_detach(table, fds[1]);
+        vfs_close(ends[0]);
+        vfs_close(ends[1]);
+    }
+    return result;
+}
+
 /* A path from user memory, in a kmalloc'd PATH_MAX buffer (kernel stacks
  * are small), or NULL with *error set. */
 char *path_from_user(const char *user_path, long *error)

@@ -26,6 +26,9 @@ struct inode *current_cwd(void);
 struct file *file_of(int fd);       /* a reference (vfs_close it), or NULL */
 int descriptor_limit(void);
 int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
+/* pipe2's and socketpair's ending: both files installed and their
+ * descriptors copied to user_fds, or neither (both files closed). */
+long install_pair(struct fd_table *table, struct file *ends[2], bool close_on_exec, int *user_fds);
 char *path_from_user(const char *user_path, long *error);
 long start_directory(int dirfd, const char *path, struct file **holder, struct inode **start);
 

@@ -262,23 +262,8 @@ SYSCALL_DEFINE2(pipe2, int *, user_fds, int, flags)
     int error = pipe_create(&read_end, &write_end, flags & O_NONBLOCK);
     if (error)
         return error;
-    bool close_on_exec = flags & O_CLOEXEC;
-    int fds[2] = { install_below_limit(table, 0, read_end, close_on_exec), -1 };
-    if (fds[0] >= 0)
-        fds[1] = install_below_limit(table, 0, write_end, close_on_exec);
-    long result = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
-    if (!result && copy_to_user(user_fds, fds, sizeof(fds)) < 0)
-        result = -EFAULT;
-    if (result) {
-        /* Undo: the fds were never reported, so nobody can have used them. */
-        if (fds[0] >= 0)
-            fd_detach(table, fds[0]);
-        if (fds[1] >= 0)
-            fd_detach(table, fds[1]);
-        vfs_close(read_end);
-        vfs_close(write_end);
-    }
-    return result;
+    struct file *ends[2] = { read_end, write_end };
+    return install_pair(table, ends, flags & O_CLOEXEC, user_fds);
 }
 
 SYSCALL_DEFINE1(pipe, int *, user_fds)

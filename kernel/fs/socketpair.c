@@ -13,7 +13,6 @@
 #include "kernel/fs/fs_syscalls.h"
 
 #include "kernel/lib/errno.h"
-#include "kernel/mm/uaccess.h"
 #include "kernel/fs/vfs.h"
 
 #define AF_UNIX 1
@@ -60,21 +59,5 @@ SYSCALL_DEFINE4(socketpair, int, family, int, type, int, protocol, int *, user_f
     error = stream_pair_create(&ends[0], &ends[1], type & SOCK_NONBLOCK);
     if (error)
         return error;
-    bool close_on_exec = type & SOCK_CLOEXEC;
-    int fds[2] = { install_below_limit(table, 0, ends[0], close_on_exec), -1 };
-    if (fds[0] >= 0)
-        fds[1] = install_below_limit(table, 0, ends[1], close_on_exec);
-    long result = fds[0] < 0 ? fds[0] : fds[1] < 0 ? fds[1] : 0;
-    if (!result && copy_to_user(user_fds, fds, sizeof(fds)) < 0)
-        result = -EFAULT;
-    if (result) {
-        /* Undo: the fds were never reported, so nobody can have used them. */
-        if (fds[0] >= 0)
-            fd_detach(table, fds[0]);
-        if (fds[1] >= 0)
-            fd_detach(table, fds[1]);
-        vfs_close(ends[0]);
-        vfs_close(ends[1]);
-    }
-    return result;
+    return install_pair(table, ends, type & SOCK_CLOEXEC, user_fds);
 }

@@ -141,13 +141,7 @@ int address_space_map(struct address_space *space, uint64_t address, uint64_t fl
     uint64_t page = page_alloc();
     if (!page)
         return -ENOMEM;
-    uint64_t irq = space_lock(space);
-    int error = user_tables_entry(space->root_phys, address) & PTE_PRESENT
-                    ? -EEXIST
-                    : user_tables_map_page(space->root_phys, address, page, flags);
-    if (!error)
-        count_pages(space, 1, 0);
-    space_unlock(space, irq);
+    int error = address_space_map_page(space, address, page, flags);
     if (error)
         page_free(page);
     return error;
