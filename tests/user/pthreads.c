@@ -783,7 +783,7 @@ static int clone_flag_errors(void)
 
 #define SIGWAIT_ROUNDS 100
 static atomic_int sigwait_taken[2], sigwait_wrong;
-static pid_t sigwait_tids[2];
+static volatile pid_t sigwait_tids[2];     /* read in a loop while the threads start */
 
 /* Takes SIGUSR1 until SIGUSR2 says stop, checking its siginfo. */
 static void *take_signals(void *arg)
