@@ -217,10 +217,12 @@ debug: deps $(KERNEL) $(BUILD)/initrd.cpio
 	sleep 1; gdb -q -ex "target remote 127.0.0.1:$(GDB_PORT)" -x tools/run/gdbinit $(KERNEL); \
 	kill %1 2>/dev/null || true
 
-# The long mixed-load run (docs/reliability.md): SOAK_SECONDS (default 600).
+# The long mixed-load run (docs/reliability.md): SOAK_SECONDS (default 600),
+# then the scenarios marked "soak" in tests/qemu/scenarios.py.
 SOAK_SECONDS ?= 600
 soak: deps all
 	CPUS=$(CPUS) tools/run/soak $(SOAK_SECONDS)
+	tests/run --soak
 
 test: deps all
 	tests/run

@@ -36,6 +36,8 @@ Keys (defaults in DEFAULTS):
                    arguments (["tools/measure/noise-bench", ...]), which boots QEMU
                    itself; expect_status, must_contain and check apply to
                    its exit status and output
+  soak             True: too long for make test; make soak runs it
+                   (tests/run --soak)
 
 Times under TCG depend on the host: never assert on them here.
 """
@@ -63,6 +65,7 @@ DEFAULTS = {
     "same_as_host": [],
     "check": None,
     "tool": None,
+    "soak": False,      # True: make soak runs it (tests/run --soak), make test does not
 }
 
 
@@ -597,8 +600,9 @@ SCENARIOS = [
      "expect_status": 253, "ktap": False,
      "must_contain": [r"ktest: cpu 0 runs on its boot stack: overflowing it",
                       r"^PANIC: cpu 0: double fault in the kernel", r"\] recurse_forever"]},
-    # Every suite in one boot (ktest=all leaves out the panic suites).
-    {"name": "all-suites", "smp": 4, "timeout": 450, "append": "ktest=all",
+    # Every suite in one boot (ktest=all leaves out the panic suites); each
+    # suite has its own scenario in make test, so this one is make soak's.
+    {"name": "all-suites", "smp": 4, "timeout": 450, "append": "ktest=all", "soak": True,
      "must_contain": [r"^ok \d+ boot$", r"^ok \d+ sched$", r"^ok \d+ timers$", r"^ok \d+ percpu$"] + _LOCKCHECK_KTEST_REPORT,
      "must_not_contain": [r"Subtest: panic"]},
     {"name": "clocksource-pit", "smp": 2, "append": "clocksource=pit ktest=timers",
@@ -766,15 +770,15 @@ SCENARIOS = [
     # lose no worker and leak nothing (fixed seed: a failure repeats).
     {"name": "faults", "smp": 2, "timeout": 120, "add": ["build/tests-user/faults.musl:/bin/faults"],
      "command": "faults", "must_contain": [r"^# faults survived: 32 of 32"], "must_not_contain": [r"PANIC"]},
-    {"name": "fuzz", "smp": 4, "ktap": False, "timeout": 100, "command": "fuzz 30 1",
+    {"name": "fuzz", "smp": 4, "ktap": False, "timeout": 100, "command": "fuzz 15 1",
      "must_contain": [r"^fuzz: syscalls tried [1-9]\d*:", r"^fuzz: workers \d+ started, \d+ finished, 0 lost",
                       r"^fuzz: nohz races [1-9]\d*: success [1-9]", r"^fuzz: nohz: moved while set 0 ",
                       r"^fuzz: root directory unchanged$", r"^fuzz: PASS$"],
      "must_not_contain": [r"PANIC", r"rcu: stall", r"assertion failed"]},
-    # make soak for 60 s (make soak runs it for 600): spinners, sleepers,
+    # make soak for 30 s (make soak runs it for 600): spinners, sleepers,
     # rcustress, fuzz and pipelines at once; no stall, panic or leak.
     {"name": "soak", "smp": 4, "ktap": False, "timeout": 200, "add": ["tests/soak/soak.sh:/bin/soak"],
-     "command": "sh /bin/soak 60",
+     "command": "sh /bin/soak 30",
      "must_contain": [r"^soak: rcustress: [1-9]\d* runs$", r"^soak: fuzz: [1-9]\d* runs$",
                       r"^soak: pipelines: [1-9]\d* rounds$", r"^soak: PASS$"],
      "must_not_contain": [r"rcu: stall", r"PANIC", r"assertion failed", r"^soak: FAIL"]},

@@ -1,12 +1,13 @@
 # soak SECONDS: a mixed load on every CPU at once, run in nohzk's busybox sh
-# (make soak: 600 s; scenario "soak" in make test: 60 s). See
+# (make soak: 600 s; scenario "soak" in make test: 30 s). See
 # docs/reliability.md.
 #
 #   spinners      spin pinned to CPUs 2 and 3 (one of them making syscalls)
 #   sleepers      short sleeps in a loop: timers, wakeups, idle entry/exit
 #   rcustress     the kernel's RCU torture test, 10 s at a time
-#   fuzz          a worker per CPU, 30 s at a time: every class of attack
-#                 at once, then one class alone (--only), in turn
+#   fuzz          a worker per CPU, 30 s at a time (half a soak under 60 s):
+#                 every class of attack at once, then one class alone
+#                 (--only), in turn
 #   pipelines     fork, exec, pipes and /proc reads in a loop
 #   tick policies a hook: switched every few seconds once
 #                 /proc/sys/kernel/tick_policy exists
@@ -46,7 +47,8 @@ taskset -c 2 spin "$S" --syscall-every 1000 > /tmp/soak/spin2 || fail "spin on c
       rcustress 10 > /tmp/soak/rcu || { fail "rcustress failed:"; cat /tmp/soak/rcu; }
       n=$((n + 1))
   done; echo "soak: rcustress: $n runs" ) &
-( n=0; while [ "$(now)" -lt $((end - 30)) ]; do
+F=$(( S < 60 ? S / 2 : 30 ))    # each fuzz run's seconds: 30, or half a short soak
+( n=0; while [ "$(now)" -lt $((end - F)) ]; do
       only=    # even runs: every class; odd runs: the next class alone
       if [ $((n % 2)) -eq 1 ]; then
           set -- calls proc nohz affinity reap flags symlink memory sigreturn futex \
@@ -54,7 +56,7 @@ taskset -c 2 spin "$S" --syscall-every 1000 > /tmp/soak/spin2 || fail "spin on c
           shift $(( (n / 2) % $# ))
           only="--only $1"
       fi
-      fuzz 30 "$n" --shared $only > /tmp/soak/fuzz || { fail "fuzz 30 $n $only failed:"; cat /tmp/soak/fuzz; }
+      fuzz $F "$n" --shared $only > /tmp/soak/fuzz || { fail "fuzz $F $n $only failed:"; cat /tmp/soak/fuzz; }
       grep -e '^fuzz: classes' -e 'syscalls tried' -e 'workers' -e 'stuck [1-9]' /tmp/soak/fuzz | cut -c1-100
       n=$((n + 1))
   done; echo "soak: fuzz: $n runs" ) &
