@@ -347,7 +347,7 @@ static int prlimit64_nothing(void)
 
 /* Linux has RLIM_NLIMITS (16) limits: 15 (RLIMIT_RTTIME) is the last, 16
  * is EINVAL for each of the three calls. */
-static int rlimit_resource_past_the_last(void)
+static int getrlimit_resource_past_the_last(void)
 {
     struct rlimit limit;
     EXPECT_VALUE(syscall(SYS_getrlimit, 15, &limit), 0);
@@ -1197,7 +1197,7 @@ int main(void)
         KTAP_CASE(umask_keeps_only_permission_bits), KTAP_CASE(umask_applies_to_open_and_mkdir),
         KTAP_CASE(getrlimit_resource_upper_bits_ignored), KTAP_CASE(getrlimit_crossing_into_unmapped),
         KTAP_CASE(setrlimit_current_above_maximum), KTAP_CASE(prlimit64_negative_pid), KTAP_CASE(prlimit64_nothing),
-        KTAP_CASE(rlimit_resource_past_the_last), KTAP_CASE(prlimit64_sets_and_returns_the_old_limit),
+        KTAP_CASE(getrlimit_resource_past_the_last), KTAP_CASE(prlimit64_sets_and_returns_the_old_limit),
         KTAP_CASE(prlimit64_of_a_child),
         KTAP_CASE(setrlimit_nofile_enforced), KTAP_CASE(many_descriptors_up_to_the_limit),
         KTAP_CASE(getrusage_who_upper_bits_ignored),
