@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/times.h>
@@ -20,6 +21,7 @@
 
 #include "ktap.h"
 #include "conform.h"
+#include "proc_counters.h"
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002
@@ -513,6 +515,38 @@ static int times_null(void)
 static int sysinfo_null(void)
 {
     EXPECT_ERROR(syscall(SYS_sysinfo, NULL), EFAULT);
+    return 1;
+}
+
+/* The memory in units of mem_unit (Linux scales to 1 byte, nohzk says
+ * pages) is /proc/meminfo's MemTotal, free at most that; a live child
+ * counts among the processes (Linux counts threads: as many or more). */
+static int sysinfo_reports_memory_and_processes(void)
+{
+    int go[2];
+    EXPECT_VALUE(pipe(go), 0);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        char byte;
+        close(go[1]);
+        _exit(read(go[0], &byte, 1) == 1 ? 0 : 1);
+    }
+    close(go[0]);
+    struct sysinfo info;
+    memset(&info, 0, sizeof(info));
+    long result = syscall(SYS_sysinfo, &info);
+    long total_kib = proc_counter("/proc/meminfo", "MemTotal", ':');
+    EXPECT_VALUE(write(go[1], "g", 1), 1);
+    close(go[1]);
+    EXPECT_VALUE(waitpid(child, NULL, 0), child);
+    EXPECT_VALUE(result, 0);
+    printf("# sysinfo: totalram %lu freeram %lu unit %u procs %u; MemTotal %ld kB\n", (unsigned long)info.totalram,
+           (unsigned long)info.freeram, info.mem_unit, info.procs, total_kib);
+    EXPECT(info.mem_unit > 0 && total_kib > 0);
+    EXPECT((unsigned long long)info.totalram * info.mem_unit == (unsigned long long)total_kib * 1024);
+    EXPECT(info.freeram > 0 && info.freeram <= info.totalram);
+    EXPECT(info.procs >= 2);
     return 1;
 }
 
@@ -1202,6 +1236,7 @@ int main(void)
         KTAP_CASE(setrlimit_nofile_enforced), KTAP_CASE(many_descriptors_up_to_the_limit),
         KTAP_CASE(getrusage_who_upper_bits_ignored),
         KTAP_CASE(getrusage_children_and_thread), KTAP_CASE(times_null), KTAP_CASE(sysinfo_null),
+        KTAP_CASE(sysinfo_reports_memory_and_processes),
         KTAP_CASE(getcpu_null_pointers),
         KTAP_CASE(sched_getaffinity_bad_sizes), KTAP_CASE(sched_getaffinity_writes_only_its_size),
         KTAP_CASE(sched_getaffinity_bad_pointer), KTAP_CASE(sched_getaffinity_bad_pid),
