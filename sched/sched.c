@@ -37,6 +37,7 @@
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/loadavg.h"
+#include "sched/idle_poll.h"
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
@@ -166,6 +167,17 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     return kick ? WAKEUP_NOHZ_KICK : WAKEUP_NO_IPI;     /* on this CPU, the kick is a direct recheck */
 }
 
+/* After the runqueue lock is dropped. A CPU that polls in idle watches
+ * the need_resched flag enqueue_locked() set: it needs no reschedule IPI
+ * (sched/idle_poll.c). */
+static void send_wakeup_ipi(unsigned cpu, enum wakeup_ipi ipi)
+{
+    if (ipi == WAKEUP_RESCHEDULE && !idle_poll_watching(cpu))
+        ipi_send(cpu, IPI_RESCHEDULE);
+    else if (ipi == WAKEUP_NOHZ_KICK)
+        tick_nohz_kick(cpu);
+}
+
 /* A task left cpu's runqueue (lock held): the tick may no longer be
  * needed for time slices, or be needed again (a FIFO task left two normal
  * ones behind). */
@@ -238,10 +250,7 @@ static void place_task(struct task *task, bool is_wakeup)
         trace_sched_wakeup(task->id, cpu);
     }
     spin_unlock(&rq->lock);
-    if (ipi == WAKEUP_RESCHEDULE)
-        ipi_send(cpu, IPI_RESCHEDULE);
-    else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu);
+    send_wakeup_ipi(cpu, ipi);
 }
 
 void place_runnable_task(struct task *task)
@@ -489,20 +498,29 @@ void idle_loop(void)
     for (;;) {
         irq_disable();
         if (this_cpu()->need_resched) {
-            tick_nohz_idle_exit();
+            if (!idle_poll_cpu(this_cpu_id()))
+                tick_nohz_idle_exit();      /* a polling CPU leaves it to the switch's decision */
             irq_enable();
             schedule();
         } else {
             /* Idle is an extended quiescent state for RCU. Preemption is
              * off so that an interrupt's exit cannot switch to a task
              * while RCU still counts this CPU as idle. The tick stops here
-             * if the policy lets idle CPUs go without it. */
+             * if the policy lets idle CPUs go without it. idle=poll
+             * spins instead of halting (sched/idle_poll.c). */
             preempt_disable();
+            bool polls = idle_poll_begin();
             tick_nohz_idle_enter();
             rcu_idle_enter();
-            enable_irqs_and_halt();
-            irq_disable();
+            if (polls) {
+                idle_poll_wait();
+            } else {
+                enable_irqs_and_halt();
+                irq_disable();
+            }
             rcu_idle_exit();
+            if (polls)
+                idle_poll_end();
             preempt_enable();
         }
     }
@@ -549,10 +567,7 @@ void sched_set_priority(struct task *task, unsigned policy, unsigned rt_priority
         }
     }
     spin_unlock(&rq->lock);
-    if (ipi == WAKEUP_RESCHEDULE)
-        ipi_send(cpu, IPI_RESCHEDULE);
-    else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu);
+    send_wakeup_ipi(cpu, ipi);
 }
 
 /* A new task of fork or clone (not yet runnable) takes its creator's
