@@ -3,13 +3,12 @@
  * A polling CPU never halts. While idle it spins on its need_resched flag
  * with interrupts on, and reads the clock when one of its own timers is
  * pending, to run it when it is due (kernel/time/tick.c:
- * tick_poll_timers). While it polls, `watching` is set: a waker that
- * sets need_resched reads it after a full fence, and sends no reschedule
- * IPI if it is set (Linux's TIF_POLLING_NRFLAG); the poller clears it with
- * a full fence before it looks at need_resched for the last time (the
- * idle loop's test). One of the two sees the other's store, so no wake-up
- * is lost. Timers work the same way (kernel/time/timers.c: the base is
- * "polled").
+ * tick_poll_timers). So its idle task never waits for anything without
+ * looking at need_resched first: a waker that sets the flag under the
+ * runqueue lock and finds the idle task current there sends no
+ * reschedule IPI (sched/sched.c: resched_needs_ipi; Linux's
+ * TIF_POLLING_NRFLAG). Its own timers arm no timer interrupt while it
+ * polls (kernel/time/timers.c: the base is "polled").
  *
  * The cost: the CPU never sleeps. On hardware it burns power and heats
  * its core (and slows a hyperthread sibling); under TCG it keeps one host
@@ -22,12 +21,12 @@
 #include "arch/x86/cpu.h"
 #include "kernel/base/percpu.h"
 #include "kernel/base/printk.h"
+#include "kernel/irq/ipi.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/tick.h"
 #include "kernel/time/timers.h"
 
 static struct cpumask idle_poll_mask;
-static DEFINE_PER_CPU(bool, watching);
 
 /* Problems are reported and change nothing, or only the CPUs they name. */
 void idle_poll_init(const char *value)
@@ -51,6 +50,10 @@ void idle_poll_init(const char *value)
     unsigned cpu;
     for_each_cpu_in(cpu, &mask)
         cpumask_set_atomic(&idle_poll_mask, cpu);
+    for_each_cpu_in(cpu, &mask) {
+        if (cpu != this_cpu_id())
+            ipi_send(cpu, IPI_RESCHEDULE);      /* out of its halt: from now on it polls */
+    }
     char text[CPULIST_FORMAT_SIZE];
     cpulist_format(&idle_poll_mask, text, sizeof(text));
     printk("idle: cpus %s poll\n", text[0] ? text : "none");
@@ -65,17 +68,22 @@ bool idle_poll_begin(void)
 {
     if (!idle_poll_cpu(this_cpu_id()))
         return false;
-    __atomic_store_n(this_cpu_ptr(watching), true, __ATOMIC_SEQ_CST);
     timers_poll_begin();
     return true;
 }
 
+/* The clock is read only while a timer of ours is pending, and then once
+ * every POLL_CLOCK_EVERY turns: under QEMU a read of the HPET takes the
+ * emulator's global lock, which every other vCPU's device access needs. */
+#define POLL_CLOCK_EVERY 64
+
 void idle_poll_wait(void)
 {
     struct cpu *cpu = this_cpu();
+    unsigned turns = 0;
     irq_enable();
     while (!__atomic_load_n(&cpu->need_resched, __ATOMIC_SEQ_CST)) {
-        if (timers_next_deadline() != UINT64_MAX) {     /* no clock read while none is pending */
+        if (++turns % POLL_CLOCK_EVERY == 0 && timers_next_deadline() != UINT64_MAX) {
             irq_disable();
             tick_poll_timers();
             irq_enable();
@@ -87,12 +95,5 @@ void idle_poll_wait(void)
 
 void idle_poll_end(void)
 {
-    __atomic_store_n(this_cpu_ptr(watching), false, __ATOMIC_SEQ_CST);
     timers_poll_end();
-}
-
-bool idle_poll_watching(unsigned cpu)
-{
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return __atomic_load_n(per_cpu_ptr(watching, cpu), __ATOMIC_SEQ_CST);
 }

@@ -19,8 +19,4 @@ bool idle_poll_begin(void);
 void idle_poll_wait(void);
 void idle_poll_end(void);
 
-/* A waker that has set cpu's need_resched: does cpu watch it now? Then no
- * reschedule IPI is needed. (A full fence orders the store before the look.) */
-bool idle_poll_watching(unsigned cpu);
-
 #endif

@@ -145,6 +145,17 @@ bool queue_remove_task(struct runqueue *rq, struct task *task)
  * is stopped, and is never missed. */
 enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };
 
+/* cpu's need_resched was just set, its runqueue lock held: must an IPI
+ * make it look? Not this CPU, and not an idle CPU that polls: its idle
+ * task, current under this lock, reads need_resched before it could wait
+ * for anything (sched/idle_poll.c; Linux's TIF_POLLING_NRFLAG). */
+static bool resched_needs_ipi(unsigned cpu, const struct task *current)
+{
+    if (cpu == this_cpu_id())
+        return false;
+    return !(current->is_idle && idle_poll_cpu(cpu));
+}
+
 static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
 {
     struct runqueue *rq = cpu_rq(cpu);
@@ -162,17 +173,15 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     struct task *current = cpus[cpu]->current;
     if (current->is_idle || task->prio > current->prio) {
         cpus[cpu]->need_resched = true;
-        return cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
+        return resched_needs_ipi(cpu, current) ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
     }
     return kick ? WAKEUP_NOHZ_KICK : WAKEUP_NO_IPI;     /* on this CPU, the kick is a direct recheck */
 }
 
-/* After the runqueue lock is dropped. A CPU that polls in idle watches
- * the need_resched flag enqueue_locked() set: it needs no reschedule IPI
- * (sched/idle_poll.c). */
+/* After the runqueue lock is dropped. */
 static void send_wakeup_ipi(unsigned cpu, enum wakeup_ipi ipi)
 {
-    if (ipi == WAKEUP_RESCHEDULE && !idle_poll_watching(cpu))
+    if (ipi == WAKEUP_RESCHEDULE)
         ipi_send(cpu, IPI_RESCHEDULE);
     else if (ipi == WAKEUP_NOHZ_KICK)
         tick_nohz_kick(cpu);
@@ -561,7 +570,7 @@ void sched_set_priority(struct task *task, unsigned policy, unsigned rt_priority
                                : current->is_idle || task->prio > current->prio;
         if (preempt) {
             cpus[cpu]->need_resched = true;
-            ipi = cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
+            ipi = resched_needs_ipi(cpu, current) ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
         } else if (kick) {
             ipi = WAKEUP_NOHZ_KICK;
         }
