@@ -291,6 +291,38 @@ SCENARIOS = [
     # grace periods run on the other CPUs; against a tick at hz without it.
     {"name": "nohz", "smp": 4, "timeout": 120, "append": "ktest=nohz"},
     {"name": "nohz-smp2", "smp": 2, "timeout": 120, "append": "ktest=nohz"},
+    # idle=poll on the last CPU only (sched/idle_poll.c, docs/noise.md
+    # "Polling idle"): its own timers and wake-ups onto it cost it no
+    # interrupt; CPU 2 halts and still takes its reschedule IPIs.
+    {"name": "idle-poll", "smp": 4, "timeout": 120, "append": "idle=poll:3 ktest=idle_poll",
+     "must_contain": [r"^idle: cpus 3 poll$",
+                      r"^ +# cpu 3: 20 timers of its own, 0 interrupts$",
+                      r"^ +# cpu 3 \(polls\): 50 wake-ups, \d+ on its runqueue, 0 RES, 0 interrupts in all$",
+                      r"^ +# cpu 2 \(halts\): 50 wake-ups, \d+ on its runqueue, (5\d|[6-9]\d|\d{3,}) RES"]},
+    # The sleepy case of the laboratory with idle=poll:3: osnoise sleeps 1 ms
+    # after every 2 ms on CPU 3, whose poll takes each wake-up from its flag
+    # (0 interrupts, counted by the kernel and by QEMU's witness); the same on
+    # CPU 2, which halts, takes a reschedule IPI per sleep.
+    {"name": "idle-poll-sleepy", "smp": 4, "ktap": False, "timeout": 150, "witness": True,
+     "append": "hz=1000 idle=poll:3",
+     "command": "for c in 3 2; do osnoise --cpu $c --nohz --mark --json --warmup-ms 500 --duration 2 "
+                "--run-us 2000 --sleep-us 1000 || exit 1; done",
+     "must_contain": [r'^\{"tool": "osnoise", "cpu": 3, "nohz": true, .*"sleeps": [1-9]\d*, '
+                      + _osnoise_nothing,
+                      r'^\{"tool": "osnoise", "cpu": 2, "nohz": true, .*"sleeps": [1-9]\d*, .*'
+                      r'"interrupts": \{"LOC": \d+, "RES": [1-9]\d*',
+                      r"^witness: cpu 3 window 1: timer 0, all 0, exceptions \d+, inner: timer 0, all 0$",
+                      r"^witness: cpu 2 window 1: timer \d+, all [1-9]\d*, "],
+     "must_not_contain": [r"^witness: cpu (?![23] window 1:)", r"PANIC"]},
+    # One interrupt per event (tests/user/signal_cost.c): 20 signals from
+    # CPU 0, then 20 alarms of its own ITIMER_REAL, to a nohz task spinning
+    # in user mode on CPU 3: 20 interrupts each, the kernel's count and
+    # QEMU's witness alike.
+    {"name": "signal-cost", "smp": 4, "timeout": 120, "witness": True,
+     "add": ["build/tests-user/signal_cost.musl:/bin/signal_cost-test"], "command": "signal_cost-test",
+     "must_contain": [r"^witness: cpu 3 window %d: timer 0, all 20, exceptions \d+ \(vectors: 0xf0 20\)$" % w
+                      for w in (1, 2)],
+     "must_not_contain": [r"^witness: cpu (?!3 window [12]:)", r"PANIC"]},
     {"name": "nohz-rules", "smp": 4, "timeout": 90,
      "add": ["build/tests-user/nohz.musl:/bin/nohz-test"], "command": "nohz-test"},
     {"name": "nohz-rules-smp2", "smp": 2, "timeout": 90,

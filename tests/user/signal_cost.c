@@ -1,0 +1,183 @@
+/* One interrupt where one is needed, never two: a nohz task spinning in
+ * user mode on the last CPU takes exactly one interrupt per signal another
+ * CPU sends it, and per alarm of its own ITIMER_REAL (the reschedule IPI
+ * that makes it enter the kernel), and nothing more: no tick restarted for
+ * the delivery, no second IPI for the same event, no RCU prod. Counted
+ * from /proc/interrupts by the sender on CPU 0, with the events in lock
+ * step (the next one is sent once the handler has run, so no two IPIs can
+ * merge in the APIC and no two signals in one pending bit); the nohz task
+ * writes "signal_cost: witness open/close: cpu N" around each window for
+ * QEMU's witness (scenario signal-cost, docs/noise.md "One interrupt per
+ * event"). Prints KTAP.
+ * NOHZK_ONLY: it needs /proc/self/nohz and nohzk's exact count. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "testlib.h"
+#include "../../user/lib/clock.h"
+#include "../../user/lib/nohz.h"
+#include "../../user/lib/pin.h"
+#include "../../user/lib/proc_interrupts.h"
+
+#define EVENTS 20
+#define WAIT_LIMIT_NS 10000000000ll
+#define ALARM_US 3000
+
+struct shared {
+    atomic_int ready, go, done, failed;
+    atomic_int handled;
+};
+
+static struct shared *shared;
+static int cpu;
+
+static void handler(int signal)
+{
+    (void)signal;
+    atomic_fetch_add(&shared->handled, 1);
+}
+
+static void mark(const char *which)
+{
+    char line[64];
+    int length = snprintf(line, sizeof(line), "signal_cost: witness %s: cpu %d\n", which, cpu);
+    if (write(1, line, length) != length)
+        atomic_store(&shared->failed, 1);
+}
+
+static int wait_value(atomic_int *value, int at_least)
+{
+    for (int64_t limit = now_ns() + WAIT_LIMIT_NS; atomic_load(value) < at_least;) {
+        if (now_ns() > limit || atomic_load(&shared->failed))
+            return 0;
+    }
+    return 1;
+}
+
+static void arm_alarm(void)
+{
+    struct itimerval once = { .it_value = { .tv_sec = 0, .tv_usec = ALARM_US } };
+    if (setitimer(ITIMER_REAL, &once, NULL) != 0)
+        atomic_store(&shared->failed, 1);
+}
+
+/* The nohz task: pinned, marked, its handler run once before the window
+ * (its stack pages are touched), its tick stopped; then the window. */
+static void nohz_task(int signal, int alarms)
+{
+    struct tick_row row;
+    if (pin_to_cpu(0, cpu) != 0 || write_nohz(0, "1") != 0 || set_handler(signal, handler, SA_RESTART) != 0) {
+        atomic_store(&shared->failed, 1);
+        _exit(1);
+    }
+    raise(signal);
+    if (atomic_load(&shared->handled) != 1 || !spin_until_own_tick_stopped(cpu, &row)) {
+        atomic_store(&shared->failed, 1);
+        _exit(1);
+    }
+    mark("open");
+    atomic_store(&shared->ready, 1);
+    wait_value(&shared->go, 1);
+    for (int i = 1; alarms && i <= EVENTS; i++) {
+        arm_alarm();
+        wait_value(&shared->handled, 1 + i);
+    }
+    wait_value(&shared->done, 1);
+    mark("close");
+    _exit(0);
+}
+
+/* CPU cpu's count in the row named name, or all rows ("" ); -1 if unreadable. */
+static long long cpu_interrupts(const char *name)
+{
+    struct interrupt_table table;
+    if (interrupt_table_read(&table) < 0) {
+        printf("# cannot count interrupts: %s\n", table.why);
+        return -1;
+    }
+    long long sum = -1;
+    int column = interrupt_table_column(&table, cpu);
+    if (column >= 0) {
+        sum = 0;
+        for (int r = 0; r < table.rows; r++) {
+            if (!*name || !strcmp(table.row[r].name, name))
+                sum += (long long)table.row[r].counts[column];
+        }
+    }
+    interrupt_table_free(&table);
+    return sum;
+}
+
+/* EVENTS signals sent from CPU 0 (alarms: 0, the task arms its own) and
+ * the counts of cpu over the window. */
+static int window(int signal, int alarms)
+{
+    cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+    if (cpu < 1) {
+        ktap_skip_reason = "needs 2 CPUs";
+        return 1;
+    }
+    shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(shared != MAP_FAILED);
+    memset(shared, 0, sizeof(*shared));
+    CHECK(pin_to_cpu(0, 0) == 0);
+    fflush(stdout);
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0)
+        nohz_task(signal, alarms);
+    int ready = wait_value(&shared->ready, 1);
+    long long all = cpu_interrupts(""), res = cpu_interrupts("RES"), loc = cpu_interrupts("LOC");
+    atomic_store(&shared->go, 1);
+    for (int i = 1; ready && !alarms && i <= EVENTS; i++) {
+        kill(child, signal);
+        if (!wait_value(&shared->handled, 1 + i))
+            break;
+    }
+    wait_value(&shared->handled, 1 + EVENTS);
+    all = cpu_interrupts("") - all;
+    res = cpu_interrupts("RES") - res;
+    loc = cpu_interrupts("LOC") - loc;
+    atomic_store(&shared->done, 1);
+    int status = -1;
+    CHECK(waitpid(child, &status, 0) == child);
+    int handled = atomic_load(&shared->handled) - 1;
+    printf("# cpu %d: %d %s handled, interrupts %lld (RES %lld, LOC %lld)\n", cpu, handled,
+           alarms ? "alarms" : "signals", all, res, loc);
+    CHECK(ready && !atomic_load(&shared->failed) && exited_with(status, 0));
+    CHECK(handled == EVENTS);
+    CHECK(loc == 0);
+    CHECK(res == EVENTS);
+    CHECK(all == EVENTS);
+    munmap(shared, sizeof(*shared));
+    return 1;
+}
+
+static int each_signal_costs_one_interrupt(void)
+{
+    return window(SIGUSR1, 0);
+}
+
+static int each_alarm_costs_one_interrupt(void)
+{
+    return window(SIGALRM, 1);
+}
+
+static const struct ktap_case cases[] = {
+    KTAP_CASE(each_signal_costs_one_interrupt),
+    KTAP_CASE(each_alarm_costs_one_interrupt),
+};
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    return ktap_main(cases, KTAP_COUNT(cases));
+}
