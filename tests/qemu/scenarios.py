@@ -650,14 +650,15 @@ SCENARIOS = [
      "expect_status": 1, "must_contain": [r"^not ok 2 nonesuch # no such suite"]},
 
     # Bad parameters are reported, never silently ignored.
-    {"name": "unknown-param", "append": "bogus=1 hz=123 trace=irq,bogus trace_size=3 tick=bogus ktest=boot",
+    {"name": "unknown-param", "append": "bogus=1 hz=123 trace=irq,bogus trace_size=3 tick=bogus idle=spin ktest=boot",
      "must_contain": [r'unknown parameter "bogus=1"',
+                      r"^cmdline: idle=spin: must be halt, poll or poll:LIST \(e.g. poll:1-3\); idle=halt kept$",
                       # the list itself is tick_policy_names()'s (ktest=tick_policy)
                       r"^cmdline: tick=bogus: no such policy, must be one of [a-z ]*\btask\b[a-z ]*; tick=task kept$",
                       r"hz=123: must be one of 100, 250, 1000",
                       r"trace: trace=irq,bogus: no class named 'bogus' .*tracing stays off",
                       r"trace_size=3: must be a number from 16 to 1048576"],
-     "must_not_contain": [r"trace: recording"]},
+     "must_not_contain": [r"trace: recording", r"^idle: cpus"]},
 
     # Machines without an HPET or without ACPI.
     # With the PIT, reading the clock is slow (port I/O under one lock): under
@@ -703,10 +704,12 @@ SCENARIOS = [
      "must_contain": [r"rcu_nocbs=2-1: not a CPU list", r"rcu_nocbs=1-x: not a CPU list",
                       r"rcu_nocbs=0-1: would offload every CPU, leaving none to invoke callbacks; ignored"],
      "must_not_contain": [r"offloaded to rcuo"]},
-    {"name": "rcu-nocbs-offline", "smp": 2, "ktap": False, "append": "rcu_nocbs=1-5",
+    {"name": "rcu-nocbs-offline", "smp": 2, "ktap": False, "append": "rcu_nocbs=1-5 idle=poll:1-9",
      "command": "awk '$12 == \"yes\" || $12 == \"no\" { print \"cpu\", $1, \"offloaded\", $12 }' /proc/rcu",
      "must_contain": [r"rcu_nocbs: CPU 2-5 not online \(2 CPUs online\)", r"rcu_nocbs=1-5: has CPUs that are not online; ignored",
-                      r"^cpu 0 offloaded no\ncpu 1 offloaded no$"], "must_not_contain": [r"offloaded to rcuo"]},
+                      r"^cpu 0 offloaded no\ncpu 1 offloaded no$",
+                      r"^cmdline: idle=poll:1-9: CPU 2 is not online: left out$", r"^idle: cpus 1 poll$"],
+     "must_not_contain": [r"offloaded to rcuo", r"^idle: cpus .*0"]},
     {"name": "rcu-bad-params", "smp": 2, "append": "rcu_fanout=1 rcu_fanout=65 rcu_stall_timeout=0 ktest=rcu",
      "must_contain": [r"rcu_fanout=1: must be a number from 2 to 64", r"rcu_fanout=65: must be a number from 2 to 64",
                       r"rcu_stall_timeout=0: must be a number from 1 to 300", r"rcu: tree of 1 levels .* fanout 16; stall timeout 21 s"]},
