@@ -12,12 +12,15 @@
  * the handler's count got 13 times in 20). The nohz task
  * writes "signal_cost: witness open/close: cpu N" around each window for
  * QEMU's witness (scenario signal-cost, docs/noise.md "One interrupt per
- * event"). Prints KTAP.
+ * event"). A third case sends each signal twice in a row: the second finds
+ * it pending and must send no second IPI; the IPIs sent are counted in
+ * /proc/trace (the scenario boots with trace=ipi). Prints KTAP.
  * NOHZK_ONLY: it needs /proc/self/nohz and nohzk's exact count. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -111,6 +114,30 @@ static void nohz_task(int signal, int alarms)
     _exit(0);
 }
 
+/* Reschedule IPIs sent to cpu that /proc/trace recorded since its last
+ * "clear" (which 0 writes first), or -1 if there is no trace. */
+static long long reschedules_traced(int clear)
+{
+    if (clear) {
+        FILE *control = fopen("/proc/trace", "w");
+        if (!control || fputs("clear\n", control) < 0 || fclose(control) != 0)
+            return -1;
+        return 0;
+    }
+    char wanted[48], *line = NULL;
+    size_t size = 0;
+    long long count = 0;
+    snprintf(wanted, sizeof(wanted), "ipi_send: type=RES target=%d\n", cpu);
+    FILE *trace = fopen("/proc/trace", "r");
+    if (!trace)
+        return -1;
+    while (getline(&line, &size, trace) > 0)
+        count += strstr(line, wanted) != NULL;
+    free(line);
+    fclose(trace);
+    return count;
+}
+
 /* CPU cpu's count in the row named name, or all rows ("" ); -1 if unreadable. */
 static long long cpu_interrupts(const char *name)
 {
@@ -132,9 +159,9 @@ static long long cpu_interrupts(const char *name)
     return sum;
 }
 
-/* EVENTS signals sent from CPU 0 (alarms: 0, the task arms its own) and
- * the counts of cpu over the window. */
-static int window(int signal, int alarms)
+/* EVENTS signals sent from CPU 0 (alarms: 0, the task arms its own;
+ * twice: each sent twice in a row) and the counts of cpu over the window. */
+static int window(int signal, int alarms, int twice)
 {
     if (cpu < 1) {
         ktap_skip_reason = "needs 2 CPUs";
@@ -151,14 +178,26 @@ static int window(int signal, int alarms)
         nohz_task(signal, alarms);
     int ready = wait_value(&shared->ready, 1);
     long long all = cpu_interrupts(""), res = cpu_interrupts("RES"), loc = cpu_interrupts("LOC");
+    long long traced = twice ? reschedules_traced(1) : 0;
     atomic_store(&shared->go, 1);
     int sent = alarms ? EVENTS : 0;
     for (int i = 1; ready && !alarms && i <= EVENTS; i++) {
+        int before = atomic_load(&shared->acked);
         sent += kill(child, signal) == 0;
-        if (!wait_value(&shared->acked, 1 + i))
+        if (twice)
+            kill(child, signal);        /* mostly finds it pending; else it is a signal of its own */
+        if (!wait_value(&shared->acked, before + 1))
             break;
     }
-    wait_value(&shared->acked, 1 + EVENTS);
+    if (twice) {        /* one more, alone: any second signal still on its way is handled first */
+        int before = atomic_load(&shared->acked);
+        kill(child, signal);
+        wait_value(&shared->acked, before + 1);
+    } else {
+        wait_value(&shared->acked, 1 + EVENTS);
+    }
+    if (twice)
+        traced = traced < 0 ? -1 : reschedules_traced(0);
     all = cpu_interrupts("") - all;
     res = cpu_interrupts("RES") - res;
     loc = cpu_interrupts("LOC") - loc;
@@ -166,9 +205,16 @@ static int window(int signal, int alarms)
     int status = -1;
     CHECK(waitpid(child, &status, 0) == child);
     int handled = atomic_load(&shared->handled) - 1;
-    printf("# cpu %d: %d %s sent, %d handled, interrupts %lld (RES %lld, LOC %lld)\n", cpu, sent,
-           alarms ? "alarms" : "signals", handled, all, res, loc);
+    printf("# cpu %d: %d %s sent%s, %d handled, interrupts %lld (RES %lld, LOC %lld)", cpu, sent,
+           alarms ? "alarms" : "signals", twice ? " twice, and one alone" : "", handled, all, res, loc);
+    printf(twice ? ", reschedule IPIs sent %lld\n" : "\n", traced);
     CHECK(ready && !atomic_load(&shared->failed) && exited_with(status, 0));
+    if (twice) {        /* one IPI, one interrupt, per signal delivered */
+        CHECK(traced >= 0);
+        CHECK(handled >= EVENTS + 1 && traced == handled && res == handled && all == handled && loc == 0);
+        munmap(shared, sizeof(*shared));
+        return 1;
+    }
     CHECK(sent == EVENTS && handled == EVENTS);
     CHECK(loc == 0);
     CHECK(res == EVENTS);
@@ -179,17 +225,23 @@ static int window(int signal, int alarms)
 
 static int each_signal_costs_one_interrupt(void)
 {
-    return window(SIGUSR1, 0);
+    return window(SIGUSR1, 0, 0);
 }
 
 static int each_alarm_costs_one_interrupt(void)
 {
-    return window(SIGALRM, 1);
+    return window(SIGALRM, 1, 0);
+}
+
+static int a_pending_signal_sends_no_second_ipi(void)
+{
+    return window(SIGUSR1, 0, 1);
 }
 
 static const struct ktap_case cases[] = {
     KTAP_CASE(each_signal_costs_one_interrupt),
     KTAP_CASE(each_alarm_costs_one_interrupt),
+    KTAP_CASE(a_pending_signal_sends_no_second_ipi),
 };
 
 int main(void)
