@@ -46,6 +46,7 @@
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
+#include "sched/idle_poll.h"
 
 #define BOOT_INFO_MAX_BYTES (64 * 1024)
 #define DEFAULT_LAPIC_ADDRESS 0xfee00000ul
@@ -300,6 +301,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     housekeeping_init();
     nohz_full_init(kernel_params.nohz_full);
     rcu_nocbs_add(&nohz_full_mask);     /* nohz_full= implies rcu_nocbs=, as on Linux */
+    idle_poll_init(kernel_params.idle);
     rcu_init();
     start_init_task();
     idle_loop();
