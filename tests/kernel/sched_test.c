@@ -151,10 +151,15 @@ struct affinity_probe {
     struct cpumask seen;
 };
 
+/* Yields now and then: the thread that changes its mask shares CPU 0
+ * with it in some rounds, and must not depend on the tick's preemption
+ * (another case tests that) to get it back. */
 static void check_own_cpu(void *arg)
 {
     struct affinity_probe *probe = arg;
-    while (!probe->stop) {
+    for (unsigned spins = 1; !probe->stop; spins++) {
+        if (spins % 256 == 0)
+            yield();
         irq_disable();          /* no migration while we look */
         uint64_t before = __atomic_load_n(&probe->generation, __ATOMIC_ACQUIRE);
         struct cpumask allowed;
@@ -191,12 +196,17 @@ static void never_outside_mask_while_it_changes(struct ktest *test)
     probe = (struct affinity_probe){ .committed = cpu_online_mask, .pending = cpu_online_mask };
     struct task *worker = kthread_create("affinity", check_own_cpu, &probe, 0);
 
-    unsigned changes = 0;
+    unsigned changes = 0, running_outside = 0;
     for (unsigned round = 0; round < 300; round++) {
         const struct cpumask *next = &masks[(round * 5 + round / 7) % mask_count];
         probe.pending = *next;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         KTEST_EXPECT(test, set_affinity(worker, next) == 0, "set_affinity failed in round %u", round);
+        /* The promise itself, looked at the moment the call returns: on_cpu
+         * first, then cpu (set before on_cpu on any later switch-in). */
+        if (__atomic_load_n(&worker->on_cpu, __ATOMIC_ACQUIRE) &&
+            !cpumask_test(next, __atomic_load_n(&worker->cpu, __ATOMIC_ACQUIRE)))
+            running_outside++;
         probe.committed = *next;
         __atomic_add_fetch(&probe.generation, 1, __ATOMIC_SEQ_CST);
         changes++;
@@ -208,6 +218,8 @@ static void never_outside_mask_while_it_changes(struct ktest *test)
     ktest_log(test, "%u mask changes, %lu checks, visited %u CPUs", changes, probe.checks,
               cpumask_weight(&probe.seen));
     KTEST_EXPECT(test, probe.violations == 0, "%lu times on a CPU outside the mask", probe.violations);
+    KTEST_EXPECT(test, running_outside == 0, "%u times still running outside the new mask when set_affinity returned",
+                 running_outside);
     KTEST_EXPECT(test, cpumask_weight(&probe.seen) >= 2, "the worker never moved");
 
     struct cpumask empty = { 0 };
