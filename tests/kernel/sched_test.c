@@ -196,12 +196,12 @@ static void never_outside_mask_while_it_changes(struct ktest *test)
     probe = (struct affinity_probe){ .committed = cpu_online_mask, .pending = cpu_online_mask };
     struct task *worker = kthread_create("affinity", check_own_cpu, &probe, 0);
 
-    unsigned changes = 0, running_outside = 0;
+    unsigned changes = 0, running_outside = 0, refused = 0;
     for (unsigned round = 0; round < 300; round++) {
         const struct cpumask *next = &masks[(round * 5 + round / 7) % mask_count];
         probe.pending = *next;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        KTEST_EXPECT(test, set_affinity(worker, next) == 0, "set_affinity failed in round %u", round);
+        refused += set_affinity(worker, next) != 0;
         /* The promise itself, looked at the moment the call returns: on_cpu
          * first, then cpu (set before on_cpu on any later switch-in). */
         if (__atomic_load_n(&worker->on_cpu, __ATOMIC_ACQUIRE) &&
@@ -217,6 +217,7 @@ static void never_outside_mask_while_it_changes(struct ktest *test)
     kthread_join(worker);
     ktest_log(test, "%u mask changes, %lu checks, visited %u CPUs", changes, probe.checks,
               cpumask_weight(&probe.seen));
+    KTEST_EXPECT(test, refused == 0, "set_affinity failed in %u of 300 rounds", refused);
     KTEST_EXPECT(test, probe.violations == 0, "%lu times on a CPU outside the mask", probe.violations);
     KTEST_EXPECT(test, running_outside == 0, "%u times still running outside the new mask when set_affinity returned",
                  running_outside);
@@ -326,8 +327,13 @@ static void wakeup_prefers_an_idle_allowed_cpu(struct ktest *test)
         sleep_ns(MS);
     placement.go = true;
     wake_up_all(&placement.queue);
-    kthread_join(sleeper);
+    /* A bound, not a measure: a sleeper queued behind the spinner on a
+     * kernel whose tick does not preempt would otherwise wait for ever. */
+    uint64_t give_up = clock_now() + 2000 * MS;
+    while (placement.woke_on == MAX_CPUS && clock_now() < give_up)
+        sleep_ns(MS);
     placement.stop_spinning = true;
+    kthread_join(sleeper);
     kthread_join(spinner);
     KTEST_EXPECT(test, placement.woke_on == idle, "woke on cpu %u; cpu %u was busy and cpu %u idle",
                  placement.woke_on, busy, idle);
