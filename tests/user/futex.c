@@ -863,6 +863,5 @@ int main(int argc, char **argv)
         return 0;
     if (!find_self(argv[0], self_path, sizeof(self_path)))
         self_path[0] = '\0';
-    ktap_select(argv + 1, argc - 1);     /* names: only those cases */
     return ktap_main(cases, KTAP_COUNT(cases));
 }
