@@ -2,11 +2,12 @@
  *
  * Writes one witness mark from CPU, for a program that writes none itself
  * (Debian's oslat and cyclictest, tools/measure/instruments): pinned to
- * CPU, it prints
- *     mark: witness open: cpu 3
- * and exits. QEMU's per-vCPU logs open a window on the vCPU that wrote the
- * line, and the matching close line ends it (tools/lib/witness.py;
- * docs/noise.md, "The outside witness").
+ * CPU, it prints the line, with CLOCK_MONOTONIC at the time, and exits:
+ *     mark: witness open: cpu 3, monotonic 12.345678901
+ * QEMU's per-vCPU logs open a window on the vCPU that wrote the line, and
+ * the matching close line ends it (tools/lib/witness.py; docs/noise.md,
+ * "The outside witness"); the two clock readings give the window's length,
+ * to count the witness per second.
  *
  *   --uart   write the line to the UART at 0x3f8 itself (ioperm), as
  *            osnoise --mark-uart does: Linux's console sends a program's
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/pin.h"
@@ -75,8 +77,11 @@ int main(int argc, char **argv)
         }
     }
     move_to(cpu);
-    char line[64];
-    int length = snprintf(line, sizeof(line), "mark: witness %s: cpu %d\n", argv[2], cpu);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    char line[96];
+    int length = snprintf(line, sizeof(line), "mark: witness %s: cpu %d, monotonic %lld.%09ld\n", argv[2], cpu,
+                          (long long)now.tv_sec, now.tv_nsec);
     if (uart) {
         uart_write(line, length);
         return 0;

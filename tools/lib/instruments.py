@@ -10,7 +10,8 @@ One boot runs, one after the other, each between two lines
     instruments: end NAME status N
 
   oslat       `oslat -c 3 -D S -q -b 1024 --json=...` between two witness
-              marks written from CPU 3 (user/mark.c): its one thread on
+              marks written from CPU 3 (user/mark.c, each with the
+              guest's CLOCK_MONOTONIC: the window's length): its one thread on
               CPU 3, its histogram of 1 us buckets (oslat's value k: a
               gap of k-1 to k us; the last bucket, 1024, holds every gap
               longer), its JSON report printed after the run;
@@ -52,6 +53,9 @@ REPORT_RE = re.compile(r"^instruments: report\n(.*?)^instruments: report end$", 
 HISTFILE_RE = re.compile(r"^# (Total|Min Latencies|Avg Latencies|Max Latencies|Histogram Overflows):((?: +\d+)+)$",
                          re.M)
 HACKBENCH_RE = re.compile(r"^Time: (\d+\.\d+)$", re.M)
+# user/mark.c's lines; anchored, so that a line another writer's bytes cut
+# into does not match (Linux's console and mark --uart share the UART).
+MARK_RE = re.compile(r"^mark: witness (open|close): cpu (\d+), monotonic (\d+\.\d{9})$", re.M)
 
 
 class InstrumentError(Exception):
@@ -229,12 +233,25 @@ def parse_hackbench(section):
     return {"hackbench_s": float(times[0])}
 
 
-def add_window(run, name, window, per, events):
+def window_seconds(name, section):
+    """The window's length by the guest's clock, from the two marks."""
+    marks = [(m.group(1), int(m.group(2)), float(m.group(3))) for m in MARK_RE.finditer(section)]
+    if [(which, cpu) for which, cpu, _ in marks] != [("open", CPU), ("close", CPU)]:
+        raise InstrumentError("%s: marks %s, want one open and one close from CPU %d" % (
+            name, ", ".join("%s cpu %d" % (which, cpu) for which, cpu, _ in marks) or "none", CPU))
+    seconds = marks[1][2] - marks[0][2]
+    if seconds <= 0:
+        raise InstrumentError("%s: the window closed %.6f s after it opened" % (name, seconds))
+    return seconds
+
+
+def add_window(run, name, window, section):
     """The witness's window beside the instrument's numbers, and its count
-    per event (per second of oslat, per cyclictest loop)."""
+    per second of the window."""
+    run["%s_window_s" % name] = round(window_seconds(name, section), 6)
     run["%s_witness_all" % name] = window["all"]
     run["%s_witness_timer" % name] = window["timer"]
-    run["%s_witness_per_%s" % (name, per)] = round(window["all"] / events, 4)
+    run["%s_witness_per_s" % name] = round(window["all"] / run["%s_window_s" % name], 3)
 
 
 def parse_session(text, witness, loops):
@@ -256,10 +273,11 @@ def parse_session(text, witness, loops):
         ended(name, found[name])
     oslat, _ = report("oslat", found["oslat"])
     run.update(parse_oslat(oslat))
-    add_window(run, "oslat", windows[0], "s", run["oslat_duration_s"])
+    add_window(run, "oslat", windows[0], found["oslat"])
     cyclictest, tail = report("cyclictest", found["cyclictest"])
     run.update(parse_cyclictest(cyclictest, tail, loops))
-    add_window(run, "cyclictest", windows[1], "loop", loops)
+    add_window(run, "cyclictest", windows[1], found["cyclictest"])
+    run["cyclictest_witness_per_loop"] = round(windows[1]["all"] / loops, 4)
     if windows[1]["all"] == 0:
         raise InstrumentError("the witness saw no interrupt on CPU %d while cyclictest's thread woke %d times "
                               "there: it did not count" % (CPU, loops))
@@ -279,16 +297,19 @@ METRICS = [
     ("oslat_duration_s", "oslat: its measured duration (s)"),
 ] + [("oslat_ge_%dus" % t, "oslat: samples of %d us or more" % t) for t in THRESHOLDS_US] + [
     ("oslat_ge_%dus_per_million" % t, "the same per million samples") for t in THRESHOLDS_US] + [
+    ("oslat_window_s", "oslat's window, from mark to mark (guest's CLOCK_MONOTONIC; start-up included)"),
     ("oslat_witness_all", "interrupts QEMU delivered to CPU 3 between oslat's marks"),
     ("oslat_witness_timer", "the timer's among them"),
-    ("oslat_witness_per_s", "oslat_witness_all per second of oslat's duration"),
+    ("oslat_witness_per_s", "oslat_witness_all per second of the window"),
     ("cyclictest_max_us", "cyclictest: latest wakeup (us; TCG)"),
     ("cyclictest_avg_us", "cyclictest: mean wakeup latency (us; TCG)"),
     ("cyclictest_loops", "cyclictest: wakeups"),
     ("cyclictest_overflows", "cyclictest: wakeups 1000 us late or more"),
 ] + [("cyclictest_ge_%dus" % t, "cyclictest: wakeups %d us late or more" % t) for t in THRESHOLDS_US] + [
+    ("cyclictest_window_s", "cyclictest's window, from mark to mark"),
     ("cyclictest_witness_all", "interrupts QEMU delivered to CPU 3 between cyclictest's marks"),
     ("cyclictest_witness_timer", "the timer's among them"),
+    ("cyclictest_witness_per_s", "cyclictest_witness_all per second of the window"),
     ("cyclictest_witness_per_loop", "cyclictest_witness_all per wakeup"),
     ("hackbench_s", "hackbench's Time (s; TCG)"),
 ]
@@ -383,8 +404,8 @@ def legend(opts, reference_name, hz):
             "%s's median in this run (/L; TCG: a time is the host's, compare within one run); >=Nus: samples "
             "(oslat, 1 us buckets, its value rounds a gap up) or wakeups (cyclictest) N us or longer, counts; "
             ">=10us/M: per million oslat samples; w: QEMU's witness, interrupts delivered to CPU 3 between the "
-            "instrument's marks, all vectors and the timer's, per second of oslat's run and per cyclictest "
-            "wakeup; oslat -D %d, cyclictest -l %d, hackbench -g %d -l %d; nohzk at hz=%d like Debian's kernel)"
+            "instrument's marks (start-up and exit included), all vectors and the timer's, per second of "
+            "the window (guest's clock, from the marks) and per cyclictest wakeup; oslat -D %d, cyclictest -l %d, hackbench -g %d -l %d; nohzk at hz=%d like Debian's kernel)"
             % (opts["runs"], reference_name, opts["oslat_seconds"], opts["cyclictest_loops"],
                opts["hackbench_groups"], opts["hackbench_loops"], hz))
 

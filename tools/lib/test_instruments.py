@@ -37,19 +37,27 @@ def cyclictest_report(histogram, overflows=0, cycles=LOOPS, cpu=3, maximum=None)
     return document + "\n\n" + hist
 
 
-def section(name, body, status=0):
+def mark(which, at, cpu=3):
+    return "mark: witness %s: cpu %d, monotonic %.9f\n" % (which, cpu, at)
+
+
+MARKS = mark("open", 10.5) + "oslat V 2.40\n" + mark("close", 11.5)
+
+
+def section(name, body, status=0, marks=MARKS):
     report = "instruments: report\n%s\ninstruments: report end\n" % body if body is not None else ""
-    return "instruments: begin %s\ninstruments: end %s status %d\n%s" % (name, name, status, report)
+    return "instruments: begin %s\n%sinstruments: end %s status %d\n%s" % (name, marks, name, status, report)
 
 
 OSLAT = {1: 900000, 2: 40, 11: 7, 150: 2, 1024: 1}
 CYCLIC = {12: 150, 40: 45, 250: 5}
 
 
-def session(oslat=None, cyclic=None, hackbench="Time: 1.250\n", oslat_status=0):
+def session(oslat=None, cyclic=None, hackbench="Time: 1.250\n", oslat_status=0, marks=MARKS):
     text = "nohzk: booting\r\n"
-    text += section("oslat", oslat_report(OSLAT, maximum=2000) if oslat is None else oslat, oslat_status)
-    text += section("cyclictest", cyclictest_report(CYCLIC) if cyclic is None else cyclic)
+    text += section("oslat", oslat_report(OSLAT, maximum=2000) if oslat is None else oslat, oslat_status, marks)
+    text += section("cyclictest", cyclictest_report(CYCLIC) if cyclic is None else cyclic,
+                    marks=mark("open", 20.0) + mark("close", 20.25))
     text += "instruments: begin hackbench\nRunning in process mode\n%sinstruments: end hackbench status 0\n" % hackbench
     return text.replace("\n", "\r\n")
 
@@ -70,7 +78,9 @@ class Session(unittest.TestCase):
         self.assertEqual((run["cyclictest_ge_10us"], run["cyclictest_ge_100us"], run["cyclictest_ge_1000us"]),
                          (200, 5, 0))
         self.assertEqual(run["oslat_witness_all"], 40)
+        self.assertEqual(run["oslat_window_s"], 1.0)
         self.assertEqual(run["oslat_witness_per_s"], 40.0)
+        self.assertEqual(run["cyclictest_witness_per_s"], 840.0)
         self.assertEqual(run["cyclictest_witness_per_loop"], 1.05)
         self.assertEqual(run["hackbench_s"], 1.25)
 
@@ -112,6 +122,13 @@ class Session(unittest.TestCase):
         self.assertError(session(), "1 witness window", {3: WINDOWS[3][:1]})
         self.assertError(session(), "0 witness window", {})
         self.assertError(session(), "CPU\\(s\\) \\[0\\]", {0: [window(1, 1)], 3: WINDOWS[3]})
+
+    def test_marks_give_the_window(self):
+        self.assertError(session(marks=mark("open", 10.5)), "marks open cpu 3, want")
+        self.assertError(session(marks=mark("open", 10.5) + mark("close", 11.5, cpu=2)), "close cpu 2")
+        self.assertError(session(marks=mark("open", 10.5) + mark("close", 10.5)), "closed 0.000000 s after")
+        cut = mark("open", 10.5) + mark("close", 11.5).replace("11.5", "11.5inst", 1)
+        self.assertError(session(marks=cut), "marks open cpu 3, want")   # another writer's bytes inside
 
     def test_a_witness_that_saw_nothing_did_not_count(self):
         self.assertError(session(), "did not count", {3: [window(0, 0), window(0, 0)]})
