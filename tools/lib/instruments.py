@@ -3,25 +3,27 @@
 shell text, what one boot printed read back into numbers, statistics
 over boots, ratios against Linux, the table and the histogram plot.
 
-One boot runs, one after the other, each between two lines
-
-    instruments: begin NAME
-    ...
-    instruments: end NAME status N
+One boot runs, one after the other (the shell text: session_command()):
 
   oslat       `oslat -c 3 -D S -q -b 1024 --json=...` between two witness
               marks written from CPU 3 (user/mark.c, each with the
               guest's CLOCK_MONOTONIC: the window's length): its one thread on
               CPU 3, its histogram of 1 us buckets (oslat's value k: a
               gap of k-1 to k us; the last bucket, 1024, holds every gap
-              longer), its JSON report printed after the run;
+              longer), its JSON report;
   cyclictest  `cyclictest -m -p 80 -a 3 -t 1 --mainaffinity=0 -i 1000
               -l LOOPS -q -h 1000` between two marks: one thread at
               SCHED_FIFO 80 on CPU 3 woken LOOPS times by its timer, the
               histogram (1 us buckets to 999 us; "# Histogram Overflows"
               counts the wakeups 1000 us late or more), JSON and the
-              histogram file's summary lines printed after;
+              histogram file's summary lines;
   hackbench   `hackbench -g G -l L` on every CPU: its "Time:" line.
+
+and prints what each did after the last mark, between the lines
+
+    instruments: begin NAME
+    ...
+    instruments: end NAME status N
 
 The shell that runs them is pinned to CPU 0 first (taskset -p), so that
 only the instruments' own threads run on CPU 3.
@@ -65,17 +67,29 @@ class InstrumentError(Exception):
 # --------------------------------------------------------------------------
 # The guest's shell text.
 
-def windowed(name, command, mark, report):
-    """command between two marks from CPU; its status in s; then report."""
-    return ("echo 'instruments: begin %s'; if %s open%s; then %s; s=$?; %s close%s || s=97; else s=98; fi; "
-            "echo \"instruments: end %s status $s\"; [ $s = 0 ] || cat /tmp/%s.out; "
-            "echo 'instruments: report'; %s; echo 'instruments: report end'"
-            % (name, "mark %d" % CPU, mark, command, "mark %d" % CPU, mark, name, name, report))
+def windowed(name, command, mark):
+    """command between two marks from CPU, its status into /tmp/NAME.status
+    (97: the close mark failed, 98: the open mark); nothing on the
+    console."""
+    return ("if mark %d open%s; then %s; echo $? >/tmp/%s.status; mark %d close%s || echo 97 >/tmp/%s.status; "
+            "else echo 98 >/tmp/%s.status; fi" % (CPU, mark, command, name, CPU, mark, name, name))
+
+
+def reported(name, report):
+    """The begin and end lines of a windowed instrument, its output if it
+    failed, then its report."""
+    return ("echo 'instruments: begin %s'; s=$(cat /tmp/%s.status); echo \"instruments: end %s status $s\"; "
+            "[ \"$s\" = 0 ] || cat /tmp/%s.out; echo 'instruments: report'; %s; echo 'instruments: report end'"
+            % (name, name, name, name, report))
 
 
 def session_command(kernel, oslat_seconds, cyclictest_loops, hackbench_groups, hackbench_loops):
     """The three instruments in order, for kernel "nohzk" or "linux" (whose
-    marks are written to the UART by user/mark.c itself)."""
+    marks are written to the UART by user/mark.c itself). Nothing goes to
+    the console from a second before the first mark to the last: Linux's
+    serial driver sends a program's text after the program wrote it, and
+    those bytes would land inside a mark that mark --uart writes to the
+    UART meanwhile (and a mark inside them)."""
     mark = " --uart" if kernel == "linux" else ""
     oslat = ("oslat -c %d -D %d -q -b %d --json=/tmp/oslat.json >/tmp/oslat.out 2>&1"
              % (CPU, oslat_seconds, OSLAT_BUCKETS))
@@ -88,11 +102,11 @@ def session_command(kernel, oslat_seconds, cyclictest_loops, hackbench_groups, h
     if kernel == "linux":
         # /tmp and /dev/shm as a Debian system mounts them (cyclictest's shm_open)
         parts.append("mkdir -p /tmp /dev/shm; mount -t tmpfs tmp /tmp; mount -t tmpfs shm /dev/shm")
-    parts.append(windowed("oslat", oslat, mark, "cat /tmp/oslat.json"))
-    parts.append(windowed("cyclictest", cyclictest, mark,
-                          "cat /tmp/cyclictest.json; echo; grep '^#' /tmp/cyclictest.hist"))
-    parts.append("echo 'instruments: begin hackbench'; taskset -c 0-%d hackbench -g %d -l %d; "
-                 "echo \"instruments: end hackbench status $?\"" % (SMP - 1, hackbench_groups, hackbench_loops))
+    parts += ["sleep 1", windowed("oslat", oslat, mark), windowed("cyclictest", cyclictest, mark),
+              reported("oslat", "cat /tmp/oslat.json"),
+              reported("cyclictest", "cat /tmp/cyclictest.json; echo; grep '^#' /tmp/cyclictest.hist"),
+              "echo 'instruments: begin hackbench'; taskset -c 0-%d hackbench -g %d -l %d; "
+              "echo \"instruments: end hackbench status $?\"" % (SMP - 1, hackbench_groups, hackbench_loops)]
     return "; ".join(parts)
 
 
@@ -233,22 +247,25 @@ def parse_hackbench(section):
     return {"hackbench_s": float(times[0])}
 
 
-def window_seconds(name, section):
-    """The window's length by the guest's clock, from the two marks."""
-    marks = [(m.group(1), int(m.group(2)), float(m.group(3))) for m in MARK_RE.finditer(section)]
-    if [(which, cpu) for which, cpu, _ in marks] != [("open", CPU), ("close", CPU)]:
-        raise InstrumentError("%s: marks %s, want one open and one close from CPU %d" % (
-            name, ", ".join("%s cpu %d" % (which, cpu) for which, cpu, _ in marks) or "none", CPU))
-    seconds = marks[1][2] - marks[0][2]
-    if seconds <= 0:
-        raise InstrumentError("%s: the window closed %.6f s after it opened" % (name, seconds))
+def window_seconds(text):
+    """Each window's length by the guest's clock, from the marks' lines
+    (an open and a close from CPU for each of WINDOWED, in order)."""
+    marks = [(m.group(1), int(m.group(2)), float(m.group(3))) for m in MARK_RE.finditer(text.replace("\r", ""))]
+    if [(which, cpu) for which, cpu, _ in marks] != [("open", CPU), ("close", CPU)] * len(WINDOWED):
+        raise InstrumentError("marks %s: want an open and a close from CPU %d for each of %s" % (
+            ", ".join("%s cpu %d" % (which, cpu) for which, cpu, _ in marks) or "none", CPU, ", ".join(WINDOWED)))
+    seconds = []
+    for name, (opened, closed) in zip(WINDOWED, zip(marks[0::2], marks[1::2])):
+        if closed[2] <= opened[2]:
+            raise InstrumentError("%s: the window closed %.6f s after it opened" % (name, closed[2] - opened[2]))
+        seconds.append(closed[2] - opened[2])
     return seconds
 
 
-def add_window(run, name, window, section):
+def add_window(run, name, window, seconds):
     """The witness's window beside the instrument's numbers, and its count
     per second of the window."""
-    run["%s_window_s" % name] = round(window_seconds(name, section), 6)
+    run["%s_window_s" % name] = round(seconds, 6)
     run["%s_witness_all" % name] = window["all"]
     run["%s_witness_timer" % name] = window["timer"]
     run["%s_witness_per_s" % name] = round(window["all"] / run["%s_window_s" % name], 3)
@@ -271,12 +288,13 @@ def parse_session(text, witness, loops):
     run = {}
     for name in INSTRUMENTS:
         ended(name, found[name])
+    seconds = window_seconds(text)
     oslat, _ = report("oslat", found["oslat"])
     run.update(parse_oslat(oslat))
-    add_window(run, "oslat", windows[0], found["oslat"])
+    add_window(run, "oslat", windows[0], seconds[0])
     cyclictest, tail = report("cyclictest", found["cyclictest"])
     run.update(parse_cyclictest(cyclictest, tail, loops))
-    add_window(run, "cyclictest", windows[1], found["cyclictest"])
+    add_window(run, "cyclictest", windows[1], seconds[1])
     run["cyclictest_witness_per_loop"] = round(windows[1]["all"] / loops, 4)
     if windows[1]["all"] == 0:
         raise InstrumentError("the witness saw no interrupt on CPU %d while cyclictest's thread woke %d times "

@@ -44,9 +44,9 @@ def mark(which, at, cpu=3):
 MARKS = mark("open", 10.5) + "oslat V 2.40\n" + mark("close", 11.5)
 
 
-def section(name, body, status=0, marks=MARKS):
+def section(name, body, status=0):
     report = "instruments: report\n%s\ninstruments: report end\n" % body if body is not None else ""
-    return "instruments: begin %s\n%sinstruments: end %s status %d\n%s" % (name, marks, name, status, report)
+    return "instruments: begin %s\ninstruments: end %s status %d\n%s" % (name, name, status, report)
 
 
 OSLAT = {1: 900000, 2: 40, 11: 7, 150: 2, 1024: 1}
@@ -54,10 +54,9 @@ CYCLIC = {12: 150, 40: 45, 250: 5}
 
 
 def session(oslat=None, cyclic=None, hackbench="Time: 1.250\n", oslat_status=0, marks=MARKS):
-    text = "nohzk: booting\r\n"
-    text += section("oslat", oslat_report(OSLAT, maximum=2000) if oslat is None else oslat, oslat_status, marks)
-    text += section("cyclictest", cyclictest_report(CYCLIC) if cyclic is None else cyclic,
-                    marks=mark("open", 20.0) + mark("close", 20.25))
+    text = "nohzk: booting\r\n" + marks + mark("open", 20.0) + mark("close", 20.25)
+    text += section("oslat", oslat_report(OSLAT, maximum=2000) if oslat is None else oslat, oslat_status)
+    text += section("cyclictest", cyclictest_report(CYCLIC) if cyclic is None else cyclic)
     text += "instruments: begin hackbench\nRunning in process mode\n%sinstruments: end hackbench status 0\n" % hackbench
     return text.replace("\n", "\r\n")
 
@@ -106,6 +105,7 @@ class Session(unittest.TestCase):
 
     def test_failed_instrument(self):
         self.assertError(session(oslat_status=98), "open mark failed")
+        self.assertError(session().replace("end oslat status 0", "end oslat status "), "oslat: no end line")
         self.assertError(session(oslat=oslat_report(OSLAT, maximum=2000, return_code=1)), "return_code")
 
     def test_missing_or_broken_report(self):
@@ -124,11 +124,11 @@ class Session(unittest.TestCase):
         self.assertError(session(), "CPU\\(s\\) \\[0\\]", {0: [window(1, 1)], 3: WINDOWS[3]})
 
     def test_marks_give_the_window(self):
-        self.assertError(session(marks=mark("open", 10.5)), "marks open cpu 3, want")
+        self.assertError(session(marks=mark("open", 10.5)), "marks open cpu 3, open cpu 3, close cpu 3: want")
         self.assertError(session(marks=mark("open", 10.5) + mark("close", 11.5, cpu=2)), "close cpu 2")
-        self.assertError(session(marks=mark("open", 10.5) + mark("close", 10.5)), "closed 0.000000 s after")
+        self.assertError(session(marks=mark("open", 10.5) + mark("close", 10.5)), "oslat: the window closed 0.000000")
         cut = mark("open", 10.5) + mark("close", 11.5).replace("11.5", "11.5inst", 1)
-        self.assertError(session(marks=cut), "marks open cpu 3, want")   # another writer's bytes inside
+        self.assertError(session(marks=cut), "want an open and a close")   # another writer's bytes inside
 
     def test_a_witness_that_saw_nothing_did_not_count(self):
         self.assertError(session(), "did not count", {3: [window(0, 0), window(0, 0)]})
