@@ -238,10 +238,11 @@ static void place_task(struct task *task, bool is_wakeup)
         trace_sched_wakeup(task->id, cpu);
     }
     spin_unlock(&rq->lock);
+    const char *why = is_wakeup ? "wakeup" : "placed";
     if (ipi == WAKEUP_RESCHEDULE)
-        ipi_send(cpu, IPI_RESCHEDULE);
+        ipi_send(cpu, IPI_RESCHEDULE, why);
     else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu);
+        tick_nohz_kick(cpu, why);
 }
 
 void place_runnable_task(struct task *task)
@@ -550,9 +551,9 @@ void sched_set_priority(struct task *task, unsigned policy, unsigned rt_priority
     }
     spin_unlock(&rq->lock);
     if (ipi == WAKEUP_RESCHEDULE)
-        ipi_send(cpu, IPI_RESCHEDULE);
+        ipi_send(cpu, IPI_RESCHEDULE, "priority");
     else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu);
+        tick_nohz_kick(cpu, "priority");
 }
 
 /* A new task of fork or clone (not yet runnable) takes its creator's

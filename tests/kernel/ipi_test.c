@@ -145,7 +145,7 @@ static void named_ipis_are_counted_exactly(struct ktest *test)
                 continue;
             uint64_t before = irq_count(cpu, sources[t]);
             for (int i = 0; i < NAMED_IPI_COUNT; i++) {
-                ipi_send(cpu, types[t]);
+                ipi_send(cpu, types[t], "ktest");
                 /* An IPI sent while the last one is still pending merges with it: wait for each. */
                 uint64_t start = clock_now();
                 while (irq_count(cpu, sources[t]) < before + (uint64_t)i + 1 && clock_now() - start < WAIT_LIMIT_NS)
