@@ -79,6 +79,18 @@ void irq_cause_account(enum irq_source source)
     trace_irq_cause(source, table->sender, why);
 }
 
+uint64_t irq_cause_count(unsigned cpu, enum irq_source source, unsigned sender, const char *why)
+{
+    const struct cause_table *table = per_cpu_ptr(cause_tables, cpu);
+    unsigned used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < used; i++) {
+        const struct cause_row *row = &table->row[i];
+        if (row->source == source && row->sender == sender && row->why == why)
+            return __atomic_load_n(&row->count, __ATOMIC_RELAXED);
+    }
+    return 0;
+}
+
 /* The reading CPU's own rows are copied with interrupts off, so that its
  * total and its causes are of the same moment. */
 static void generate_cpu(struct proc_text *text, unsigned cpu)

@@ -6,10 +6,13 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/base/percpu.h"
 #include "kernel/irq/ipi.h"
+#include "kernel/irq/irq_cause.h"
 
 #define PING_PONG_ROUNDS 50
 #define NAMED_IPI_COUNT 100
 #define WAIT_LIMIT_NS 5000000000ul
+
+static const char ipi_test_reason[] = "ktest";
 
 /* A ping-pong between two CPUs driven entirely from interrupt handlers:
  * each side answers with an asynchronous call, made with interrupts off
@@ -132,7 +135,8 @@ static void bad_target_is_refused(struct ktest *test)
                  cpu_count);
 }
 
-/* RES and NHZ: N sent to each other CPU, exactly N counted there. */
+/* RES and NHZ: N sent to each other CPU, exactly N counted there, each
+ * accounted to this CPU and the reason it gave (kernel/irq/irq_cause.c). */
 static void named_ipis_are_counted_exactly(struct ktest *test)
 {
     static const enum ipi_type types[] = { IPI_RESCHEDULE, IPI_NOHZ_KICK };
@@ -144,8 +148,9 @@ static void named_ipis_are_counted_exactly(struct ktest *test)
             if (cpu == this_cpu_id())
                 continue;
             uint64_t before = irq_count(cpu, sources[t]);
+            uint64_t caused_before = irq_cause_count(cpu, sources[t], this_cpu_id(), ipi_test_reason);
             for (int i = 0; i < NAMED_IPI_COUNT; i++) {
-                ipi_send(cpu, types[t], "ktest");
+                ipi_send(cpu, types[t], ipi_test_reason);
                 /* An IPI sent while the last one is still pending merges with it: wait for each. */
                 uint64_t start = clock_now();
                 while (irq_count(cpu, sources[t]) < before + (uint64_t)i + 1 && clock_now() - start < WAIT_LIMIT_NS)
@@ -154,6 +159,9 @@ static void named_ipis_are_counted_exactly(struct ktest *test)
             uint64_t received = irq_count(cpu, sources[t]) - before;
             KTEST_EXPECT(test, received == NAMED_IPI_COUNT, "cpu %u got %lu %s, sent %d", cpu, received,
                          irq_source_name(sources[t]), NAMED_IPI_COUNT);
+            uint64_t caused = irq_cause_count(cpu, sources[t], this_cpu_id(), ipi_test_reason) - caused_before;
+            KTEST_EXPECT(test, caused == NAMED_IPI_COUNT, "cpu %u accounted %lu %s to cpu %u's \"%s\", sent %d", cpu,
+                         caused, irq_source_name(sources[t]), this_cpu_id(), ipi_test_reason, NAMED_IPI_COUNT);
         }
     }
 }
