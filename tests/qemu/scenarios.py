@@ -140,7 +140,7 @@ def _compare_linux_alone(text):
     nohzk's task policy takes nothing, Linux without isolation ticks (the
     witness sees a ticking vCPU), and nohz_full=1-3 takes fewer."""
     found = {}
-    for m in re.finditer(r"^(task|linux-isolated|linux) +(\d+)(?: \(\d+\))? +\S+$", text, re.M):
+    for m in re.finditer(r"^(task|linux-isolated|linux) +(\d+)(?: \(\d+\))? +\S.*$", text, re.M):
         found[m.group(1)] = int(m.group(2))
     if set(found) != {"task", "linux-isolated", "linux"}:
         return ["no table rows for task, linux-isolated and linux (found %s)" % sorted(found)]
