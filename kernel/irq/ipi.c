@@ -18,7 +18,10 @@
  * waiting, the others are counted as merged into it. A send recorded just
  * before a running handler took the list still brings its own interrupt,
  * which then finds nothing: it is accounted to the last send counted as
- * merged, which was its own. */
+ * merged, its own or one like it. The merged count only grows with each
+ * take (a take that finds one send keeps it as it is: an interrupt whose
+ * own send an earlier take counted may find the next send's record), so
+ * no interrupt of a recorded send finds nothing to be accounted to. */
 #include "kernel/irq/ipi.h"
 
 #include "arch/x86/cpu.h"
@@ -109,8 +112,11 @@ void ipi_take_cause(enum ipi_type type)
         for (unsigned i = 0; i < used; i++)
             extra += pending->send[type][i].count;
         extra--;
-        *merged = pending->send[type][used - 1];
-        merged->count = extra;
+        if (extra) {            /* added to what earlier takes left: their interrupts may still come */
+            merged->why = pending->send[type][used - 1].why;
+            merged->sender = pending->send[type][used - 1].sender;
+            merged->count += extra;
+        }
         pending->used[type] = 0;
         merged_change = (int)extra;
     } else if (merged->count) {
