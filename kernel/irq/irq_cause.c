@@ -91,6 +91,11 @@ uint64_t irq_cause_count(unsigned cpu, enum irq_source source, unsigned sender, 
     return 0;
 }
 
+int64_t irq_cause_merged_count(unsigned cpu, enum irq_source source)
+{
+    return __atomic_load_n(&per_cpu_ptr(cause_tables, cpu)->merged[source], __ATOMIC_RELAXED);
+}
+
 /* The reading CPU's own rows are copied with interrupts off, so that its
  * total and its causes are of the same moment. */
 static void generate_cpu(struct proc_text *text, unsigned cpu)

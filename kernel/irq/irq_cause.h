@@ -24,8 +24,10 @@ void irq_cause_set(unsigned sender, const char *why);
  * later interrupt turns out to be one of them after all. */
 void irq_cause_merged(enum irq_source source, int count);
 
-/* Interrupts cpu accounted to (source, sender, why) since boot. */
+/* Interrupts cpu accounted to (source, sender, why) since boot; sends of
+ * source merged into another send's interrupt there. */
 uint64_t irq_cause_count(unsigned cpu, enum irq_source source, unsigned sender, const char *why);
+int64_t irq_cause_merged_count(unsigned cpu, enum irq_source source);
 
 /* irq_dispatch(): before the handler, and after it (interrupts off). */
 void irq_cause_begin(void);
