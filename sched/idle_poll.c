@@ -52,7 +52,7 @@ void idle_poll_init(const char *value)
         cpumask_set_atomic(&idle_poll_mask, cpu);
     for_each_cpu_in(cpu, &mask) {
         if (cpu != this_cpu_id())
-            ipi_send(cpu, IPI_RESCHEDULE);      /* out of its halt: from now on it polls */
+            ipi_send(cpu, IPI_RESCHEDULE, "idle-poll");     /* out of its halt: from now on it polls */
     }
     char text[CPULIST_FORMAT_SIZE];
     cpulist_format(&idle_poll_mask, text, sizeof(text));

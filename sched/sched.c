@@ -178,13 +178,14 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     return kick ? WAKEUP_NOHZ_KICK : WAKEUP_NO_IPI;     /* on this CPU, the kick is a direct recheck */
 }
 
-/* After the runqueue lock is dropped. */
-static void send_wakeup_ipi(unsigned cpu, enum wakeup_ipi ipi)
+/* After the runqueue lock is dropped. why: the reason the target's
+ * interrupt is accounted to (kernel/irq/ipi.h). */
+static void send_wakeup_ipi(unsigned cpu, enum wakeup_ipi ipi, const char *why)
 {
     if (ipi == WAKEUP_RESCHEDULE)
-        ipi_send(cpu, IPI_RESCHEDULE);
+        ipi_send(cpu, IPI_RESCHEDULE, why);
     else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu);
+        tick_nohz_kick(cpu, why);
 }
 
 /* A task left cpu's runqueue (lock held): the tick may no longer be
@@ -259,7 +260,7 @@ static void place_task(struct task *task, bool is_wakeup)
         trace_sched_wakeup(task->id, cpu);
     }
     spin_unlock(&rq->lock);
-    send_wakeup_ipi(cpu, ipi);
+    send_wakeup_ipi(cpu, ipi, is_wakeup ? "wakeup" : "placed");
 }
 
 void place_runnable_task(struct task *task)
@@ -576,7 +577,7 @@ void sched_set_priority(struct task *task, unsigned policy, unsigned rt_priority
         }
     }
     spin_unlock(&rq->lock);
-    send_wakeup_ipi(cpu, ipi);
+    send_wakeup_ipi(cpu, ipi, "priority");
 }
 
 /* A new task of fork or clone (not yet runnable) takes its creator's

@@ -88,7 +88,7 @@ static void notify(struct thread *thread)
         return;
     unsigned cpu = __atomic_load_n(&task->cpu, __ATOMIC_RELAXED);
     if (__atomic_load_n(&task->on_cpu, __ATOMIC_ACQUIRE) && cpu != this_cpu_id())
-        ipi_send(cpu, IPI_RESCHEDULE);
+        ipi_send(cpu, IPI_RESCHEDULE, "signal");
 }
 
 /* A thread list is walked under process_tree_lock; senders in interrupt

@@ -18,6 +18,8 @@
 #include "kernel/base/percpu.h"
 #include "sched/runqueue.h"
 #include "kernel/irq/irq.h"
+#include "kernel/irq/irq_cause.h"
+#include "kernel/base/ksyms.h"
 #include "kernel/time/itimer.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
@@ -71,14 +73,28 @@ void tick_program_hardware(void)
         timer_set_deadline(deadline);
 }
 
+/* Why a timer interrupt without the tick's work came: the first timer it
+ * ran, by its function's name (wake_sleeper: a sleep), or, with nothing
+ * due, "tick-early" (the running tick's deadline, reached by the LAPIC
+ * before the clocksource, or the LAPIC's range ran out) or "nothing-due"
+ * (a deadline that was cancelled while its interrupt was on its way). */
+static const char *timer_cause(timer_fn timer, bool tick_running)
+{
+    uint64_t offset;
+    const char *name = timer ? ksyms_lookup((uint64_t)(uintptr_t)timer, &offset) : 0;
+    return name ? name : timer ? "timer" : tick_running ? "tick-early" : "nothing-due";
+}
+
 static void tick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
     struct tick_state *tick = this_tick();
     uint64_t now = clock_now();
 
-    timers_run_expired(now);
-    if (tick->running && now >= tick->next_deadline) {
+    timer_fn timer = timers_run_expired(now);
+    bool due = tick->running && now >= tick->next_deadline;
+    irq_cause_set(IRQ_CAUSE_NO_SENDER, due ? "tick" : timer_cause(timer, tick->running));
+    if (due) {
         tick_do_periodic_work(cpu, now, trap_from_user(frame));
         tick_advance_deadline(tick, now);
         tick->ticked = true;    /* the interrupt's exit decides (kernel/time/tick_stop.c) */

@@ -159,8 +159,9 @@ void tick_want_recheck(unsigned cpu);
 
 /* Make cpu look at its stopped tick now: the nohz kick IPI, whose exit
  * decides (docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes),
- * or the decision at once on this CPU. */
-void tick_nohz_kick(unsigned cpu);
+ * or the decision at once on this CPU. why: the kick's reason in one word
+ * (kernel/irq/ipi.h), accounted on cpu in /proc/interrupt_causes. */
+void tick_nohz_kick(unsigned cpu, const char *why);
 struct trap_frame;
 void nohz_kick_interrupt(struct trap_frame *frame);     /* IPI_NOHZ_KICK's handler */
 

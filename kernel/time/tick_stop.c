@@ -247,7 +247,7 @@ void tick_nohz_idle_exit(void)
 
 /* ---- The nohz kick ---- */
 
-void tick_nohz_kick(unsigned cpu)
+void tick_nohz_kick(unsigned cpu, const char *why)
 {
     struct tick_state *tick = tick_state_of(cpu);
     __atomic_add_fetch(&tick->kicks_sent, 1, __ATOMIC_RELAXED);
@@ -257,7 +257,7 @@ void tick_nohz_kick(unsigned cpu)
             tick_decide(this_cpu(), clock_now());
         irq_restore(flags);
     } else {
-        ipi_send(cpu, IPI_NOHZ_KICK);
+        ipi_send(cpu, IPI_NOHZ_KICK, why);
     }
 }
 
@@ -271,6 +271,7 @@ void nohz_kick_interrupt(struct trap_frame *frame)
     struct tick_state *tick = this_tick();
     (void)frame;
     trace_ipi_receive(IPI_NOHZ_KICK);
+    ipi_take_cause(IPI_NOHZ_KICK);
     tick->kicks_received++;
     if (tick->running)
         tick->kicks_while_ticking++;

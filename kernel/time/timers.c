@@ -146,17 +146,20 @@ unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
     return cpu;
 }
 
-void timers_run_expired(uint64_t now)
+timer_fn timers_run_expired(uint64_t now)
 {
     struct timer_base *base = this_cpu_ptr(timer_bases);
+    timer_fn first = 0;
 
     for (;;) {
         spin_lock(&base->lock);
         struct timer *timer = base->head;
         if (!timer || timer->deadline > now) {
             spin_unlock(&base->lock);
-            return;
+            return first;
         }
+        if (!first)
+            first = timer->function;
         base->head = timer->next;
         timer->pending = false;
         head_changed(base);

@@ -34,7 +34,8 @@ bool timer_cancel(struct timer *timer);      /* true if it was pending */
  * the function will not restart it. Never from the timer's own function. */
 void timer_cancel_sync(struct timer *timer);
 void timers_init_this_cpu(void);
-void timers_run_expired(uint64_t now);       /* from the timer interrupt */
+/* From the timer interrupt: the function of the first timer it ran, or 0. */
+timer_fn timers_run_expired(uint64_t now);
 uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_MAX */
 /* The timers' question to this CPU's tick: one is due within a period, so
  * stopping the tick would save nothing. */
