@@ -68,7 +68,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
      * (docs/nohz-task.md#patch-06-keep-the-tick-if-rcu-needs-it); an
      * offloaded CPU's are rcuo's business, and its tick stays as it is. */
     if (!rcu_data_of(cpu)->offloaded)
-        tick_nohz_kick(cpu);
+        tick_nohz_kick(cpu, "rcu-callbacks");
     irq_restore(flags);
 }
 

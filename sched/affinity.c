@@ -83,7 +83,7 @@ int set_affinity(struct task *task, const struct cpumask *mask)
             place_runnable_task(task);
             spin_unlock(&task->lock);
             if (kick)
-                tick_nohz_kick(cpu);
+                tick_nohz_kick(cpu, "affinity");
             return 0;
         } else {
             panic("set_affinity: task %u on_runqueue on cpu %u but neither current nor queued", task->id, cpu);
@@ -98,7 +98,7 @@ int set_affinity(struct task *task, const struct cpumask *mask)
         return 0;
     }
     if (send_ipi)
-        ipi_send(cpu, IPI_RESCHEDULE);
+        ipi_send(cpu, IPI_RESCHEDULE, "affinity");
     while (runs_outside_its_mask(task))
         cpu_relax();            /* until its CPU has switched it out */
     return 0;

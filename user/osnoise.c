@@ -66,7 +66,10 @@
  * /proc/interrupts it cannot read whole, or without a column for its CPU
  * or a LOC row, is an error: no counts are printed. Exit status 0; 1 on a
  * refused --nohz or a failed pinning; 2 on bad arguments; 3 when the
- * interrupts cannot be counted.
+ * interrupts cannot be counted. Where the kernel has
+ * /proc/interrupt_causes (nohzk), the window's interrupts by cause too
+ * (read inside the /proc/interrupts reads), with the kernel's own count of
+ * the same moments ("causes_interrupts", which they must add up to).
  *
  * Left out: rtla's per-period sleep (runtime < period), its tracer-based
  * classification of each noise event (HW, NMI, IRQ, softirq, thread):
@@ -90,6 +93,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/interrupt_causes.h"
 #include "lib/nohz.h"
 #include "lib/pin.h"
 #include "lib/proc_interrupts.h"
@@ -458,7 +462,22 @@ struct report {
     struct interrupts life;
     unsigned long long alarms, signals; /* handled in the window */
     unsigned long long munmaps;         /* by the sibling threads, in the window */
+    int has_causes;                     /* nohzk's /proc/interrupt_causes was read */
+    unsigned long long causes_sum;      /* its causes' counts in the window, added */
+    struct interrupt_causes causes;     /* in the window; .total: the kernel's count */
 };
+
+/* /proc/interrupt_causes for cpu into *causes: 1, or 0 where the kernel
+ * has none (Linux); any other failure stops osnoise (status 3). */
+static int read_causes(int cpu, struct interrupt_causes *causes)
+{
+    if (interrupt_causes_read(cpu, causes) == 0)
+        return 1;
+    if (errno == ENOENT)
+        return 0;
+    cannot_count(causes->why);
+    return 0;
+}
 
 static uint64_t to_ns(uint64_t cycles, double tsc_hz)
 {
@@ -508,6 +527,14 @@ static void print_table(const struct options *o, const struct report *r, const s
         printf("osnoise: handled %llu SIGALRM, %llu SIGUSR1 (their time is noise)\n", r->alarms, r->signals);
     if (o->threads)
         printf("osnoise: %d sibling threads unmapped %llu times in the window\n", o->threads, r->munmaps);
+    if (r->has_causes) {
+        printf("osnoise: %llu interrupts by cause (source, from cpu, why):", r->causes_sum);
+        for (int i = 0; i < r->causes.count; i++) {
+            if (r->causes.cause[i].count)
+                printf(" %s: %llu;", r->causes.cause[i].key, r->causes.cause[i].count);
+        }
+        printf("\n");
+    }
 }
 
 static void print_json(const struct options *o, const struct report *r, const struct noise *n)
@@ -532,7 +559,20 @@ static void print_json(const struct options *o, const struct report *r, const st
     printf("}, \"life_interrupts_total\": %llu, \"life_interrupts\": {", r->life_total);
     for (int i = 0; i < r->life.count; i++)
         printf("%s\"%s\": %llu", i ? ", " : "", r->life.rows[i].name, r->life.rows[i].count);
-    printf("}}\n");
+    printf("}");
+    if (r->has_causes) {
+        printf(", \"causes_interrupts\": %llu, \"causes_merged\": %lld, \"causes_total\": %llu, \"causes\": {",
+               r->causes.total, r->causes.merged, r->causes_sum);
+        int first = 1;
+        for (int i = 0; i < r->causes.count; i++) {
+            if (!r->causes.cause[i].count)
+                continue;
+            printf("%s\"%s\": %llu", first ? "" : ", ", r->causes.cause[i].key, r->causes.cause[i].count);
+            first = 0;
+        }
+        printf("}");
+    }
+    printf("}\n");
 }
 
 /* Gaps by power of two, from the smallest bucket seen to the largest. */
@@ -766,8 +806,10 @@ int main(int argc, char **argv)
 
     /* The guest's counts are read between the outer and the inner marks
      * at each end: the witness's inner and outer windows bracket them. */
+    static struct interrupt_causes causes_before;
     write_mark(o.mark, "open", r.cpu);
     struct interrupts before = read_interrupts(r.cpu);
+    r.has_causes = read_causes(r.cpu, &causes_before);
     write_mark(o.mark, "inner open", r.cpu);
     sig_atomic_t alarms_before = alarms, signals_before = signals;
     unsigned long long munmaps_before = atomic_load(&siblings.munmaps);
@@ -778,6 +820,8 @@ int main(int argc, char **argv)
     r.signals = (unsigned long long)(signals - signals_before);
     r.munmaps = atomic_load(&siblings.munmaps) - munmaps_before;
     write_mark(o.mark, "inner close", r.cpu);
+    if (r.has_causes && !read_causes(r.cpu, &r.causes))
+        cannot_count("/proc/interrupt_causes went away");
     r.irqs = read_interrupts(r.cpu);
     write_mark(o.mark, "close", r.cpu);
     if (o.itimer_us)
@@ -803,6 +847,8 @@ int main(int argc, char **argv)
     r.life = copy_of(&r.irqs);
     r.life_total = subtract(&r.life, &at_arrival);
     r.irq_total = subtract(&r.irqs, &before);
+    if (r.has_causes)
+        r.causes_sum = interrupt_causes_subtract(&r.causes, &causes_before);
     if (o.json)
         print_json(&o, &r, &n);
     else

@@ -48,6 +48,7 @@
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/task.h"
+#include "sched/idle_poll.h"
 
 #define BOOT_INFO_MAX_BYTES (64 * 1024)
 #define DEFAULT_LAPIC_ADDRESS 0xfee00000ul
@@ -237,11 +238,16 @@ static void init_task(void *unused)
     (void)unused;
     if (kernel_params.bench[0])
         machine_power_off(bench_run(kernel_params.bench) ? 1 : 0);
-    if (kernel_params.ktest[0]) {
-        unsigned failed = ktest_run(kernel_params.ktest);
-        machine_power_off(failed ? 1 : 0);
-    }
     const struct mb2_module *command = find_module("command");
+    unsigned failed = 0;
+    if (kernel_params.ktest[0]) {
+        /* A command given too runs after the suites, whatever they said (a
+         * lab's grade checks in one boot that the shell still works); a
+         * failed suite makes the status 1. */
+        failed = ktest_run(kernel_params.ktest);
+        if (!command || command->end == command->start || !have_shell)
+            machine_power_off(failed ? 1 : 0);
+    }
     if (command) {
         size_t length = command->end - command->start;
         if (length == 0)
@@ -251,7 +257,8 @@ static void init_task(void *unused)
                    (const char *)phys_to_virt(command->start));
             machine_power_off(127);
         }
-        machine_power_off(run_shell_command(phys_to_virt(command->start), length));
+        int status = run_shell_command(phys_to_virt(command->start), length);
+        machine_power_off(failed ? 1 : status);
     }
     if (have_shell) {
         static const char *const argv[] = { "sh", 0 };
@@ -324,6 +331,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     housekeeping_init();
     nohz_full_init(kernel_params.nohz_full);
     rcu_nocbs_add(&nohz_full_mask);     /* nohz_full= implies rcu_nocbs=, as on Linux */
+    idle_poll_init(kernel_params.idle);
     rcu_init();
     start_init_task();
     idle_loop();

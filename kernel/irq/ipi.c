@@ -11,7 +11,17 @@
  * One IPI is sent per request. The local APIC still merges an IPI with one
  * of the same vector that is pending and not yet taken, so the CAL count
  * equals the number of calls only when each is taken before the next is
- * sent (as in tests/kernel/ipi_test.c); the queue never loses a call. */
+ * sent (as in tests/kernel/ipi_test.c); the queue never loses a call.
+ *
+ * Every send names its reason, kept for the target until its handler takes
+ * it (ipi_take_cause): the interrupt is accounted to the oldest send
+ * waiting, the others are counted as merged into it. A send recorded just
+ * before a running handler took the list still brings its own interrupt,
+ * which then finds nothing: it is accounted to the last send counted as
+ * merged, its own or one like it. The merged count only grows with each
+ * take (a take that finds one send keeps it as it is: an interrupt whose
+ * own send an earlier take counted may find the next send's record), so
+ * no interrupt of a recorded send finds nothing to be accounted to. */
 #include "kernel/irq/ipi.h"
 
 #include "arch/x86/cpu.h"
@@ -21,6 +31,8 @@
 #include "kernel/mm/heap.h"
 #include "kernel/mm/tlb.h"
 #include "kernel/irq/irq.h"
+#include "kernel/irq/irq_cause.h"
+#include "kernel/base/ksyms.h"
 #include "kernel/base/panic.h"
 #include "kernel/base/percpu.h"
 #include "kernel/trace/trace.h"
@@ -35,17 +47,93 @@ static const uint8_t ipi_vectors[] = {
     [IPI_TLB_SHOOTDOWN] = VECTOR_TLB_SHOOTDOWN,
 };
 
-void ipi_send(unsigned cpu, enum ipi_type type)
+static const enum irq_source ipi_sources[] = {
+    [IPI_RESCHEDULE] = IRQ_SOURCE_RESCHEDULE,
+    [IPI_CALL_FUNCTION] = IRQ_SOURCE_CALL_FUNCTION,
+    [IPI_NOHZ_KICK] = IRQ_SOURCE_NOHZ_KICK,
+    [IPI_TLB_SHOOTDOWN] = IRQ_SOURCE_TLB_SHOOTDOWN,
+};
+
+/* Sends not yet taken by the target's handler, by reason; the last slot
+ * also takes what does not fit. */
+#define PENDING_SENDS 8
+
+struct pending_send {
+    const char *why;
+    unsigned sender;
+    unsigned count;
+};
+
+struct pending_causes {
+    struct spinlock lock;
+    struct pending_send send[IPI_TYPE_COUNT][PENDING_SENDS];
+    unsigned used[IPI_TYPE_COUNT];
+    struct pending_send merged[IPI_TYPE_COUNT];     /* the last take's extra sends */
+};
+
+static DEFINE_PER_CPU(struct pending_causes, pending_causes) = { .lock = SPINLOCK_INIT("ipi_causes") };
+
+static void note_send(unsigned cpu, enum ipi_type type, const char *why)
 {
-    ASSERT(cpu < MAX_CPUS && cpus[cpu]);
-    trace_ipi_send(type, cpu);
+    struct pending_causes *pending = per_cpu_ptr(pending_causes, cpu);
+    unsigned sender = this_cpu_id(), i;
+    uint64_t flags = irq_save();
+    spin_lock(&pending->lock);
+    struct pending_send *sends = pending->send[type];
+    for (i = 0; i < pending->used[type]; i++) {
+        if (sends[i].why == why && sends[i].sender == sender)
+            break;
+    }
+    if (i == pending->used[type] && i < PENDING_SENDS)
+        sends[pending->used[type]++] = (struct pending_send){ .why = why, .sender = sender };
+    sends[i < PENDING_SENDS ? i : PENDING_SENDS - 1].count++;
+    spin_unlock(&pending->lock);
+    irq_restore(flags);
+}
+
+void ipi_send(unsigned cpu, enum ipi_type type, const char *why)
+{
+    ASSERT(cpu < MAX_CPUS && cpus[cpu] && type < IPI_TYPE_COUNT);
+    trace_ipi_send(type, cpu, why);
+    note_send(cpu, type, why);
     lapic_send_ipi(cpus[cpu]->apic_id, ipi_vectors[type]);
+}
+
+void ipi_take_cause(enum ipi_type type)
+{
+    struct pending_causes *pending = this_cpu_ptr(pending_causes);
+    struct pending_send *merged = &pending->merged[type];
+    int merged_change = 0;
+    spin_lock(&pending->lock);          /* interrupts are off in a handler */
+    unsigned used = pending->used[type], extra = 0;
+    if (used) {
+        const struct pending_send *first = &pending->send[type][0];
+        irq_cause_set(first->sender, first->why);
+        for (unsigned i = 0; i < used; i++)
+            extra += pending->send[type][i].count;
+        extra--;
+        if (extra) {            /* added to what earlier takes left: their interrupts may still come */
+            merged->why = pending->send[type][used - 1].why;
+            merged->sender = pending->send[type][used - 1].sender;
+            merged->count += extra;
+        }
+        pending->used[type] = 0;
+        merged_change = (int)extra;
+    } else if (merged->count) {
+        irq_cause_set(merged->sender, merged->why);
+        merged->count--;
+        merged_change = -1;
+    }
+    spin_unlock(&pending->lock);
+    if (merged_change)
+        irq_cause_merged(ipi_sources[type], merged_change);
 }
 
 static void handle_reschedule(struct trap_frame *frame)
 {
     (void)frame;        /* the scheduler will look at its runqueue on the way out */
     trace_ipi_receive(IPI_RESCHEDULE);
+    ipi_take_cause(IPI_RESCHEDULE);
 }
 
 static void handle_call_function(struct trap_frame *frame)
@@ -54,6 +142,7 @@ static void handle_call_function(struct trap_frame *frame)
 
     (void)frame;
     trace_ipi_receive(IPI_CALL_FUNCTION);
+    ipi_take_cause(IPI_CALL_FUNCTION);
     spin_lock(&queue->lock);
     struct call_request *request = queue->head;
     queue->head = queue->tail = 0;
@@ -74,6 +163,7 @@ static void handle_tlb_shootdown(struct trap_frame *frame)
 {
     (void)frame;
     trace_ipi_receive(IPI_TLB_SHOOTDOWN);
+    ipi_take_cause(IPI_TLB_SHOOTDOWN);
     tlb_answer();
 }
 
@@ -88,6 +178,9 @@ void ipi_init(void)
 static void enqueue(unsigned cpu, struct call_request *request)
 {
     struct call_queue *queue = per_cpu_ptr(call_queues, cpu);
+    /* why: the function's name; read now, as the target may free the request */
+    uint64_t offset;
+    const char *name = ksyms_lookup((uint64_t)(uintptr_t)request->function, &offset);
 
     request->next = 0;
     spin_lock(&queue->lock);
@@ -97,7 +190,7 @@ static void enqueue(unsigned cpu, struct call_request *request)
         queue->head = request;
     queue->tail = request;
     spin_unlock(&queue->lock);
-    ipi_send(cpu, IPI_CALL_FUNCTION);
+    ipi_send(cpu, IPI_CALL_FUNCTION, name ? name : "function");
 }
 
 int smp_call_function_single(unsigned cpu, call_function_fn function, void *arg, bool wait)

@@ -12,6 +12,7 @@ enum ipi_type {
     IPI_CALL_FUNCTION,          /* run the queued function calls */
     IPI_NOHZ_KICK,              /* "restart your tick" */
     IPI_TLB_SHOOTDOWN,          /* "flush your TLB" (kernel/mm/tlb.c) */
+    IPI_TYPE_COUNT,
 };
 
 typedef void (*call_function_fn)(void *arg);
@@ -31,7 +32,13 @@ struct call_queue {
 };
 
 void ipi_init(void);
-void ipi_send(unsigned cpu, enum ipi_type type);
+/* why: the sender's reason in one word with static storage ("signal",
+ * "wakeup", a tick dependency's name); the target's interrupt is
+ * accounted to it (kernel/irq/irq_cause.h, /proc/interrupt_causes). */
+void ipi_send(unsigned cpu, enum ipi_type type, const char *why);
+/* From an IPI's handler (the tick's NHZ handler too): account this
+ * interrupt to the sends that caused it. */
+void ipi_take_cause(enum ipi_type type);
 int smp_call_function_single(unsigned cpu, call_function_fn function, void *arg, bool wait);
 
 #endif

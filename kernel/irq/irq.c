@@ -1,12 +1,14 @@
 /* Interrupt dispatch and per-CPU interrupt counters.
  *
  * Every interrupt takes the same path: count it against its source on this
- * CPU, irq_enter(), run the handler, acknowledge the local APIC, irq_exit().
+ * CPU, irq_enter(), run the handler, account it to the cause the handler
+ * named (kernel/irq/irq_cause.c), acknowledge the local APIC, irq_exit().
  * irq_enter/irq_exit tell RCU (an interrupt may arrive in an extended
  * quiescent state), and the exit hook, the tick's tick_nohz_irq_exit(),
  * decides the tick once, after the tick's work or when the interrupt may
  * have made a stopped tick necessary. */
 #include "kernel/irq/irq.h"
+#include "kernel/irq/irq_cause.h"
 
 #include "arch/x86/lapic.h"
 #include "arch/x86/trap.h"
@@ -105,8 +107,11 @@ void irq_dispatch(struct trap_frame *frame)
     unsigned vector = (unsigned)frame->vector;
     const struct irq_action *action = &actions[vector];
 
+    irq_cause_begin();
     if (is_spurious(vector) || !action->handler) {
         this_cpu_ptr(irq_counts)->count[IRQ_SOURCE_SPURIOUS]++;
+        irq_cause_set(IRQ_CAUSE_NO_SENDER, "spurious");
+        irq_cause_account(IRQ_SOURCE_SPURIOUS);
         if (!is_spurious(vector))
             lapic_eoi();
         return;
@@ -114,7 +119,8 @@ void irq_dispatch(struct trap_frame *frame)
     this_cpu_ptr(irq_counts)->count[action->source]++;
     irq_enter(cpu);
     trace_irq_enter(vector);
-    action->handler(frame);
+    action->handler(frame);     /* names the cause (irq_cause_set) */
+    irq_cause_account(action->source);
     lapic_eoi();
     trace_irq_exit(vector);
     /* The tick is decided here: it stops after its work if nothing needs

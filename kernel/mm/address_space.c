@@ -46,12 +46,12 @@ static void space_unlock(struct address_space *space, uint64_t flags)
 
 /* The other CPUs that may cache the space's translations flush (this one
  * has flushed what it changed, page by page, in arch/x86/paging.c). */
-static void flush_others(struct address_space *space)
+static void flush_others(struct address_space *space, const char *why)
 {
     struct cpumask others = space->cpus;
     cpumask_clear(&others, this_cpu_id());
     if (!cpumask_empty(&others))
-        tlb_shootdown(&others);
+        tlb_shootdown(&others, why);
 }
 
 /* The gather's flush: then the pages and tables are nobody's. */
@@ -59,7 +59,7 @@ static void flush_then_free(struct page_gather *gather)
 {
     struct address_space *space = gather->owner;
     if (gather->changed) {
-        flush_others(space);
+        flush_others(space, "unmap");
         if (cpumask_test_atomic(&space->cpus, this_cpu_id()))
             paging_flush_this_cpu();    /* a freed table may sit in the paging-structure caches */
     }
@@ -105,7 +105,7 @@ struct address_space *address_space_clone(struct address_space *from)
     uint64_t irq = space_lock(from);
     int error = user_tables_share(space->root_phys, from->root_phys, &counts);
     if (counts.copy_on_write)
-        flush_others(from);     /* its threads' CPUs may still write through a writable entry */
+        flush_others(from, "fork");     /* its threads' CPUs may still write through a writable entry */
     space_unlock(from, irq);
     page_event_add(FORK_TABLE_PAGES, counts.tables);
     page_event_add(FORK_PAGES_SHARED, counts.pages);
@@ -268,7 +268,7 @@ int address_space_write_fault(struct address_space *space, uint64_t address)
     }
     user_tables_replace(space->root_phys, page_address, (copy ? copy : old_page) | rights);
     if (copy) {
-        flush_others(space);
+        flush_others(space, "write-fault");
         if (zero)
             count_pages(space, 0, -1);
     }
@@ -319,7 +319,7 @@ int address_space_protect_range(struct address_space *space, uint64_t start, uin
     uint64_t irq = space_lock(space);
     int error = user_tables_protect_range(space->root_phys, start, end, flags, &changed);
     if (changed)
-        flush_others(space);
+        flush_others(space, "protect");
     space_unlock(space, irq);
     return error;
 }

@@ -41,7 +41,7 @@ void tlb_answer(void)
     __atomic_store_n(&self->flushed, requested, __ATOMIC_RELEASE);
 }
 
-void tlb_shootdown(const struct cpumask *targets)
+void tlb_shootdown(const struct cpumask *targets, const char *why)
 {
     uint64_t numbers[MAX_CPUS];
     unsigned self = this_cpu_id(), cpu;
@@ -50,7 +50,7 @@ void tlb_shootdown(const struct cpumask *targets)
         if (cpu == self)
             continue;
         numbers[cpu] = __atomic_add_fetch(&tlb_cpus[cpu].requested, 1, __ATOMIC_SEQ_CST);
-        ipi_send(cpu, IPI_TLB_SHOOTDOWN);
+        ipi_send(cpu, IPI_TLB_SHOOTDOWN, why);
         __atomic_add_fetch(&sent, 1, __ATOMIC_RELAXED);
     }
     for_each_cpu_in(cpu, targets) {

@@ -10,7 +10,7 @@
 /* Each CPU of targets but this one flushes its user translations; back
  * when all have. Callable with interrupts off: while it waits it answers
  * the requests others send it. */
-void tlb_shootdown(const struct cpumask *targets);
+void tlb_shootdown(const struct cpumask *targets, const char *why);    /* why: ipi_send's */
 /* Answer a request sent to this CPU, if any: the IPI's handler, and every
  * wait that must not stop this CPU from answering. */
 void tlb_answer(void);

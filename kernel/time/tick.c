@@ -18,6 +18,8 @@
 #include "kernel/base/percpu.h"
 #include "sched/runqueue.h"
 #include "kernel/irq/irq.h"
+#include "kernel/irq/irq_cause.h"
+#include "kernel/base/ksyms.h"
 #include "kernel/time/itimer.h"
 #include "kernel/time/timers.h"
 #include "kernel/trace/trace.h"
@@ -61,7 +63,7 @@ static void tick_advance_deadline(struct tick_state *tick, uint64_t now)
 void tick_program_hardware(void)
 {
     const struct tick_state *tick = this_tick();
-    uint64_t deadline = timers_next_deadline();
+    uint64_t deadline = timers_hardware_deadline();
 
     if (tick->running && tick->next_deadline < deadline)
         deadline = tick->next_deadline;
@@ -71,14 +73,28 @@ void tick_program_hardware(void)
         timer_set_deadline(deadline);
 }
 
+/* Why a timer interrupt without the tick's work came: the first timer it
+ * ran, by its function's name (wake_sleeper: a sleep), or, with nothing
+ * due, "tick-early" (the running tick's deadline, reached by the LAPIC
+ * before the clocksource, or the LAPIC's range ran out) or "nothing-due"
+ * (a deadline that was cancelled while its interrupt was on its way). */
+static const char *timer_cause(timer_fn timer, bool tick_running)
+{
+    uint64_t offset;
+    const char *name = timer ? ksyms_lookup((uint64_t)(uintptr_t)timer, &offset) : 0;
+    return name ? name : timer ? "timer" : tick_running ? "tick-early" : "nothing-due";
+}
+
 static void tick_interrupt(struct trap_frame *frame)
 {
     struct cpu *cpu = this_cpu();
     struct tick_state *tick = this_tick();
     uint64_t now = clock_now();
 
-    timers_run_expired(now);
-    if (tick->running && now >= tick->next_deadline) {
+    timer_fn timer = timers_run_expired(now);
+    bool due = tick->running && now >= tick->next_deadline;
+    irq_cause_set(IRQ_CAUSE_NO_SENDER, due ? "tick" : timer_cause(timer, tick->running));
+    if (due) {
         tick_do_periodic_work(cpu, now, trap_from_user(frame));
         tick_advance_deadline(tick, now);
         tick->ticked = true;    /* the interrupt's exit decides (kernel/time/tick_stop.c) */
@@ -87,6 +103,26 @@ static void tick_interrupt(struct trap_frame *frame)
         tick->early++;          /* for a timer, or the LAPIC's range ran out */
     }
     tick_program_hardware();
+}
+
+/* An idle CPU that polls (sched/idle_poll.c) runs its own due timers as
+ * the timer interrupt would, without one: in interrupt context for RCU
+ * and for the functions. Interrupts off. Nothing is decided here: a task
+ * woken onto this CPU has the switch decide for it (restarting the tick
+ * here, to stop it at the switch, could cost an interrupt), and an idle
+ * CPU's tick is needed only by callbacks, which call_rcu() decides at
+ * once (tick_nohz_kick on this CPU). */
+void tick_poll_timers(void)
+{
+    struct cpu *cpu = this_cpu();
+    uint64_t now = clock_now();
+    if (timers_next_deadline() > now)
+        return;
+    rcu_irq_enter();
+    cpu->irq_nesting++;
+    timers_run_expired(now);
+    cpu->irq_nesting--;
+    rcu_irq_exit();
 }
 
 void tick_init(void)

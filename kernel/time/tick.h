@@ -95,6 +95,7 @@ extern uint64_t tick_period_ns;
 void tick_init(void);                 /* once, on the boot CPU */
 void tick_start_this_cpu(void);       /* each CPU, when it comes online */
 void tick_program_hardware(void);     /* next interrupt: tick or timer, whichever is first */
+void tick_poll_timers(void);          /* a polling idle CPU's due timers, without an interrupt */
 
 /* ---- The policy in force (kernel/time/tick_policy.c) ---- */
 extern const struct tick_policy *tick_policy;
@@ -158,8 +159,9 @@ void tick_want_recheck(unsigned cpu);
 
 /* Make cpu look at its stopped tick now: the nohz kick IPI, whose exit
  * decides (docs/nohz-task.md#patch-05-restart-the-tick-when-another-task-competes),
- * or the decision at once on this CPU. */
-void tick_nohz_kick(unsigned cpu);
+ * or the decision at once on this CPU. why: the kick's reason in one word
+ * (kernel/irq/ipi.h), accounted on cpu in /proc/interrupt_causes. */
+void tick_nohz_kick(unsigned cpu, const char *why);
 struct trap_frame;
 void nohz_kick_interrupt(struct trap_frame *frame);     /* IPI_NOHZ_KICK's handler */
 

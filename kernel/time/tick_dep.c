@@ -83,7 +83,7 @@ static void kick(unsigned cpu, enum tick_keep_reason reason)
 {
     __atomic_add_fetch(&tick_state_of(cpu)->dep_kicks, 1, __ATOMIC_RELAXED);
     trace_tick_dep_kick(cpu, tick_keep_reason_names[reason]);
-    tick_nohz_kick(cpu);
+    tick_nohz_kick(cpu, tick_keep_reason_names[reason]);
 }
 
 /* Kick cpu if its tick is stopped (and, for a task bit, task runs there). */

@@ -104,7 +104,7 @@ int tick_policy_switch(const char *name)
     tick_policy_isolation_changed();
     for_each_online_cpu(cpu) {
         if (!__atomic_load_n(&tick_state_of(cpu)->running, __ATOMIC_ACQUIRE))
-            tick_nohz_kick(cpu);
+            tick_nohz_kick(cpu, "policy-switch");
     }
     return 0;
 }

@@ -108,7 +108,7 @@ void tick_timekeeper_move_off(unsigned cpu)
     if (target >= MAX_CPUS)
         return;     /* cannot happen: a nohz task never takes the last free CPU */
     __atomic_store_n(&timekeeper_cpu, target, __ATOMIC_SEQ_CST);
-    tick_nohz_kick(target);     /* if its tick is stopped: it must tick now */
+    tick_nohz_kick(target, "timekeeper");     /* if its tick is stopped: it must tick now */
 }
 
 /* The timekeeper's tick runs while isolated CPUs exist (they keep no time

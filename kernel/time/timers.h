@@ -34,11 +34,20 @@ bool timer_cancel(struct timer *timer);      /* true if it was pending */
  * the function will not restart it. Never from the timer's own function. */
 void timer_cancel_sync(struct timer *timer);
 void timers_init_this_cpu(void);
-void timers_run_expired(uint64_t now);       /* from the timer interrupt */
+/* From the timer interrupt: the function of the first timer it ran, or 0. */
+timer_fn timers_run_expired(uint64_t now);
 uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_MAX */
 /* The timers' question to this CPU's tick: one is due within a period, so
  * stopping the tick would save nothing. */
 bool timers_need_tick(uint64_t now);
+
+/* idle=poll (sched/idle_poll.c): while this CPU idles it reads the clock
+ * for its own timers (kernel/time/tick.c: tick_poll_timers), and they arm
+ * no timer interrupt; a CPU that starts one there sends no IPI. */
+void timers_poll_begin(void);                /* interrupts off */
+void timers_poll_end(void);                  /* interrupts off; the hardware takes over */
+bool timers_polled_on(unsigned cpu);         /* after a full fence */
+uint64_t timers_hardware_deadline(void);     /* this CPU's earliest, or UINT64_MAX while polled */
 
 /* Sleep for at least ns (the calling task; not from interrupts). */
 void sleep_ns(uint64_t ns);

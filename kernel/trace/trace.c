@@ -23,6 +23,7 @@
 #include "kernel/lib/format.h"
 #include "kernel/mm/heap.h"
 #include "kernel/irq/ipi.h"
+#include "kernel/irq/irq.h"
 #include "kernel/base/percpu.h"
 #include "kernel/base/printk.h"
 #include "kernel/fs/proc_parse.h"
@@ -223,6 +224,7 @@ static const char *const type_names[TRACE_TYPE_COUNT] = {
     [TRACE_RCU_GP_END] = "rcu_gp_end",       [TRACE_RCU_QS_REPORT] = "rcu_qs_report",
     [TRACE_RCU_EQS_ENTER] = "rcu_eqs_enter", [TRACE_RCU_EQS_EXIT] = "rcu_eqs_exit",
     [TRACE_NOHZ_SET] = "nohz_set",           [TRACE_NOHZ_CLEAR] = "nohz_clear",
+    [TRACE_IRQ_CAUSE] = "irq_cause",
 };
 
 /* The part after "EVENT: ". */
@@ -243,7 +245,14 @@ static int format_details(char *buffer, size_t size, const struct trace_event *e
         return snprintf(buffer, size, "target=%u reason=%s", event->arg0,
                         event->arg1 ? (const char *)(uintptr_t)event->arg1 : "none");
     case TRACE_IPI_SEND:
-        return snprintf(buffer, size, "type=%s target=%llu", ipi_name(event->arg0), arg1);
+        return snprintf(buffer, size, "type=%s target=%u why=%s", ipi_name(event->arg0 & 0xff), event->arg0 >> 8,
+                        event->arg1 ? (const char *)(uintptr_t)event->arg1 : "none");
+    case TRACE_IRQ_CAUSE:
+        if ((event->arg0 >> 16) == 0xffff)
+            return snprintf(buffer, size, "source=%s from=- why=%s", irq_source_name(event->arg0 & 0xffff),
+                            (const char *)(uintptr_t)event->arg1);
+        return snprintf(buffer, size, "source=%s from=%u why=%s", irq_source_name(event->arg0 & 0xffff),
+                        event->arg0 >> 16, (const char *)(uintptr_t)event->arg1);
     case TRACE_IPI_RECEIVE:
         return snprintf(buffer, size, "type=%s", ipi_name(event->arg0));
     case TRACE_SCHED_SWITCH: {

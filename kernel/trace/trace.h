@@ -42,7 +42,7 @@ enum trace_type {
     TRACE_TICK_RESTART,     /* -, reason (const char *) */
     TRACE_TICK_DEP_KICK,    /* target CPU, reason (const char *): a dependency mask became non-empty */
     TRACE_TICK_KEEP,        /* -, reason (const char *): a check kept the tick, for a reason other than the last */
-    TRACE_IPI_SEND,         /* enum ipi_type, target CPU */
+    TRACE_IPI_SEND,         /* enum ipi_type | target CPU << 8, why (const char *) */
     TRACE_IPI_RECEIVE,      /* enum ipi_type */
     TRACE_USER_ENTER,
     TRACE_USER_EXIT,
@@ -57,6 +57,7 @@ enum trace_type {
     TRACE_RCU_EQS_EXIT,     /* enum trace_eqs_kind */
     TRACE_NOHZ_SET,         /* pid */
     TRACE_NOHZ_CLEAR,       /* pid */
+    TRACE_IRQ_CAUSE,        /* enum irq_source | sender CPU << 16 (0xffff: none), why (const char *) */
     TRACE_TYPE_COUNT,
 };
 
@@ -134,10 +135,18 @@ static inline void trace_tick_dep_kick(unsigned target_cpu, const char *why)
         trace_emit(TRACE_TICK_DEP_KICK, target_cpu, (uint64_t)(uintptr_t)why);
 }
 
-static inline void trace_ipi_send(unsigned type, unsigned target_cpu)
+/* why: a string with static storage (kernel/irq/ipi.h). */
+static inline void trace_ipi_send(unsigned type, unsigned target_cpu, const char *why)
 {
     if (trace_class_on(TRACE_CLASS_IPI))
-        trace_emit(TRACE_IPI_SEND, type, target_cpu);
+        trace_emit(TRACE_IPI_SEND, type | target_cpu << 8, (uint64_t)(uintptr_t)why);
+}
+
+/* The cause an interrupt was accounted to (kernel/irq/irq_cause.c). */
+static inline void trace_irq_cause(unsigned source, unsigned sender, const char *why)
+{
+    if (trace_class_on(TRACE_CLASS_IRQ))
+        trace_emit(TRACE_IRQ_CAUSE, source | sender << 16, (uint64_t)(uintptr_t)why);
 }
 
 static inline void trace_ipi_receive(unsigned type)

@@ -6,10 +6,13 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/base/percpu.h"
 #include "kernel/irq/ipi.h"
+#include "kernel/irq/irq_cause.h"
 
 #define PING_PONG_ROUNDS 50
 #define NAMED_IPI_COUNT 100
 #define WAIT_LIMIT_NS 5000000000ul
+
+static const char ipi_test_reason[] = "ktest";
 
 /* A ping-pong between two CPUs driven entirely from interrupt handlers:
  * each side answers with an asynchronous call, made with interrupts off
@@ -132,7 +135,11 @@ static void bad_target_is_refused(struct ktest *test)
                  cpu_count);
 }
 
-/* RES and NHZ: N sent to each other CPU, exactly N counted there. */
+/* RES and NHZ: N sent to each other CPU, exactly N counted there, each
+ * accounted to this CPU and the reason it gave (kernel/irq/irq_cause.c),
+ * but for those merged with another sender's (a kick of the tick's own
+ * meanwhile): that interrupt goes to the older send, and ours is counted
+ * merged. */
 static void named_ipis_are_counted_exactly(struct ktest *test)
 {
     static const enum ipi_type types[] = { IPI_RESCHEDULE, IPI_NOHZ_KICK };
@@ -144,8 +151,10 @@ static void named_ipis_are_counted_exactly(struct ktest *test)
             if (cpu == this_cpu_id())
                 continue;
             uint64_t before = irq_count(cpu, sources[t]);
+            uint64_t caused_before = irq_cause_count(cpu, sources[t], this_cpu_id(), ipi_test_reason);
+            int64_t merged_before = irq_cause_merged_count(cpu, sources[t]);
             for (int i = 0; i < NAMED_IPI_COUNT; i++) {
-                ipi_send(cpu, types[t]);
+                ipi_send(cpu, types[t], ipi_test_reason);
                 /* An IPI sent while the last one is still pending merges with it: wait for each. */
                 uint64_t start = clock_now();
                 while (irq_count(cpu, sources[t]) < before + (uint64_t)i + 1 && clock_now() - start < WAIT_LIMIT_NS)
@@ -154,6 +163,12 @@ static void named_ipis_are_counted_exactly(struct ktest *test)
             uint64_t received = irq_count(cpu, sources[t]) - before;
             KTEST_EXPECT(test, received == NAMED_IPI_COUNT, "cpu %u got %lu %s, sent %d", cpu, received,
                          irq_source_name(sources[t]), NAMED_IPI_COUNT);
+            uint64_t caused = irq_cause_count(cpu, sources[t], this_cpu_id(), ipi_test_reason) - caused_before;
+            int64_t merged = irq_cause_merged_count(cpu, sources[t]) - merged_before;
+            int64_t accounted = (int64_t)caused + (merged > 0 ? merged : 0);
+            KTEST_EXPECT(test, caused <= NAMED_IPI_COUNT && accounted >= NAMED_IPI_COUNT,
+                         "cpu %u accounted %lu %s to cpu %u's \"%s\" and %ld merged, sent %d", cpu, caused,
+                         irq_source_name(sources[t]), this_cpu_id(), ipi_test_reason, (long)merged, NAMED_IPI_COUNT);
         }
     }
 }

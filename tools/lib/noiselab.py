@@ -40,6 +40,10 @@ SCENARIOS = {
     "threads": ("2 sibling threads on CPU 0 map, touch and unmap 4 pages every 1 ms",
                 "--threads 2 --thread-cpus 0 --thread-every-us 1000"),
 }
+# The scenarios whose events come at a pace the host sets, so that their
+# number varies from boot to boot: compare interrupts per event there. The
+# events are counted by osnoise itself, on the measured CPU (its JSON key).
+EVENT_SCENARIOS = {"sleepy": "sleeps", "timers": "alarms", "signals": "signals"}
 # The vectors that carry a TLB shootdown to the measured CPU, as QEMU's
 # witness sees them: nohzk's own IPI (arch/x86/vectors.h:
 # VECTOR_TLB_SHOOTDOWN), and Linux's function-call IPIs
@@ -89,6 +93,11 @@ METRICS = [
     ("witness_tlb", "shootdown vectors QEMU delivered in the window (inner; SHOOTDOWN_VECTORS)"),
     ("witness_tlb_outer", "the same over the outer window"),
     ("witness_tlb_per_loop", "witness_tlb / munmaps: shootdowns per sibling loop (mmap, first writes, munmap)"),
+    ("events", "event scenarios (EVENT_SCENARIOS): the sleeps, alarms or signals osnoise counted in the window"),
+    ("all_per_event", "all / events"), ("witness_per_event", "witness_all / events"),
+    ("witness_timer_per_event", "witness_timer / events"),
+    ("causes_total", "nohzk: the window's interrupts added up by cause (/proc/interrupt_causes)"),
+    ("causes_interrupts", "nohzk: the kernel's own count of the same moments, which causes_total must equal"),
 ]
 METRIC_KEYS = [key for key, _ in METRICS]
 
@@ -285,6 +294,7 @@ def parse_session(text, scenarios, kernel, cpu, witness):
             continue
         try:
             run = run_numbers(measured, window, SHOOTDOWN_VECTORS[kernel])
+            run.update(per_event(name, run))
         except LabError as e:
             problems.append("%s: %s" % (name, e))
             continue
@@ -327,7 +337,10 @@ def run_numbers(measured, window, shootdown_vectors=SHOOTDOWN_VECTORS["nohzk"]):
         tlb_outer = sum(window["vectors"].get(v, 0) for v in shootdown_vectors)
         if threads:
             per_munmap = round(tlb / measured["munmaps"], 3)
+    causes = measured.get("causes")
     return {
+        "causes": causes, "causes_total": measured.get("causes_total"),
+        "causes_interrupts": measured.get("causes_interrupts"),
         "munmaps": measured.get("munmaps") if threads else None, "tlb": irqs.get("TLB"),
         "witness_tlb": tlb, "witness_tlb_outer": tlb_outer, "witness_tlb_per_loop": per_munmap,
         "timer": irqs["LOC"], "all": measured["interrupts_total"], "life": measured["life_interrupts_total"],
@@ -340,6 +353,21 @@ def run_numbers(measured, window, shootdown_vectors=SHOOTDOWN_VECTORS["nohzk"]):
         "syscalls": measured["syscalls"], "faults": measured["faults"], "sleeps": measured.get("sleeps"),
         "alarms": measured.get("alarms"), "signals": measured.get("signals"),
     }
+
+
+def per_event(scenario, run):
+    """An event scenario's count of events and interrupts per event; a run
+    with no event is an error (never "0 per event"); {} for the others."""
+    if scenario not in EVENT_SCENARIOS:
+        return {}
+    key = EVENT_SCENARIOS[scenario]
+    events = run.get(key)
+    if not events:
+        raise LabError("osnoise counted %s %s in the window: no figure per event" % (
+            "no" if events is None else "0", key))
+    return {"events": events, "all_per_event": round(run["all"] / events, 3),
+            "witness_per_event": round(run["witness_all"] / events, 3),
+            "witness_timer_per_event": round(run["witness_timer"] / events, 3)}
 
 
 def disagreements(run):
@@ -356,6 +384,15 @@ def disagreements(run):
         if not low <= run[guest] <= high:
             found.append("guest %s %d, witness %s" % (
                 guest, run[guest], low if low == high else "%d..%d" % (low, high)))
+    if run.get("causes_total") is not None:
+        # the causes are read inside the /proc/interrupts reads: inside the bracket too
+        low, high = sorted((run["witness_all"], run["witness_all_outer"]))
+        if not low <= run["causes_total"] <= high:
+            found.append("causes add up to %d, witness %s" % (
+                run["causes_total"], low if low == high else "%d..%d" % (low, high)))
+        if run["causes_total"] != run["causes_interrupts"]:
+            found.append("causes add up to %d, the kernel counted %d" % (run["causes_total"],
+                                                                          run["causes_interrupts"]))
     return found
 
 
@@ -424,8 +461,11 @@ def plot_scenario(path, scenario, cells, caption, count_key="all"):
     """One SVG at path (tools/lib/noiseplot.py): the configurations side by
     side, the median of count_key with min-max error bars, and the median
     noise %."""
+    per_event = count_key.endswith("per_event")
     spec = {"path": path, "title": "scenario %s: %s" % (scenario, SCENARIOS.get(scenario, ("",))[0]),
             "caption": caption, "count_key": count_key,
+            "count_title": "interrupts per %s in the window" % EVENT_SCENARIOS[scenario][:-1] if per_event
+            else "interrupts in the window",
             "bars": [{"name": cell["configuration"], "count": cell["summary"].get(count_key),
                       "noise_pct": cell["summary"].get("noise_pct")} for cell in cells]}
     python = PLOT_PYTHON if os.path.exists(PLOT_PYTHON) else sys.executable
@@ -456,6 +496,78 @@ def threads_table(cells, configurations=None):
             texts.append("-" if s is None else number(s["median"]))
         lines.append("%-15s %4d" % (cell["configuration"], len(cell["runs"])) + "".join("%13s" % t for t in texts))
     return lines
+
+
+def stat_text(s, decimals=None):
+    """median [min-max], or the one value; "-" for nothing measured."""
+    if s is None:
+        return "-"
+    shown = number if decimals is None else (lambda value: "%.*f" % (decimals, value))
+    if s["min"] == s["max"]:
+        return shown(s["median"])
+    return "%s [%s-%s]" % (shown(s["median"]), shown(s["min"]), shown(s["max"]))
+
+
+def ordered(cells, configurations=None):
+    if not configurations:
+        return list(cells)
+    return sorted(cells, key=lambda c: configurations.index(c["configuration"]) if c["configuration"] in
+                  configurations else len(configurations))
+
+
+def event_table(cells, configurations=None):
+    """The event scenarios, one row per configuration and scenario: the
+    events osnoise counted, and the interrupts in the window raw and per
+    event, the guest's and the witness's; median [min-max] over the runs.
+    Lines."""
+    rows = [c for c in ordered(cells, configurations) if c["scenario"] in EVENT_SCENARIOS and c["runs"]]
+    columns = [("events", "events", None), ("all", "all", None), ("all_per_event", "all/event", 2),
+               ("witness_all", "w:all", None), ("witness_per_event", "w:all/event", 2),
+               ("witness_timer_per_event", "w:timer/event", 2)]
+    header = "%-15s %-8s %4s" % ("configuration", "scenario", "runs") + "".join(
+        " %-20s" % title for _, title, _ in columns)
+    lines = [header.rstrip(), "-" * len(header.rstrip())]
+    for scenario in EVENT_SCENARIOS:
+        for cell in (c for c in rows if c["scenario"] == scenario):
+            line = "%-15s %-8s %4d" % (cell["configuration"], scenario, len(cell["runs"]))
+            line += "".join(" %-20s" % stat_text(cell["summary"].get(key), decimals) for key, _, decimals in columns)
+            lines.append(line.rstrip())
+    return lines
+
+
+def cause_summaries(cell):
+    """{cause: summary} over a cell's runs (a cause absent from a run's
+    JSON counted 0 there: the kernel lists only causes seen), in the order
+    of the largest median first; {} when no run has causes."""
+    runs = [run["causes"] for run in cell["runs"] if run.get("causes") is not None]
+    keys = sorted({key for causes in runs for key in causes})
+    found = {key: summary([causes.get(key, 0) for causes in runs]) for key in keys}
+    return dict(sorted(found.items(), key=lambda item: (-item[1]["median"], item[0])))
+
+
+def cause_table(cells, configurations=None, scenarios=None):
+    """One line per configuration and scenario with causes: the window's
+    interrupts by cause ("SOURCE FROM WHY", FROM the sending CPU or -),
+    median [min-max] over the runs, and whether they added up to the
+    kernel's count and lay in the witness's bracket in every run."""
+    lines = []
+    for cell in ordered(cells, configurations):
+        if scenarios and cell["scenario"] not in scenarios:
+            continue
+        causes = cause_summaries(cell)
+        if not causes:
+            continue
+        bad = sum(1 for run in cell["runs"] if any(p.startswith("causes") for p in disagreements(run)))
+        lines.append("%-9s %-9s sum %s = witness %s (%s): %s" % (
+            cell["configuration"], cell["scenario"], stat_text(cell["summary"].get("causes_total")),
+            stat_text(cell["summary"].get("witness_all")), "every run" if not bad else "NOT in %d run(s)" % bad,
+            "; ".join("%s %s" % (key, stat_text(s)) for key, s in causes.items())))
+    return lines
+
+
+def count_key(scenario, per_event_key="witness_per_event", raw_key="witness_all"):
+    """What a scenario's plot shows: per event for the event scenarios."""
+    return per_event_key if scenario in EVENT_SCENARIOS else raw_key
 
 
 def cells_by_scenario(cells):

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 tools/lib/noiseplot.py < SPEC.json
 
-SPEC: {"path", "title", "caption", "count_key", "bars": [{"name", "count",
+SPEC: {"path", "title", "caption", "count_key", "count_title", "bars": [{"name", "count",
 "noise_pct"}]}, count and noise_pct each {"median", "min", "max"} or null;
 "format" ("svg" by default, "png" to look at it).
 Two panels side by side: the count's median with min-max error bars, and
@@ -39,7 +39,8 @@ def panel(axis, bars, key, title, unit):
 def draw(spec):
     bars = spec["bars"]
     figure, (counts, noise) = pyplot.subplots(1, 2, figsize=(max(6.0, 1.3 * len(bars) + 3), 4.2))
-    panel(counts, bars, "count", "interrupts in the window", "%s: median, min-max" % spec["count_key"])
+    panel(counts, bars, "count", spec.get("count_title", "interrupts in the window"),
+          "%s: median, min-max" % spec["count_key"])
     panel(noise, bars, "noise_pct", "noise (host-dependent)", "% of the CPU: median, min-max")
     figure.suptitle(spec["title"], fontsize=10)
     figure.text(0.01, 0.01, spec["caption"], fontsize=6)

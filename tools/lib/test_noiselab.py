@@ -233,6 +233,81 @@ class WitnessCheckTest(unittest.TestCase):
             noiselab.parse_witness_lines("witness: cpu 2 window 1: timer 0, all 1, exceptions 0 (vectors: 0xzz 1)\n")
 
 
+def signals_json(signals=400, res=402, causes=None, kernel_count=None):
+    irqs = {"LOC": 0, "RES": res, "CAL": 0, "NHZ": 0}
+    run = {"tool": "osnoise", "cpu": 3, "nohz": True, "runtime_ns": 2000000000, "noise_ns": 1,
+           "available_pct": 90.0, "max_single_noise_ns": 7000, "syscalls": 0, "faults": 0,
+           "sleeps": 0, "alarms": 0, "signals": signals, "interrupts_total": res, "interrupts": irqs,
+           "life_interrupts_total": res + 5}
+    if causes is not None:
+        run.update({"causes": causes, "causes_total": sum(causes.values()),
+                    "causes_interrupts": sum(causes.values()) if kernel_count is None else kernel_count,
+                    "causes_merged": 0})
+    return json.dumps(run)
+
+
+class PerEventTest(unittest.TestCase):
+
+    def parse(self, body, witness, scenario="signals", kernel="nohzk"):
+        text = section(scenario, MARKS + body + "\n", ticks=kernel == "nohzk") + witness
+        return noiselab.parse_session(text, [scenario], kernel, 3, noiselab.parse_witness_lines(text))
+
+    def test_interrupts_per_event_guest_and_witness(self):
+        runs, _, problems = self.parse(signals_json(), witness_line(1, 0, 404, 0, 402))
+        self.assertEqual(problems, [])
+        run = runs["signals"]
+        self.assertEqual((run["events"], run["all_per_event"], run["witness_per_event"]), (400, 1.005, 1.005))
+        self.assertEqual(run["witness_timer_per_event"], 0)
+
+    def test_each_event_scenario_counts_its_own_events(self):
+        for scenario, key in noiselab.EVENT_SCENARIOS.items():
+            measured = json.loads(signals_json())
+            measured.update({"sleeps": 0, "alarms": 0, "signals": 0})
+            measured[key] = 201
+            runs, _, problems = self.parse(json.dumps(measured), witness_line(1, 0, 402, 0, 402), scenario)
+            self.assertEqual((problems, runs[scenario]["events"]), ([], 201))
+            self.assertEqual(runs[scenario]["witness_per_event"], 2.0)
+
+    def test_no_event_is_no_run_never_zero_per_event(self):
+        runs, _, problems = self.parse(signals_json(signals=0), witness_line(1, 0, 402, 0, 402))
+        self.assertEqual(runs, {})
+        self.assertEqual(problems, ["signals: osnoise counted 0 signals in the window: no figure per event"])
+
+    def test_other_scenarios_have_no_per_event_figures(self):
+        runs, _, problems = self.parse(osnoise_json(), witness_line(1, 0, 0, 0, 0), "alone")
+        self.assertEqual(problems, [])
+        self.assertNotIn("events", runs["alone"])
+
+    def test_causes_that_add_up_agree(self):
+        causes = {"RES 0 signal": 401, "LOC - tick": 1}
+        runs, _, _ = self.parse(signals_json(res=402, causes=causes), witness_line(1, 0, 402, 0, 402))
+        self.assertEqual(noiselab.disagreements(runs["signals"]), [])
+        self.assertEqual(runs["signals"]["causes_total"], 402)
+
+    def test_causes_that_do_not_add_up_disagree(self):
+        runs, _, _ = self.parse(signals_json(res=402, causes={"RES 0 signal": 400}, kernel_count=402),
+                                witness_line(1, 0, 402, 0, 402))
+        self.assertEqual(noiselab.disagreements(runs["signals"]),
+                         ["causes add up to 400, witness 402", "causes add up to 400, the kernel counted 402"])
+
+    def test_tables(self):
+        cells = []
+        for signals, res in ((400, 402), (200, 201), (300, 330)):
+            runs, _, _ = self.parse(signals_json(signals, res, {"RES 0 signal": res}), witness_line(1, 0, res, 0, res))
+            cells.append(runs["signals"])
+        cell = {"configuration": "task", "scenario": "signals", "runs": cells, "summary": noiselab.summarize(cells)}
+        self.assertEqual(cell["summary"]["witness_per_event"]["median"], 1.005)
+        self.assertEqual((cell["summary"]["events"]["min"], cell["summary"]["events"]["max"]), (200, 400))
+        lines = noiselab.event_table([cell])
+        self.assertIn("1.00 [1.00-1.10]", lines[2])
+        self.assertIn("300 [200-400]", lines[2])
+        causes = noiselab.cause_table([cell])
+        self.assertEqual(causes, ["task      signals   sum 330 [201-402] = witness 330 [201-402] (every run): "
+                                  "RES 0 signal 330 [201-402]"])
+        self.assertEqual(noiselab.count_key("signals"), "witness_per_event")
+        self.assertEqual(noiselab.count_key("alone"), "witness_all")
+
+
 def threads_json(munmaps=500, tlb=498, loc=0, with_tlb_row=True):
     irqs = {"LOC": loc, "RES": 1, "CAL": 0, "NHZ": 0}
     if with_tlb_row:
