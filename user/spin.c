@@ -13,11 +13,12 @@
  *                       (sched_getcpu(), LSL in user mode), and spin proves
  *                       it with a count from /proc/tick (nohzk; "-" on
  *                       Linux), valid on a CPU whose tick stays stopped
- *                       (--nohz, alone), where every return to user mode
- *                       and every interrupt is counted:
+ *                       (--nohz, alone: LOC 0), where every return to user
+ *                       mode is counted:
  *                         spin: cpu 3 kernel entries after the first second: 0
  *                       (system calls and exceptions: returns to user mode
- *                       less interrupts, less spin's own reads of the count)
+ *                       less interrupts, less spin's own reading of the
+ *                       count, measured by reading it twice)
  *   --nohz              write 1 to /proc/self/nohz first; fail (status 1)
  *                       with the reason if the kernel refuses
  *   --fifo PRIORITY     run as SCHED_FIFO at PRIORITY (1-99) first (busybox
@@ -193,11 +194,11 @@ static void print_mark(const char *which, unsigned cpu)
     fflush(stdout);
 }
 
-/* --pure's count: returns to user mode on cpu, less its interrupts, from
- * /proc/tick: each return to user mode with the tick stopped is a recheck
- * (skipped or made), each interrupt a decision; what remains are system
- * calls and exceptions. Read with raw open/read/close. -1 without
- * /proc/tick (Linux) or its rows. */
+/* --pure's count, from /proc/tick: on a CPU whose tick stays stopped,
+ * each return to user mode is a stopped-tick recheck (skipped or made);
+ * less the CPU's interrupts, what remains are system calls and
+ * exceptions. Read with raw open/read/close. -1 without /proc/tick
+ * (Linux) or its rows. */
 static char tick_text[1 << 16];
 
 static long long tick_table_value(const char *title, unsigned cpu, int columns)
@@ -207,7 +208,7 @@ static long long tick_table_value(const char *title, unsigned cpu, int columns)
         unsigned long long a = 0, b = 0, c = 0;
         int row;
         if (sscanf(line + 1, "%d %llu %llu %llu", &row, &a, &b, &c) == columns + 1 && row == (int)cpu)
-            return columns == 3 ? (long long)(a - c) : (long long)(a + b);
+            return columns == 3 ? (long long)c : (long long)(a + b);
     }
     return -1;
 }
@@ -222,9 +223,9 @@ static long long kernel_entries(unsigned cpu)
     if (got <= 0)
         return -1;
     tick_text[got] = 0;
-    long long decided = tick_table_value("tick decisions", cpu, 3);
-    long long rechecks = tick_table_value("stopped-tick rechecks", cpu, 2);
-    return decided < 0 || rechecks < 0 ? -1 : decided + rechecks;
+    long long interrupts = tick_table_value("tick decisions", cpu, 3);       /* its all_irqs column */
+    long long returns = tick_table_value("stopped-tick rechecks", cpu, 2);
+    return interrupts < 0 || returns < 0 ? -1 : returns - interrupts;
 }
 
 /* Fresh memory is the zero page until written (docs/fork.md), and a
