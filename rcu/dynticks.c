@@ -37,8 +37,9 @@ static struct rcu_data *this_rcu_data(void)
 
 /* Every change of the counter: a fully ordered atomic. Counted in
  * dynticks_changes, so that rcu_check=1 can tell that no change went
- * another way. */
-static unsigned long dynticks_increment(struct rcu_data *rdp)
+ * another way. (inline: the skeleton of the rcu-user-eqs lab calls it
+ * nowhere, and must build.) */
+static inline unsigned long dynticks_increment(struct rcu_data *rdp)
 {
     rdp->dynticks_changes++;
     return __atomic_add_fetch(&rdp->dynticks, 1, __ATOMIC_SEQ_CST);
