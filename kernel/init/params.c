@@ -44,6 +44,7 @@ static struct kernel_param params[] = {
     PARAM_UINT_RANGE("trace_size", &trace_size_param, 16, 1u << 20),
     PARAM_CPULIST("rcu_nocbs", &rcu_nocbs_param),
     PARAM_UINT_RANGE("fail_alloc", &fail_alloc_percent, 0, 100),
+    PARAM_UINT_RANGE("mm_race_window_us", &mm_race_window_us, 0, 10000),
 };
 
 static void report(void *ctx, const char *message)

@@ -87,6 +87,7 @@ struct address_space *address_space_create(void)
         return 0;
     }
     regions_init(&space->regions);
+    sleep_lock_init(&space->changing, "address_space");
     return space;
 }
 
@@ -100,6 +101,7 @@ struct address_space *address_space_clone(struct address_space *from)
     if (!space)
         return 0;
     struct user_tables_share_counts counts = { 0 };
+    sleep_lock_take(&from->changing);   /* the tables and the regions of one moment */
     uint64_t irq = space_lock(from);
     int error = user_tables_share(space->root_phys, from->root_phys, &counts);
     if (counts.copy_on_write)
@@ -107,11 +109,12 @@ struct address_space *address_space_clone(struct address_space *from)
     space_unlock(from, irq);
     page_event_add(FORK_TABLE_PAGES, counts.tables);
     page_event_add(FORK_PAGES_SHARED, counts.pages);
-    if (error || page_free_count() < counts.copy_on_write) {
-        address_space_destroy(space);
-        return 0;
-    }
-    if (regions_copy(&space->regions, &from->regions) < 0) {
+    if (!error && page_free_count() >= counts.copy_on_write)
+        error = regions_copy(&space->regions, &from->regions);
+    else
+        error = -1;
+    sleep_lock_give(&from->changing);
+    if (error) {
         address_space_destroy(space);
         return 0;
     }

@@ -9,6 +9,7 @@
 
 #include "kernel/lib/cpumask.h"
 #include "kernel/mm/region.h"
+#include "sched/sleep_lock.h"
 
 struct address_space {
     uint64_t root_phys;         /* the PML4 */
@@ -29,6 +30,11 @@ struct address_space {
     /* What is mapped where (kernel/mm/region.c); the threads share it
      * with the tables, a fork copies it. */
     struct region_list regions;
+    /* The memory calls of its threads (mmap, munmap, mprotect, madvise,
+     * brk, mlock) and a fork take turns on this: each changes the regions
+     * and then the tables, and a sibling's call must see both before or
+     * both after. A fault takes no turn (it only fills a region). */
+    struct sleep_lock changing;
 };
 
 struct address_space *address_space_create(void);     /* empty; NULL if out of memory */

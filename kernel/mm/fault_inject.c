@@ -16,6 +16,7 @@
  * trace filter. */
 #include "kernel/mm/fault_inject.h"
 
+#include "arch/x86/clock.h"
 #include "kernel/base/percpu.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/process/process.h"
@@ -87,4 +88,12 @@ void fault_inject_arm(struct fault_inject *state, uint32_t nth)
 uint32_t fault_inject_left(const struct fault_inject *state)
 {
     return __atomic_load_n(&state->nth, __ATOMIC_RELAXED);
+}
+
+uint64_t mm_race_window_us;
+
+void fault_inject_race_window(void)
+{
+    if (mm_race_window_us)
+        clock_delay_ns(mm_race_window_us * 1000);
 }

@@ -24,6 +24,13 @@ struct fault_inject {
 #define FAULT_ACTIVE_RANDOM 2
 
 extern uint64_t fail_alloc_percent;     /* fail_alloc=, 0..100 */
+extern uint64_t mm_race_window_us;      /* mm_race_window_us=, 0..10000 */
+
+/* mm_race_window_us=N, for tests: a busy wait of N us inside a memory
+ * call, between its change of the regions and that of the tables, where
+ * a sibling's call must not come in; it widens the race the address
+ * space's lock closes, so that a scenario sees it if the lock goes. */
+void fault_inject_race_window(void);
 
 /* True if this fallible point must fail. Cheap when nothing is armed. */
 bool fault_inject_should_fail(void);

@@ -9,11 +9,30 @@
 #include "kernel/lib/errno.h"
 #include "kernel/lib/linux_abi.h"
 #include "kernel/mm/address_space.h"
+#include "kernel/mm/fault_inject.h"
 #include "kernel/mm/heap.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/mm/region.h"
 #include "kernel/process/process.h"
 #include "kernel/process/signal.h"
+
+/* The calls that change the regions and the tables hold the address
+ * space's sleeping lock around their whole work, so that two threads'
+ * calls on one range do not interleave (struct address_space):
+ * `space = take_turn(); return give_turn(space, call(...));` (two
+ * statements: the order of a call's arguments is unspecified). */
+static struct address_space *take_turn(void)
+{
+    struct address_space *space = current_process()->memory;
+    sleep_lock_take(&space->changing);
+    return space;
+}
+
+static long give_turn(struct address_space *space, long result)
+{
+    sleep_lock_give(&space->changing);
+    return result;
+}
 
 #define PROT_WRITE 0x2
 #define PROT_EXEC  0x4
@@ -65,7 +84,7 @@ static long map_pages(struct address_space *space, uint64_t start, uint64_t end,
 #define MCL_FUTURE  2
 #define MCL_ONFAULT 4
 
-SYSCALL_DEFINE1(mlockall, int, flags)
+static long mlockall_in_turn(int flags)
 {
     struct process *process = current_process();
     if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) ||
@@ -123,19 +142,22 @@ static long lock_range(uint64_t address, uint64_t length, bool populate)
 
 SYSCALL_DEFINE2(mlock, uint64_t, address, uint64_t, length)
 {
-    return lock_range(address, length, true);
+    struct address_space *space = take_turn();
+    return give_turn(space, lock_range(address, length, true));
 }
 
 SYSCALL_DEFINE3(mlock2, uint64_t, address, uint64_t, length, int, flags)
 {
     if (flags & ~MLOCK_ONFAULT)
         return -EINVAL;
-    return lock_range(address, length, !(flags & MLOCK_ONFAULT));
+    struct address_space *space = take_turn();
+    return give_turn(space, lock_range(address, length, !(flags & MLOCK_ONFAULT)));
 }
 
 SYSCALL_DEFINE2(munlock, uint64_t, address, uint64_t, length)
 {
-    return lock_range(address, length, false);
+    struct address_space *space = take_turn();
+    return give_turn(space, lock_range(address, length, false));
 }
 
 SYSCALL_DEFINE0(munlockall)
@@ -146,7 +168,7 @@ SYSCALL_DEFINE0(munlockall)
 
 /* The heap is brk's regions (REGION_HEAP): growth needs the range free
  * of other mappings, as Linux's brk refuses to grow into one. */
-SYSCALL_DEFINE1(brk, uint64_t, address)
+static long brk_in_turn(uint64_t address)
 {
     struct process *process = current_process();
     struct region_list *regions = &process->memory->regions;
@@ -318,8 +340,8 @@ static long mmap_region(struct process *process, uint64_t address, uint64_t leng
     return start;
 }
 
-SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint64_t, flags, int64_t, fd,
-               uint64_t, offset)
+static long mmap_in_turn(uint64_t address, uint64_t length, uint64_t prot, uint64_t flags, int64_t fd,
+                              uint64_t offset)
 {
     struct process *process = current_process();
 
@@ -379,7 +401,7 @@ SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint6
 
 /* Linux's checks, in Linux's order; then the regions and the pages there
  * go, at a cost that follows what is mapped (docs/memory.md, section 4). */
-SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
+static long munmap_in_turn(uint64_t address, uint64_t length)
 {
     if (address % PAGE_SIZE || address > TASK_SIZE || length > TASK_SIZE - address)
         return -EINVAL;
@@ -392,6 +414,7 @@ SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
     if (error)
         return error;
     regions_remove(&space->regions, address, address + length, &spares);
+    fault_inject_race_window();
     address_space_unmap_range(space, address, address + length);
     regions_removed(&space->regions, address, address + length);
     return 0;
@@ -402,7 +425,7 @@ SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
  * the first hole change, then ENOMEM. PROT_GROWSDOWN and PROT_GROWSUP are
  * accepted and ignored (no mapping grows here). PROT_NONE pages stay
  * mapped and lose their user bit: every access faults (SEGV_ACCERR). */
-SYSCALL_DEFINE3(mprotect, uint64_t, address, uint64_t, length, uint64_t, prot)
+static long mprotect_in_turn(uint64_t address, uint64_t length, uint64_t prot)
 {
     uint64_t grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
     prot &= ~grows;
@@ -422,6 +445,7 @@ SYSCALL_DEFINE3(mprotect, uint64_t, address, uint64_t, length, uint64_t, prot)
     uint64_t changed_end;
     int error = regions_protect(&space->regions, address, end < USER_HALF_END ? end : USER_HALF_END, rights,
                                 &changed_end);
+    fault_inject_race_window();
     if (changed_end > address)
         address_space_protect_range(space, address, changed_end, region_page_flags(rights));
     return error;
@@ -444,7 +468,7 @@ static bool advice_known(int advice)
     return (advice >= 0 && advice <= 4) || advice == MADV_FREE || (advice >= 10 && advice <= 24);
 }
 
-SYSCALL_DEFINE3(madvise, uint64_t, address, uint64_t, length, int, advice)
+static long madvise_in_turn(uint64_t address, uint64_t length, int advice)
 {
     if (!advice_known(advice) || address % PAGE_SIZE)
         return -EINVAL;
@@ -499,4 +523,41 @@ SYSCALL_DEFINE3(msync, uint64_t, address, uint64_t, length, int, flags)
         }
     }
     return unmapped;
+}
+
+SYSCALL_DEFINE1(mlockall, int, flags)
+{
+    struct address_space *space = take_turn();
+    return give_turn(space, mlockall_in_turn(flags));
+}
+
+SYSCALL_DEFINE1(brk, uint64_t, address)
+{
+    struct address_space *space = take_turn();
+    return give_turn(space, brk_in_turn(address));
+}
+
+SYSCALL_DEFINE2(munmap, uint64_t, address, uint64_t, length)
+{
+    struct address_space *space = take_turn();
+    return give_turn(space, munmap_in_turn(address, length));
+}
+
+SYSCALL_DEFINE6(mmap, uint64_t, address, uint64_t, length, uint64_t, prot, uint64_t, flags, int64_t, fd,
+               uint64_t, offset)
+{
+    struct address_space *space = take_turn();
+    return give_turn(space, mmap_in_turn(address, length, prot, flags, fd, offset));
+}
+
+SYSCALL_DEFINE3(mprotect, uint64_t, address, uint64_t, length, uint64_t, prot)
+{
+    struct address_space *space = take_turn();
+    return give_turn(space, mprotect_in_turn(address, length, prot));
+}
+
+SYSCALL_DEFINE3(madvise, uint64_t, address, uint64_t, length, int, advice)
+{
+    struct address_space *space = take_turn();
+    return give_turn(space, madvise_in_turn(address, length, advice));
 }

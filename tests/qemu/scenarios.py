@@ -459,8 +459,8 @@ SCENARIOS = [
     # RESET_ON_FORK; the same program passes on the Linux host (host-sched_rt).
     _program("sched-rt", "sched_rt"),
     _program("sched-rt-glibc", "sched_rt", "glibc"),
-    _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300},
-    _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300},
+    _program("thread-races", "thread_races") | {"smp": 4, "timeout": 300, "append": "mm_race_window_us=300"},
+    _program("thread-races-glibc", "thread_races", "glibc") | {"smp": 4, "timeout": 300, "append": "mm_race_window_us=300"},
     # More attacks on threads (tests/user/thread_attacks.c): task files read
     # while threads end, a futex waiter and a nohz thread moved, a nohz
     # write racing a move, tgkill of a gone tid, one thread taking a process

@@ -374,6 +374,169 @@ static int copy_racing_munmap(void)
     return 1;
 }
 
+/* --- two memory calls of one process at once --------------------------- */
+
+#define AREA_PAGES 16
+#define AREA_BYTES (AREA_PAGES * 4096)
+#define MEMORY_ROUNDS 200
+static char *volatile area;             /* AREA_PAGES between two PROT_NONE guards */
+static atomic_int round_go, round_done;
+
+/* The rights /proc/self/maps gives the page at address: 'w' or '-', 0 if
+ * no line covers it. */
+static char maps_write_right(const void *address)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512], right = 0;
+    while (maps && fgets(line, sizeof(line), maps)) {
+        unsigned long start, end;
+        char rights[5];
+        if (sscanf(line, "%lx-%lx %4s", &start, &end, rights) == 3 && start <= (unsigned long)address &&
+            (unsigned long)address < end) {
+            right = rights[1];
+            break;
+        }
+    }
+    if (maps)
+        fclose(maps);
+    return right;
+}
+
+/* Whether the kernel may write the page, asked through a system call that
+ * writes there (EFAULT if not): no fault in the test itself. */
+static int kernel_can_write(int zero, void *page)
+{
+    return read(zero, page, 1) == 1;
+}
+
+/* The same for reading, through a pipe (a write to /dev/null reads
+ * nothing on Linux); the byte is taken back out. */
+static int kernel_can_read(int pipes[2], void *page)
+{
+    char byte;
+    int can = write(pipes[1], page, 1) == 1;
+    while (read(pipes[0], &byte, 1) == 1)
+        ;
+    return can;
+}
+
+static char *make_area(void)
+{
+    char *guarded = mmap(0, AREA_BYTES + 2 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (guarded == MAP_FAILED)
+        return 0;
+    char *inner = guarded + 4096;
+    return mprotect(inner, AREA_BYTES, PROT_READ | PROT_WRITE) == 0 ? inner : 0;
+}
+
+static void wait_until(atomic_int *counter, int round)
+{
+    while (atomic_load(counter) < round)
+        sched_yield();
+}
+
+static void *protect_opposite(void *arg)
+{
+    (void)arg;
+    for (int round = 1; round <= MEMORY_ROUNDS; round++) {
+        wait_until(&round_go, round);
+        mprotect(area, AREA_BYTES, round & 1 ? PROT_READ : PROT_READ | PROT_WRITE);
+        atomic_store(&round_done, round);
+    }
+    return 0;
+}
+
+/* Two threads mprotect the same range at once, one to read-only, one to
+ * read-write: whichever is last, the rights /proc/self/maps shows are the
+ * rights the pages have (one call's regions with the other's pages was
+ * the failure). */
+static int mprotect_races_keep_maps_true(void)
+{
+    int zero = open("/dev/zero", O_RDONLY);
+    CHECK(zero >= 0);
+    area = make_area();
+    CHECK(area);
+    atomic_store(&round_go, 0);
+    atomic_store(&round_done, 0);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, 0, protect_opposite, 0) == 0);
+    int mismatches = 0, writable_rounds = 0;
+    for (int round = 1; round <= MEMORY_ROUNDS; round++) {
+        atomic_store(&round_go, round);
+        mprotect(area, AREA_BYTES, round & 1 ? PROT_READ | PROT_WRITE : PROT_READ);
+        wait_until(&round_done, round);
+        char right = maps_write_right(area);
+        for (int page = 0; page < AREA_PAGES; page++) {
+            int can = kernel_can_write(zero, area + page * 4096);
+            writable_rounds += can && page == 0;
+            mismatches += can != (right == 'w');
+        }
+    }
+    CHECK(pthread_join(thread, 0) == 0);
+    printf("# %d rounds, writable after %d, pages whose rights differed from maps: %d\n", MEMORY_ROUNDS,
+           writable_rounds, mismatches);
+    CHECK(mismatches == 0);
+    close(zero);
+    return 1;
+}
+
+static void *unmap_area(void *arg)
+{
+    (void)arg;
+    for (int round = 1; round <= MEMORY_ROUNDS; round++) {
+        wait_until(&round_go, round);
+        munmap(area, AREA_BYTES);
+        atomic_store(&round_done, round);
+    }
+    return 0;
+}
+
+/* One thread maps the range afresh (MAP_FIXED) and fills it through
+ * read() from a pipe while another unmaps it: if the range is mapped at
+ * the end, the mapping came after the munmap, and what the filler put
+ * there is there (an munmap that ended after a newer mmap took its pages
+ * was the failure: zeros in a mapped range). */
+static int map_fixed_racing_munmap_keeps_data(void)
+{
+    int pipes[2];
+    CHECK(pipe(pipes) == 0);
+    CHECK(fcntl(pipes[0], F_SETFL, O_NONBLOCK) == 0);
+    area = make_area();
+    CHECK(area);
+    atomic_store(&round_go, 0);
+    atomic_store(&round_done, 0);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, 0, unmap_area, 0) == 0);
+    static char pattern[4096];
+    memset(pattern, 0xab, sizeof(pattern));
+    int lost = 0, mapped_at_end = 0;
+    for (int round = 1; round <= MEMORY_ROUNDS; round++) {
+        atomic_store(&round_go, round);
+        if (round & 1)
+            sched_yield();      /* in half the rounds the munmap starts first */
+        int filled = 0;
+        if (mmap(area, AREA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+            CHECK(write(pipes[1], pattern, 4096) == 4096);
+            filled = read(pipes[0], area, 4096) == 4096;    /* EFAULT if the munmap came first */
+            char sink[4096];
+            while (read(pipes[0], sink, sizeof(sink)) > 0)
+                ;
+        }
+        wait_until(&round_done, round);
+        if (filled && kernel_can_read(pipes, area)) {
+            mapped_at_end++;
+            lost += memcmp(area, pattern, 4096) != 0;
+        }
+    }
+    CHECK(pthread_join(thread, 0) == 0);
+    printf("# %d rounds, mapped at the end %d, of them with the data lost %d\n", MEMORY_ROUNDS, mapped_at_end,
+           lost);
+    CHECK(lost == 0);
+    close(pipes[0]);
+    close(pipes[1]);
+    return 1;
+}
+
 static const struct ktap_case cases[] = {
     KTAP_CASE(proc_reads_while_threads_end),
     KTAP_CASE(exec_racing_clone),
@@ -383,6 +546,8 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(stop_and_continue_the_group),
     KTAP_CASE(join_racing_exit),
     KTAP_CASE(copy_racing_munmap),
+    KTAP_CASE(mprotect_races_keep_maps_true),
+    KTAP_CASE(map_fixed_racing_munmap_keeps_data),
 };
 
 int main(int argc, char **argv)
