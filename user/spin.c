@@ -24,6 +24,7 @@
  *   --fifo PRIORITY     run as SCHED_FIFO at PRIORITY (1-99) first (busybox
  *                       has no chrt); fail (status 1) if the kernel refuses
  *   --syscall-every N   make a getcpu() system call every N iterations
+ *                       (with --pure too: its control, counted as entries)
  *   --fault-every N     touch a new page every N iterations (a page fault,
  *                       and an mmap every 1024 pages)
  *   --mark              (2 s or more) lock its memory (mlockall, unless
@@ -91,17 +92,26 @@ static unsigned long parse_count(const char *text)
 
 static int pure;         /* --pure */
 
-static void sample_cpu(void)
+/* One sample of the CPU spin runs on: a getcpu() system call, or with
+ * --pure the vDSO's (sched_getcpu(), no system call). */
+static void sample_cpu_by(int by_syscall)
 {
     unsigned cpu = 0;
-    if (pure) {
-        int found = sched_getcpu();     /* the vDSO: no system call */
+    if (!by_syscall) {
+        int found = sched_getcpu();
         cpu = found < 0 ? CPU_SAMPLES : (unsigned)found;
+    } else if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) {
+        cpu = CPU_SAMPLES;
     }
-    if ((!pure && syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) || cpu >= CPU_SAMPLES)
+    if (cpu >= CPU_SAMPLES)
         cpu_samples_beyond++;
     else
         cpu_samples[cpu]++;
+}
+
+static void sample_cpu(void)
+{
+    sample_cpu_by(!pure);
 }
 
 /* This CPU's counts of the /proc/interrupts rows we name, and of all
@@ -300,7 +310,7 @@ int main(int argc, char **argv)
     for (;;) {
         iterations++;
         if (syscall_every && iterations % syscall_every == 0) {
-            sample_cpu();
+            sample_cpu_by(1);       /* a system call, --pure or not */
             syscalls++;
         }
         if (fault_every && iterations % fault_every == 0) {
