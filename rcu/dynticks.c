@@ -115,10 +115,10 @@ static void check(struct rcu_data *rdp, const char *where)
     bool in_eqs = rdp->check_in_eqs && rdp->check_irq_depth == 0;
     if (rcu_dynticks_in_eqs(value) != in_eqs)
         panic("rcu_check: cpu %u: dynticks %lu is %s %s, where the CPU is %s an extended quiescent state",
-              rdp->cpu, value, value & 1 ? "odd" : "even", where, in_eqs ? "in" : "not in");
+              this_cpu_id(), value, value & 1 ? "odd" : "even", where, in_eqs ? "in" : "not in");
     if (value != 1 + rdp->dynticks_changes)
         panic("rcu_check: cpu %u: dynticks %lu %s, but only %lu changes were made by dynticks_increment(), "
-              "the fully ordered atomic", rdp->cpu, value, where, rdp->dynticks_changes);
+              "the fully ordered atomic", this_cpu_id(), value, where, rdp->dynticks_changes);
 }
 
 static void checked(bool in_eqs, int irq_depth_change, const char *where)

@@ -208,7 +208,10 @@ static int run_shell_command(const char *text, size_t length)
 }
 
 /* The first task, pinned to the boot CPU: run the in-kernel tests, or the
- * command that tools/run/boot passed, or stay up for an interactive session. */
+ * command that tools/run/boot passed, or stay up for an interactive session.
+ * With both ktest= and a command, the tests run first and then the command,
+ * whose status is the boot's: one boot for a lab's in-kernel cases and its
+ * shell workload (tools/course/grade). */
 static void init_task(void *unused)
 {
     bool have_shell = start_user_space();
@@ -217,7 +220,8 @@ static void init_task(void *unused)
         machine_power_off(bench_run(kernel_params.bench) ? 1 : 0);
     if (kernel_params.ktest[0]) {
         unsigned failed = ktest_run(kernel_params.ktest);
-        machine_power_off(failed ? 1 : 0);
+        if (!find_module("command"))
+            machine_power_off(failed ? 1 : 0);
     }
     const struct mb2_module *command = find_module("command");
     if (command) {
