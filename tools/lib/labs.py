@@ -12,7 +12,8 @@ A lab file, docs/labs/NAME.lab, is JSON:
                 "boot": {"smp": 4, "append": "ktest=tick", "command": "...",
                          "timeout": 90},
                 "ktap_case": "tick/idle_cpus_stop_their_tick",
-                "must_contain": ["regex"], "must_not_contain": ["regex"],
+                "must_contain": ["regex", {"re": "regex", "points": 10}],
+                "must_not_contain": ["regex"],
                 "skeleton": "fail"}],     ("pass": the skeleton keeps it)
      "mutants": [{"name": "missing-barrier",
                   "patch": "docs/labs/mutants/NAME/missing-barrier.patch",
@@ -86,6 +87,11 @@ def load_lab(repo, name):
                 ("boot" in test) == ("scenario" in test):
             problems.append("test %r: needs name, points (integer), and boot or scenario" % test.get("name"))
             continue
+        pointed = [e for e in test.get("must_contain", []) if isinstance(e, dict)]
+        if any(not isinstance(e.get("re"), str) or not isinstance(e.get("points"), int) for e in pointed) or \
+                sum(e.get("points", 0) for e in pointed if isinstance(e.get("points"), int)) > test["points"]:
+            problems.append("test %r: a must_contain entry with points is {\"re\": REGEX, \"points\": N}, "
+                            "and they add up to at most the test's points" % test["name"])
         if test.get("skeleton", "fail") not in ("fail", "pass"):
             problems.append("test %r: skeleton must be 'fail' or 'pass'" % test["name"])
         points += test["points"]
