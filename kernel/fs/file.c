@@ -147,8 +147,11 @@ struct file *vfs_open_anonymous(uint32_t mode, const struct file_ops *ops, void 
 
 struct file *vfs_open(const char *path, int flags, uint32_t mode, long *error)
 {
-    struct process *process = current_process();
-    return vfs_open_at(process ? process->cwd : NULL, path, flags, mode, error);
+    struct inode *cwd = vfs_cwd_get(current_process());
+    struct file *file = vfs_open_at(cwd, path, flags, mode, error);
+    if (cwd)
+        inode_put(cwd);
+    return file;
 }
 
 struct file *vfs_file_get(struct file *file)

@@ -22,11 +22,6 @@ struct fd_table *current_files(void)
     return process ? process->files : NULL;
 }
 
-struct inode *current_cwd(void)
-{
-    struct process *process = current_process();
-    return process ? process->cwd : NULL;
-}
 
 struct file *file_of(int fd)
 {
@@ -98,9 +93,11 @@ char *path_from_user(const char *user_path, long *error)
 long start_directory(int dirfd, const char *path, struct file **holder, struct inode **start)
 {
     *holder = NULL;
-    *start = current_cwd();
-    if (path[0] == '/' || dirfd == AT_FDCWD)
+    *start = NULL;
+    if (path[0] == '/' || dirfd == AT_FDCWD) {
+        *start = vfs_cwd_get(current_process());
         return 0;
+    }
     *holder = file_of(dirfd);
     if (!*holder)
         return -EBADF;
@@ -108,10 +105,17 @@ long start_directory(int dirfd, const char *path, struct file **holder, struct i
     return 0;
 }
 
+void start_directory_put(struct file *holder, struct inode *start)
+{
+    if (holder)
+        vfs_close(holder);
+    else if (start)
+        inode_put(start);
+}
+
 void at_path_put(struct at_path *at)
 {
-    if (at->holder)
-        vfs_close(at->holder);
+    start_directory_put(at->holder, at->start);
     kfree(at->path);
 }
 
@@ -120,6 +124,7 @@ long at_path_get(int dirfd, const char *user_path, struct at_path *at)
 {
     long error;
     at->holder = NULL;
+    at->start = NULL;
     at->path = path_from_user(user_path, &error);
     if (!at->path)
         return error;

@@ -22,7 +22,6 @@ struct inode;
 #define IO_CHUNK 4096
 
 struct fd_table *current_files(void);
-struct inode *current_cwd(void);
 struct file *file_of(int fd);       /* a reference (vfs_close it), or NULL */
 int descriptor_limit(void);
 int install_below_limit(struct fd_table *table, int lowest, struct file *file, bool close_on_exec);
@@ -31,6 +30,7 @@ int install_below_limit(struct fd_table *table, int lowest, struct file *file, b
 long install_pair(struct fd_table *table, struct file *ends[2], bool close_on_exec, int *user_fds);
 char *path_from_user(const char *user_path, long *error);
 long start_directory(int dirfd, const char *path, struct file **holder, struct inode **start);
+void start_directory_put(struct file *holder, struct inode *start);   /* what start_directory took */
 
 /* The path of an *at() call, copied in, and the directory it starts from. */
 struct at_path {

@@ -25,6 +25,7 @@
 #include "kernel/mm/heap.h"
 #include "kernel/lib/errno.h"
 #include "kernel/lib/string.h"
+#include "kernel/process/process.h"
 
 struct spinlock vfs_lock = SPINLOCK_INIT("vfs");
 struct inode *root;
@@ -207,6 +208,26 @@ void inode_put(struct inode *inode)
     inode->references--;
     inode_free_if_unused(inode);
     spin_unlock(&vfs_lock);
+}
+
+struct inode *vfs_cwd_get(struct process *process)
+{
+    spin_lock(&vfs_lock);
+    struct inode *cwd = process ? process->cwd : 0;
+    if (cwd)
+        cwd->references++;
+    spin_unlock(&vfs_lock);
+    return cwd;
+}
+
+void vfs_cwd_set(struct process *process, struct inode *directory)
+{
+    spin_lock(&vfs_lock);
+    struct inode *old = process->cwd;
+    process->cwd = directory;
+    spin_unlock(&vfs_lock);
+    if (old)
+        inode_put(old);
 }
 
 void stat_locked(const struct inode *inode, struct linux_stat *out)

@@ -78,7 +78,10 @@ SYSCALL_DEFINE2(getcwd, char *, user_buffer, size_t, size)
     char *buffer = kmalloc(room ? room : 1);
     if (!buffer)
         return -ENOMEM;
-    long result = vfs_getcwd(current_cwd(), buffer, room);
+    struct inode *cwd = vfs_cwd_get(current_process());
+    long result = cwd ? vfs_getcwd(cwd, buffer, room) : -ENOENT;
+    if (cwd)
+        inode_put(cwd);
     if (result > 0 && copy_to_user(user_buffer, buffer, (size_t)result) < 0)
         result = -EFAULT;
     kfree(buffer);
@@ -94,15 +97,14 @@ SYSCALL_DEFINE1(chdir, const char *, user_path)
     char *path = path_from_user(user_path, &error);
     if (!path)
         return error;
-    struct inode *directory;
-    error = vfs_lookup_directory(process->cwd, path, &directory);
+    struct inode *directory, *cwd = vfs_cwd_get(process);
+    error = vfs_lookup_directory(cwd, path, &directory);
     kfree(path);
+    if (cwd)
+        inode_put(cwd);
     if (error)
         return error;
-    struct inode *old = process->cwd;
-    process->cwd = directory;
-    if (old)
-        inode_put(old);
+    vfs_cwd_set(process, directory);
     return 0;
 }
 

@@ -51,8 +51,7 @@ SYSCALL_DEFINE4(newfstatat, int, dirfd, const char *, user_path, struct linux_st
     error = start_directory(dirfd, path, &holder, &start);
     if (!error)
         error = vfs_stat_at(start, path, !(flags & AT_SYMLINK_NOFOLLOW), &stat);
-    if (holder)
-        vfs_close(holder);
+    start_directory_put(holder, start);
     kfree(path);
     return error ? error : copy_stat_to_user(user_stat, &stat);
 }
@@ -80,8 +79,7 @@ SYSCALL_DEFINE2(statfs, const char *, user_path, struct linux_statfs *, user_buf
     error = start_directory(AT_FDCWD, path, &holder, &start);
     if (!error)
         error = vfs_statfs_at(start, path, &statfs);
-    if (holder)
-        vfs_close(holder);
+    start_directory_put(holder, start);
     kfree(path);
     if (error)
         return error;
@@ -110,14 +108,13 @@ SYSCALL_DEFINE4(readlinkat, int, dirfd, const char *, user_path, char *, user_bu
     size_t room = (size_t)size < PATH_MAX ? (size_t)size : PATH_MAX;
     char *target = kmalloc(room);
     struct file *holder = NULL;
-    struct inode *start;
+    struct inode *start = NULL;
     long result = target ? start_directory(dirfd, path, &holder, &start) : -ENOMEM;
     if (!result)
         result = vfs_readlink_at(start, path, target, room);
     if (result > 0 && copy_to_user(user_buffer, target, (size_t)result) < 0)
         result = -EFAULT;
-    if (holder)
-        vfs_close(holder);
+    start_directory_put(holder, start);
     kfree(target);
     kfree(path);
     return result;

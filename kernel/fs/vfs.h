@@ -131,6 +131,14 @@ long vfs_getdents(struct file *file, void *buffer, size_t size); /* linux_dirent
 struct inode *vfs_root(void);
 void inode_get(struct inode *inode);
 void inode_put(struct inode *inode);
+/* A process's working directory with a reference the caller puts
+ * (inode_put): a sibling thread's chdir may drop the process's own at any
+ * moment. NULL if it has none. */
+struct process;
+struct inode *vfs_cwd_get(struct process *process);
+/* Makes directory (whose reference the process takes over) the working
+ * directory and puts the old one. */
+void vfs_cwd_set(struct process *process, struct inode *directory);
 
 /* Operations by path. A relative path starts at `start`, a directory
  * (NULL means the root); an absolute one ignores it. `mode` is used as

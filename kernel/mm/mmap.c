@@ -270,8 +270,10 @@ static long populate(struct process *process, uint64_t address, uint64_t length,
  * knows every flag (none beyond the legacy ones: no DAX, so no MAP_SYNC);
  * readable; for a shared mapping that may be written, opened for writing
  * too (O_APPEND is no bar: Linux refuses only an append-only inode,
- * which nohzk has not). A device or generated file has no pages to share
- * (/dev/zero was taken before). */
+ * which nohzk has not). Then what has no mmap operation in Linux: all but
+ * a regular file and /dev/zero (a pipe, a socket, a directory, the
+ * terminal, /proc's and /sys's files) is ENODEV; a read from the terminal
+ * would otherwise hold the address space's turn until a line came. */
 #define MAP_SHARED_VALIDATE 0x03
 #define LEGACY_MAP_MASK (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | 0x0800 /* DENYWRITE */ | \
                          0x1000 /* EXECUTABLE */ | 0x4000000 /* UNINITIALIZED */ | 0x0100 /* GROWSDOWN */ | \
@@ -287,7 +289,10 @@ static long file_access_error(struct file *file, uint64_t prot, uint64_t flags, 
         return -EACCES;
     if (shared && prot & PROT_WRITE && mode != O_RDWR)
         return -EACCES;
-    return shared && vfs_is_generated(file) ? -ENODEV : 0;
+    struct linux_stat stat;
+    vfs_stat_file(file, &stat);
+    bool mappable = (stat.st_mode & S_IFMT) == S_IFREG && !vfs_is_generated(file);
+    return mappable || vfs_is_dev_zero(file) ? 0 : -ENODEV;
 }
 
 /* A MAP_SHARED file's pages, the file's own (vfs_file_page_shared), so

@@ -367,8 +367,7 @@ struct process *process_fork(struct process *parent, void (*child_entry)(void *)
         kfree(child);
         return 0;
     }
-    if (child->cwd)
-        inode_get(child->cwd);
+    child->cwd = vfs_cwd_get(parent);    /* a sibling's chdir may be dropping the one copied */
     child->pid = process_allocate_pid();
     struct task *task = kthread_create_stopped(child->name, child_entry, arg, &forker->task->affinity);
     if (!task) {

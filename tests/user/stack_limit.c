@@ -94,6 +94,16 @@ static int run_mode(const char *mode, const char *value)
         }
         return 0;
     }
+    if (strcmp(mode, "--none-at-2m-then-touch") == 0 || strcmp(mode, "--readable-at-4m-then-touch") == 0) {
+        /* one page mapped MAP_FIXED inside the stack's reach: PROT_NONE
+         * 2 MiB deep, or readable with its end 4 MiB deep */
+        int none = mode[2] == 'n';
+        char *page = (char *)(stack_top() - (none ? 2 * MIB : 4 * MIB + PAGE));
+        if (mmap(page, PAGE, none ? PROT_NONE : PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != page)
+            return 2;
+        *(volatile char *)(stack_top() - number) = 1;
+        return 0;
+    }
     if (strcmp(mode, "--lower-then-touch") == 0) {      /* to 256 KiB, then touch number deep */
         struct rlimit limit;
         getrlimit(RLIMIT_STACK, &limit);
@@ -215,6 +225,20 @@ static int a_higher_limit_then_execve_grows_it(void)
     return 1;
 }
 
+/* The stack never grows past another mapping, even a PROT_NONE one (a
+ * touch below it is SIGSEGV), and keeps Linux's guard gap of 1 MiB above
+ * one that can be accessed; a PROT_NONE one needs no gap. */
+static int another_mapping_stops_the_growth(void)
+{
+    CHECK(lives(fresh_copy(8 * MIB, "--none-at-2m-then-touch", MIB)));
+    CHECK(lives(fresh_copy(8 * MIB, "--none-at-2m-then-touch", 2 * MIB - 64 * KIB)));
+    CHECK(killed_by(fresh_copy(8 * MIB, "--none-at-2m-then-touch", 5 * MIB), SIGSEGV));
+    CHECK(lives(fresh_copy(8 * MIB, "--readable-at-4m-then-touch", 2 * MIB)));
+    CHECK(killed_by(fresh_copy(8 * MIB, "--readable-at-4m-then-touch", 4 * MIB - 512 * KIB), SIGSEGV));
+    CHECK(killed_by(fresh_copy(8 * MIB, "--readable-at-4m-then-touch", 6 * MIB), SIGSEGV));
+    return 1;
+}
+
 /* Linux checks each growth against the limit of the moment: lowered to
  * 256 KiB after execve, a touch 1 MiB deep is SIGSEGV, 128 KiB deep lives. */
 static int a_limit_lowered_later_stops_the_growth(void)
@@ -304,6 +328,7 @@ int main(int argc, char **argv, char **envp)
         KTAP_CASE(a_lower_limit_then_execve_shrinks_the_stack),
         KTAP_CASE(a_higher_limit_then_execve_grows_it),
         KTAP_CASE(a_limit_lowered_later_stops_the_growth),
+        KTAP_CASE(another_mapping_stops_the_growth),
         KTAP_CASE(mlockall_leaves_the_reservation_alone),
         KTAP_CASE(each_first_touch_maps_one_page),
         KTAP_CASE(a_fork_shares_the_grown_stack),

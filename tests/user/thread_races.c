@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -537,6 +538,57 @@ static int map_fixed_racing_munmap_keeps_data(void)
     return 1;
 }
 
+/* --- the working directory, shared by the threads ------------------------ */
+
+#define CWD_ROUNDS 300
+static atomic_int cwd_stop;
+
+/* Looks paths up from the working directory, which a sibling keeps
+ * changing and removing. */
+static void *look_up_from_cwd(void *arg)
+{
+    long *lookups = arg;
+    char buffer[256];
+    struct stat status;
+    while (!atomic_load(&cwd_stop)) {
+        stat(".", &status);
+        getcwd(buffer, sizeof(buffer));
+        int fd = open("..", O_RDONLY);
+        if (fd >= 0)
+            close(fd);
+        (*lookups)++;
+    }
+    return 0;
+}
+
+/* One thread makes a directory, enters it, leaves and removes it, in a
+ * loop, while another looks paths up from wherever the process stands:
+ * the directory a chdir leaves must live until the lookup that started
+ * from it ends (the kernel's reference, not the thread's luck). */
+static int chdir_racing_lookups(void)
+{
+    char base[64];
+    snprintf(base, sizeof(base), "/tmp/cwd-race-%d", getpid());
+    CHECK(mkdir(base, 0700) == 0 && chdir(base) == 0);
+    atomic_store(&cwd_stop, 0);
+    long lookups = 0;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, 0, look_up_from_cwd, &lookups) == 0);
+    int failures = 0;
+    for (int round = 0; round < CWD_ROUNDS; round++) {
+        failures += mkdir("d", 0700) != 0;
+        failures += chdir("d") != 0;
+        failures += chdir("..") != 0;
+        failures += rmdir("d") != 0;
+    }
+    atomic_store(&cwd_stop, 1);
+    CHECK(pthread_join(thread, 0) == 0);
+    printf("# %d rounds of mkdir, chdir, chdir .., rmdir; %ld lookups beside them\n", CWD_ROUNDS, lookups);
+    CHECK(failures == 0 && lookups > 0);
+    CHECK(chdir("/") == 0 && rmdir(base) == 0);
+    return 1;
+}
+
 static const struct ktap_case cases[] = {
     KTAP_CASE(proc_reads_while_threads_end),
     KTAP_CASE(exec_racing_clone),
@@ -548,6 +600,7 @@ static const struct ktap_case cases[] = {
     KTAP_CASE(copy_racing_munmap),
     KTAP_CASE(mprotect_races_keep_maps_true),
     KTAP_CASE(map_fixed_racing_munmap_keeps_data),
+    KTAP_CASE(chdir_racing_lookups),
 };
 
 int main(int argc, char **argv)
