@@ -79,7 +79,7 @@ SYSCALL_DEFINE2(getcwd, char *, user_buffer, size_t, size)
     if (!buffer)
         return -ENOMEM;
     struct inode *cwd = vfs_cwd_get(current_process());
-    long result = cwd ? vfs_getcwd(cwd, buffer, room) : -ENOENT;
+    long result = vfs_getcwd(cwd, buffer, room);     /* NULL: the root */
     if (cwd)
         inode_put(cwd);
     if (result > 0 && copy_to_user(user_buffer, buffer, (size_t)result) < 0)

@@ -222,7 +222,7 @@ uint64_t address_space_lookup(struct address_space *space, uint64_t address, boo
 }
 
 /* The entry for a user address now, under the lock (no rights check). */
-static uint64_t entry_locked(struct address_space *space, uint64_t address)
+static inline uint64_t entry_locked(struct address_space *space, uint64_t address)
 {
     uint64_t entry = user_tables_entry(space->root_phys, address);
     return (entry & PTE_PRESENT) && (entry & PTE_USER) ? entry : 0;

@@ -406,7 +406,7 @@ void regions_each(struct region_list *list, void (*show)(void *arg, const struct
 /* --- faults ------------------------------------------------------------ */
 
 /* x86 has no write-only or execute-only page: either right lets a read. */
-static bool region_allows(const struct region *region, bool write, bool fetch)
+static inline bool region_allows(const struct region *region, bool write, bool fetch)
 {
     if (write)
         return region->prot & REGION_WRITE;

@@ -30,7 +30,7 @@ uint64_t stack_floor_for(uint64_t limit, uint64_t image_bottom)
 /* Whether the stack may grow down to page: no other mapping between it
  * and the top, and none that can be accessed within the gap below it
  * (Linux's expand_downwards(), which ignores a PROT_NONE neighbour). */
-static bool growth_is_clear(struct region_list *regions, uint64_t page)
+static inline bool growth_is_clear(struct region_list *regions, uint64_t page)
 {
     uint64_t from = page > STACK_GUARD_GAP ? page - STACK_GUARD_GAP : 0;
     struct region region;

@@ -34,17 +34,12 @@ struct linux_rusage {
     int64_t counters[14];       /* maxrss ... nivcsw: not tracked, 0 */
 };
 
-static void own_times(uint64_t *user, uint64_t *system)
-{
-    task_times_ns(current_task(), user, system);
-}
-
 SYSCALL_DEFINE2(getrusage, int, who, void *, user_usage)
 {
     struct process *process = current_process();
     uint64_t user, system;
     if (who == RUSAGE_SELF || who == RUSAGE_THREAD) {
-        own_times(&user, &system);
+        task_times_ns(current_task(), &user, &system);
     } else if (who == RUSAGE_CHILDREN) {
         spin_lock(&process_tree_lock);
         user = process->children_user_ns;
@@ -70,7 +65,7 @@ SYSCALL_DEFINE1(times, void *, user_buffer)
     struct process *process = current_process();
     if (user_buffer) {
         uint64_t user, system;
-        own_times(&user, &system);
+        task_times_ns(current_task(), &user, &system);
         spin_lock(&process_tree_lock);
         struct linux_tms times = { (int64_t)user_hz_ticks(user), (int64_t)user_hz_ticks(system),
                                    (int64_t)user_hz_ticks(process->children_user_ns),

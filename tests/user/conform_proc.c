@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/times.h>
@@ -20,6 +21,7 @@
 
 #include "ktap.h"
 #include "conform.h"
+#include "proc_counters.h"
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002
@@ -345,6 +347,69 @@ static int prlimit64_nothing(void)
     return 1;
 }
 
+/* Linux has RLIM_NLIMITS (16) limits: 15 (RLIMIT_RTTIME) is the last, 16
+ * is EINVAL for each of the three calls. */
+static int getrlimit_resource_past_the_last(void)
+{
+    struct rlimit limit;
+    EXPECT_VALUE(syscall(SYS_getrlimit, 15, &limit), 0);
+    EXPECT_ERROR(syscall(SYS_getrlimit, 16, &limit), EINVAL);
+    EXPECT_ERROR(syscall(SYS_setrlimit, 16, &limit), EINVAL);
+    EXPECT_ERROR(syscall(SYS_prlimit64, 0, 16, NULL, &limit), EINVAL);
+    return 1;
+}
+
+/* Both pointers: the limit before the call comes back, the new one is in
+ * force after it. Only the soft limit moves (a lowered hard limit could
+ * not be raised again without privilege). */
+static int prlimit64_sets_and_returns_the_old_limit(void)
+{
+    struct rlimit before, old = { 0, 0 }, after;
+    EXPECT_VALUE(getrlimit(RLIMIT_NOFILE, &before), 0);
+    struct rlimit lower = { before.rlim_cur == 1000 ? 999 : 1000, before.rlim_max };
+    EXPECT_VALUE(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &lower, &old), 0);
+    EXPECT_VALUE(getrlimit(RLIMIT_NOFILE, &after), 0);
+    EXPECT_VALUE(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &before, NULL), 0);
+    EXPECT(old.rlim_cur == before.rlim_cur && old.rlim_max == before.rlim_max);
+    EXPECT(after.rlim_cur == lower.rlim_cur && after.rlim_max == lower.rlim_max);
+    return 1;
+}
+
+/* A pid names another process: its limit is read and changed, not ours. */
+static int prlimit64_of_a_child(void)
+{
+    struct rlimit mine, old = { 0, 0 }, after;
+    EXPECT_VALUE(getrlimit(RLIMIT_NOFILE, &mine), 0);
+    struct rlimit lower = { mine.rlim_cur == 1000 ? 999 : 1000, mine.rlim_max };
+    int go[2];
+    EXPECT_VALUE(pipe(go), 0);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        char byte;
+        close(go[1]);
+        if (read(go[0], &byte, 1) != 1)
+            _exit(1);
+        struct rlimit seen;
+        _exit(getrlimit(RLIMIT_NOFILE, &seen) == 0 && seen.rlim_cur == lower.rlim_cur ? 0 : 2);
+    }
+    close(go[0]);
+    EXPECT(child > 0);
+    long result = syscall(SYS_prlimit64, child, RLIMIT_NOFILE, &lower, &old);
+    if (result != 0)
+        printf("# prlimit64(child) = %ld (errno %d)\n", result, errno);
+    EXPECT_VALUE(write(go[1], "g", 1), 1);
+    close(go[1]);
+    int status = 0;
+    EXPECT_VALUE(waitpid(child, &status, 0), child);
+    EXPECT(result == 0);
+    EXPECT(old.rlim_cur == mine.rlim_cur && old.rlim_max == mine.rlim_max);
+    EXPECT_VALUE(WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status), 0);
+    EXPECT_VALUE(getrlimit(RLIMIT_NOFILE, &after), 0);
+    EXPECT(after.rlim_cur == mine.rlim_cur);
+    return 1;
+}
+
 /* A lower RLIMIT_NOFILE bounds the descriptors a process can have. */
 static int setrlimit_nofile_enforced(void)
 {
@@ -450,6 +515,38 @@ static int times_null(void)
 static int sysinfo_null(void)
 {
     EXPECT_ERROR(syscall(SYS_sysinfo, NULL), EFAULT);
+    return 1;
+}
+
+/* The memory in units of mem_unit (Linux scales to 1 byte, nohzk says
+ * pages) is /proc/meminfo's MemTotal, free at most that; a live child
+ * counts among the processes (Linux counts threads: as many or more). */
+static int sysinfo_reports_memory_and_processes(void)
+{
+    int go[2];
+    EXPECT_VALUE(pipe(go), 0);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        char byte;
+        close(go[1]);
+        _exit(read(go[0], &byte, 1) == 1 ? 0 : 1);
+    }
+    close(go[0]);
+    struct sysinfo info;
+    memset(&info, 0, sizeof(info));
+    long result = syscall(SYS_sysinfo, &info);
+    long total_kib = proc_counter("/proc/meminfo", "MemTotal", ':');
+    EXPECT_VALUE(write(go[1], "g", 1), 1);
+    close(go[1]);
+    EXPECT_VALUE(waitpid(child, NULL, 0), child);
+    EXPECT_VALUE(result, 0);
+    printf("# sysinfo: totalram %lu freeram %lu unit %u procs %u; MemTotal %ld kB\n", (unsigned long)info.totalram,
+           (unsigned long)info.freeram, info.mem_unit, info.procs, total_kib);
+    EXPECT(info.mem_unit > 0 && total_kib > 0);
+    EXPECT((unsigned long long)info.totalram * info.mem_unit == (unsigned long long)total_kib * 1024);
+    EXPECT(info.freeram > 0 && info.freeram <= info.totalram);
+    EXPECT(info.procs >= 2);
     return 1;
 }
 
@@ -1134,9 +1231,12 @@ int main(void)
         KTAP_CASE(umask_keeps_only_permission_bits), KTAP_CASE(umask_applies_to_open_and_mkdir),
         KTAP_CASE(getrlimit_resource_upper_bits_ignored), KTAP_CASE(getrlimit_crossing_into_unmapped),
         KTAP_CASE(setrlimit_current_above_maximum), KTAP_CASE(prlimit64_negative_pid), KTAP_CASE(prlimit64_nothing),
+        KTAP_CASE(getrlimit_resource_past_the_last), KTAP_CASE(prlimit64_sets_and_returns_the_old_limit),
+        KTAP_CASE(prlimit64_of_a_child),
         KTAP_CASE(setrlimit_nofile_enforced), KTAP_CASE(many_descriptors_up_to_the_limit),
         KTAP_CASE(getrusage_who_upper_bits_ignored),
         KTAP_CASE(getrusage_children_and_thread), KTAP_CASE(times_null), KTAP_CASE(sysinfo_null),
+        KTAP_CASE(sysinfo_reports_memory_and_processes),
         KTAP_CASE(getcpu_null_pointers),
         KTAP_CASE(sched_getaffinity_bad_sizes), KTAP_CASE(sched_getaffinity_writes_only_its_size),
         KTAP_CASE(sched_getaffinity_bad_pointer), KTAP_CASE(sched_getaffinity_bad_pid),

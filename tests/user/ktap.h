@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,12 +55,32 @@ static inline int ktap_run_in_child(int (*run)(void))
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* KTAP_ONLY="case case ...": run only those cases; the others report
+ * "# SKIP not in KTAP_ONLY" under their own numbers (a lab's grade runs
+ * only its cases: docs/labs/README.md). */
+static inline int ktap_selected(const char *name)
+{
+    const char *only = getenv("KTAP_ONLY");
+    size_t length = strlen(name);
+    if (!only)
+        return 1;
+    for (const char *at = strstr(only, name); at; at = strstr(at + 1, name)) {
+        if ((at == only || at[-1] == ' ') && (at[length] == ' ' || at[length] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
 static inline int ktap_run(const struct ktap_case *cases, unsigned count, int each_in_a_child)
 {
     int failures = 0;
     printf("KTAP version 1\n1..%u\n", count);
     fflush(stdout);
     for (unsigned i = 0; i < count; i++) {
+        if (!ktap_selected(cases[i].name)) {
+            printf("ok %u %s # SKIP not in KTAP_ONLY\n", i + 1, cases[i].name);
+            continue;
+        }
         ktap_skip_reason = 0;
         if (ktap_before_each_case)
             ktap_before_each_case();

@@ -177,6 +177,26 @@ static int mprotect_read_only_then_back(void)
     return 1;
 }
 
+/* PROT_NONE takes no page; opened by mprotect, each page comes at its
+ * first touch (the region's fault): a read sees zeros, a write its own
+ * page, and a write where only reading was opened is SIGSEGV. */
+static int prot_none_opened_later_faults_in(void)
+{
+    char *map = fresh(4, PROT_NONE);
+    CHECK(map);
+    CHECK(mprotect(map, 2 * PAGE, PROT_READ) == 0);
+    CHECK(mprotect(map + 2 * PAGE, 2 * PAGE, PROT_READ | PROT_WRITE) == 0);
+    CHECK(map[0] == 0 && map[PAGE + 9] == 0);
+    int status = status_of_write(map + 5);
+    CHECK(status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    CHECK(map[2 * PAGE] == 0);
+    map[2 * PAGE] = 'r';
+    map[3 * PAGE + 7] = 'w';
+    CHECK(map[2 * PAGE] == 'r' && map[3 * PAGE + 7] == 'w' && map[3 * PAGE] == 0 && map[5] == 0);
+    CHECK(munmap(map, 4 * PAGE) == 0);
+    return 1;
+}
+
 /* Mapped, partly written, unmapped: MemFree comes back. */
 static int munmap_gives_every_page_back(void)
 {
@@ -415,6 +435,7 @@ int main(void)
         KTAP_CASE(a_child_write_leaves_the_parent_zeros),
         KTAP_CASE(mprotect_read_only_then_back),
         KTAP_CASE(munmap_gives_every_page_back),
+        KTAP_CASE(prot_none_opened_later_faults_in),
         KTAP_CASE(brk_growth_is_lazy),
         KTAP_CASE(read_from_a_pipe_into_a_fresh_buffer),
         KTAP_CASE(enormous_mappings_are_refused),

@@ -29,8 +29,9 @@ A test may give "scenario": NAME (tests/qemu/scenarios.py) instead of
 
 A function is found by its definition: a line at column 0 naming it,
 followed by its parameters and then "{" (a prototype ends with ";"
-first). Its body runs to the matching "}", strings, characters and
-comments skipped. A listed function found zero times or twice is an
+first); a system call, sys_NAME, also by its SYSCALL_DEFINEn(NAME, ...).
+Its body runs to the matching "}", strings, characters and comments
+skipped. A listed function found zero times or twice is an
 error: code that moved is noticed at once.
 """
 
@@ -215,8 +216,11 @@ def _code_index(text, i):
 def find_function_bodies(text, name):
     """(open, close) indexes of the braces of each definition of name."""
     found = []
-    pattern = re.compile(r"^(?![ \t#/*}])[^\n;{}]*?(?<![\w.>])%s[ \t]*\(" % re.escape(name), re.MULTILINE)
-    for m in pattern.finditer(text):
+    patterns = [re.compile(r"^(?![ \t#/*}])[^\n;{}]*?(?<![\w.>])%s[ \t]*\(" % re.escape(name), re.MULTILINE)]
+    if name.startswith("sys_"):     # SYSCALL_DEFINEn(NAME, ...) defines sys_NAME (kernel/entry/syscall.h)
+        patterns.append(re.compile(r"^SYSCALL_DEFINE\d[ \t]*\((?=[ \t]*%s[ \t]*[,)])" % re.escape(name[4:]),
+                                   re.MULTILINE))
+    for m in (m for pattern in patterns for m in pattern.finditer(text)):
         paren = m.end() - 1
         close = _match(text, paren, "(", ")")
         if close < 0:

@@ -66,6 +66,15 @@ class FindFunction(unittest.TestCase):
         with self.assertRaisesRegex(labs.LabError, "defined 2 times"):
             labs.find_function("int f(void)\n{\n}\nint f(void)\n{\n}\n", "f")
 
+    def test_a_system_call_is_found_by_its_definition_macro(self):
+        text = ("SYSCALL_DEFINE2(getrlimit, uint32_t, resource, void *, user_limit)\n{\n    return 1;\n}\n"
+                "SYSCALL_DEFINE0(getrlimit_extra)\n{\n    return 2;\n}\n"
+                "long f(void)\n{\n    return sys_getrlimit(0, 0);\n}\n")
+        self.assertEqual(self.body(text, "sys_getrlimit"), "{\n    return 1;\n}")
+        self.assertEqual(self.body(text, "sys_getrlimit_extra"), "{\n    return 2;\n}")
+        with self.assertRaisesRegex(labs.LabError, "not found"):
+            labs.find_function(text, "getrlimit")
+
     def test_stub_replaces_only_the_body(self):
         text = labs.stub_function(SOURCE, "keep_reason", "(void)cpu;\nreturn 0;", "/* LAB x */")
         self.assertIn("                       int now)\n{\n    /* LAB x */\n    (void)cpu;\n    return 0;\n}\n\nvoid", text)
