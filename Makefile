@@ -101,10 +101,11 @@ help:
 	@echo "make test       host unit tests, then every QEMU scenario, then the kept mutations"
 	@echo "make linux-tests  the test programs on Debian's Linux 6.1 under QEMU (part of make test)"
 	@echo "make mutants    only the kept mutations: each plausible bug must fail its test (tests/mutations/)"
-	@echo "make bench      boot time, scheduler costs, noise, probes against Linux; build/bench.json"
+	@echo "make bench      boot time, scheduler costs, noise, probes and rt-tests against Linux; build/bench.json"
 	@echo "                (tools/measure/bench --only probes: the probes against Linux alone, about 30 s)"
 	@echo "make compare-linux  the tick policies against Debian's Linux, counted by QEMU (COMPARE_ARGS=...),"
-	@echo "                then three nohz pthreads 10 s on both (tools/measure/threads-witness)"
+	@echo "                then three nohz pthreads 10 s on both (tools/measure/threads-witness),"
+	@echo "                then oslat, cyclictest, hackbench on both (tools/measure/instruments, INSTRUMENTS_ARGS=...)"
 	@echo "make trace CMD='...'  run CMD traced; build/trace.json (Perfetto) and build/trace.svg"
 	@echo "make fuzz       libFuzzer on every parser, FUZZ_SECONDS each (default 60)"
 	@echo "make soak       mixed load at -smp 4 for SOAK_SECONDS (default 600): no stall, panic or leak"
@@ -243,18 +244,22 @@ linux-tests: deps $(TEST_PROGRAMS)
 mutants: deps all
 	tests/run --only '^mutant/'
 
-bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(TEST_PROGRAMS)
+bench: deps $(KERNEL) $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio $(USER_PROGRAMS) $(TEST_PROGRAMS)
 	CPUS=$(CPUS) tools/measure/bench
 
 # nohzk's tick policies against Debian's Linux 6.1 (docs/noise.md), at -smp
 # 4: its kernel is downloaded once into build/linux/. COMPARE_ARGS passes
 # options to tools/measure/compare-linux, e.g. "--runs 3 --seconds 5".
 # Then three nohz pthreads on CPUs 1-3, 10 s, on both kernels
-# (tools/measure/threads-witness, docs/threads.md).
+# (tools/measure/threads-witness, docs/threads.md); then Debian's oslat,
+# cyclictest and hackbench on both (tools/measure/instruments,
+# docs/linux-tools.md; INSTRUMENTS_ARGS, e.g. "--runs 3").
 COMPARE_ARGS ?=
-compare-linux: deps $(KERNEL) $(BUILD)/initrd.cpio $(USER_PROGRAMS) $(TEST_PROGRAMS)
+INSTRUMENTS_ARGS ?=
+compare-linux: deps $(KERNEL) $(BUILD)/initrd.cpio $(BUILD)/initrd-debian.cpio $(USER_PROGRAMS) $(TEST_PROGRAMS)
 	tools/measure/compare-linux $(COMPARE_ARGS)
 	tools/measure/threads-witness
+	tools/measure/instruments $(INSTRUMENTS_ARGS)
 
 # CMD is read from the environment (make puts command-line variables
 # there), so that its quotes reach the guest's shell untouched.

@@ -37,6 +37,7 @@
 #include "kernel/trace/trace.h"
 #include "rcu/rcu.h"
 #include "sched/loadavg.h"
+#include "sched/idle_poll.h"
 
 void context_switch(uint64_t *save_rsp, uint64_t new_rsp);
 
@@ -144,6 +145,17 @@ bool queue_remove_task(struct runqueue *rq, struct task *task)
  * is stopped, and is never missed. */
 enum wakeup_ipi { WAKEUP_NO_IPI, WAKEUP_RESCHEDULE, WAKEUP_NOHZ_KICK };
 
+/* cpu's need_resched was just set, its runqueue lock held: must an IPI
+ * make it look? Not this CPU, and not an idle CPU that polls: its idle
+ * task, current under this lock, reads need_resched before it could wait
+ * for anything (sched/idle_poll.c; Linux's TIF_POLLING_NRFLAG). */
+static bool resched_needs_ipi(unsigned cpu, const struct task *current)
+{
+    if (cpu == this_cpu_id())
+        return false;
+    return !(current->is_idle && idle_poll_cpu(cpu));
+}
+
 static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
 {
     struct runqueue *rq = cpu_rq(cpu);
@@ -161,9 +173,18 @@ static enum wakeup_ipi enqueue_locked(unsigned cpu, struct task *task)
     struct task *current = cpus[cpu]->current;
     if (current->is_idle || task->prio > current->prio) {
         cpus[cpu]->need_resched = true;
-        return cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
+        return resched_needs_ipi(cpu, current) ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
     }
     return kick ? WAKEUP_NOHZ_KICK : WAKEUP_NO_IPI;     /* on this CPU, the kick is a direct recheck */
+}
+
+/* After the runqueue lock is dropped. */
+static void send_wakeup_ipi(unsigned cpu, enum wakeup_ipi ipi)
+{
+    if (ipi == WAKEUP_RESCHEDULE)
+        ipi_send(cpu, IPI_RESCHEDULE);
+    else if (ipi == WAKEUP_NOHZ_KICK)
+        tick_nohz_kick(cpu);
 }
 
 /* A task left cpu's runqueue (lock held): the tick may no longer be
@@ -238,10 +259,7 @@ static void place_task(struct task *task, bool is_wakeup)
         trace_sched_wakeup(task->id, cpu);
     }
     spin_unlock(&rq->lock);
-    if (ipi == WAKEUP_RESCHEDULE)
-        ipi_send(cpu, IPI_RESCHEDULE);
-    else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu);
+    send_wakeup_ipi(cpu, ipi);
 }
 
 void place_runnable_task(struct task *task)
@@ -489,20 +507,29 @@ void idle_loop(void)
     for (;;) {
         irq_disable();
         if (this_cpu()->need_resched) {
-            tick_nohz_idle_exit();
+            if (!idle_poll_cpu(this_cpu_id()))
+                tick_nohz_idle_exit();      /* a polling CPU leaves it to the switch's decision */
             irq_enable();
             schedule();
         } else {
             /* Idle is an extended quiescent state for RCU. Preemption is
              * off so that an interrupt's exit cannot switch to a task
              * while RCU still counts this CPU as idle. The tick stops here
-             * if the policy lets idle CPUs go without it. */
+             * if the policy lets idle CPUs go without it. idle=poll
+             * spins instead of halting (sched/idle_poll.c). */
             preempt_disable();
+            bool polls = idle_poll_begin();
             tick_nohz_idle_enter();
             rcu_idle_enter();
-            enable_irqs_and_halt();
-            irq_disable();
+            if (polls) {
+                idle_poll_wait();
+            } else {
+                enable_irqs_and_halt();
+                irq_disable();
+            }
             rcu_idle_exit();
+            if (polls)
+                idle_poll_end();
             preempt_enable();
         }
     }
@@ -543,16 +570,13 @@ void sched_set_priority(struct task *task, unsigned policy, unsigned rt_priority
                                : current->is_idle || task->prio > current->prio;
         if (preempt) {
             cpus[cpu]->need_resched = true;
-            ipi = cpu != this_cpu_id() ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
+            ipi = resched_needs_ipi(cpu, current) ? WAKEUP_RESCHEDULE : WAKEUP_NO_IPI;
         } else if (kick) {
             ipi = WAKEUP_NOHZ_KICK;
         }
     }
     spin_unlock(&rq->lock);
-    if (ipi == WAKEUP_RESCHEDULE)
-        ipi_send(cpu, IPI_RESCHEDULE);
-    else if (ipi == WAKEUP_NOHZ_KICK)
-        tick_nohz_kick(cpu);
+    send_wakeup_ipi(cpu, ipi);
 }
 
 /* A new task of fork or clone (not yet runnable) takes its creator's

@@ -36,6 +36,23 @@ static bool tsc_always_trusted(void)
 }
 
 static bool (*tsc_trusted)(void) = tsc_always_trusted;
+static uint64_t report_cycles = LOCKCHECK_REPORT_CYCLES, panic_cycles = LOCKCHECK_PANIC_CYCLES;
+
+void lockcheck_set_bounds(uint64_t report, uint64_t panic)
+{
+    __atomic_store_n(&report_cycles, report ? report : LOCKCHECK_REPORT_CYCLES, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&panic_cycles, panic ? panic : LOCKCHECK_PANIC_CYCLES, __ATOMIC_SEQ_CST);
+}
+
+uint64_t lockcheck_report_cycles(void)
+{
+    return __atomic_load_n(&report_cycles, __ATOMIC_RELAXED);
+}
+
+uint64_t lockcheck_panic_cycles(void)
+{
+    return __atomic_load_n(&panic_cycles, __ATOMIC_RELAXED);
+}
 
 void lockcheck_set_tsc_trusted(bool (*trusted)(void))
 {
@@ -118,14 +135,14 @@ static void report_wait(struct spinlock *lock, uint64_t waited)
     report_begin(me);
     printk_unlocked("lockcheck: cpu %u waits for lock '%s' (%p) for %lu cycles (bound %lu): held by cpu %d, "
                     "taken at %s\n",
-                    me, lock->name, (void *)lock, waited, LOCKCHECK_REPORT_CYCLES, owner,
+                    me, lock->name, (void *)lock, waited, lockcheck_report_cycles(), owner,
                     describe_site(lock->taken_at, site));
     printk_unlocked("lockcheck: cpu %u, the waiter:\n", me);
     print_backtrace_here();
     if (owner >= 0 && owner < MAX_CPUS && (unsigned)owner != me && cpus[owner])
         ask_for_backtrace((unsigned)owner);
     printk_unlocked("lockcheck: end of report; cpu %u goes on waiting (panic at %lu cycles)\n", me,
-                    LOCKCHECK_PANIC_CYCLES);
+                    lockcheck_panic_cycles());
     report_end(me);
     count(&counts.wait_reports);
 }
@@ -148,10 +165,10 @@ void lockcheck_wait_check(struct lock_wait *wait, struct spinlock *lock)
     uint64_t waited = cycles_waited(wait);
     char site[SITE_SIZE];
 
-    if (waited >= LOCKCHECK_PANIC_CYCLES)
+    if (waited >= lockcheck_panic_cycles())
         panic("lockcheck: cpu %u waited %lu cycles for lock '%s' (%p), held by cpu %d, taken at %s", this_cpu_id(),
               waited, lock->name, (void *)lock, lock->owner_cpu, describe_site(lock->taken_at, site));
-    if (waited < LOCKCHECK_REPORT_CYCLES || wait->reported)
+    if (waited < lockcheck_report_cycles() || wait->reported)
         return;
     wait->reported = true;
     bool first = false;
@@ -175,7 +192,7 @@ static void report_irqs_off(struct lockcheck_cpu *cpu, uint64_t cycles)
     report_begin(me);
     printk_unlocked("lockcheck: cpu %u kept interrupts off for %lu cycles (bound %lu): lock '%s' taken at %s, "
                     "released at:\n",
-                    me, cycles, LOCKCHECK_REPORT_CYCLES, cpu->irqs_off_lock->name,
+                    me, cycles, lockcheck_report_cycles(), cpu->irqs_off_lock->name,
                     describe_site(cpu->irqs_off_taken_at, site));
     print_backtrace_here();
     report_end(me);
@@ -190,7 +207,7 @@ void lockcheck_irqs_on(const struct spinlock *lock)
         return;
     uint64_t cycles = cycles_since(cpu->irqs_off_since);
     cpu->irqs_off_since = 0;
-    if (cycles >= LOCKCHECK_REPORT_CYCLES && !cpu->irqs_off_reported && tsc_trusted()) {
+    if (cycles >= lockcheck_report_cycles() && !cpu->irqs_off_reported && tsc_trusted()) {
         cpu->irqs_off_reported = true;
         report_irqs_off(cpu, cycles);
     }

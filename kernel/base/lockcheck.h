@@ -68,4 +68,11 @@ void lockcheck_read_counts(struct lockcheck_counts *out);
 /* Whether TSC cycles still measure time; until set, they do. */
 void lockcheck_set_tsc_trusted(bool (*trusted)(void));
 
+/* The bounds in force (LOCKCHECK_REPORT_CYCLES and LOCKCHECK_PANIC_CYCLES
+ * unless set). A test sets shorter ones to see a report in a fraction of a
+ * second (ktest=lockcheck_quick), then 0, 0 for the defaults again. */
+void lockcheck_set_bounds(uint64_t report, uint64_t panic);
+uint64_t lockcheck_report_cycles(void);
+uint64_t lockcheck_panic_cycles(void);
+
 #endif

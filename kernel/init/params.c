@@ -36,6 +36,7 @@ static struct kernel_param params[] = {
     PARAM_ENUM("tsc", &tsc, tsc_names),
     PARAM_STRING("tick", tick_param, sizeof(tick_param)),
     PARAM_STRING("nohz_full", kernel_params.nohz_full, sizeof(kernel_params.nohz_full)),
+    PARAM_STRING("idle", kernel_params.idle, sizeof(kernel_params.idle)),
     PARAM_BOOL("strace", &syscall_trace),
     PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
     PARAM_UINT_RANGE("rcu_stall_timeout", &rcu_stall_timeout_param, 1, 300),

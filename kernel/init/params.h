@@ -14,6 +14,7 @@ struct kernel_params {
     char ktest[KTEST_NAMES_SIZE];   /* ktest=: suites to run, "" for none */
     char bench[KTEST_NAMES_SIZE];   /* bench=: benchmarks to run, "" for none */
     char nohz_full[CPULIST_FORMAT_SIZE];    /* nohz_full=: a CPU list, checked once CPUs are up */
+    char idle[CPULIST_FORMAT_SIZE + 8];     /* idle=: halt, poll or poll:LIST (sched/idle_poll.h) */
     bool force_pit;                 /* clocksource=pit */
     bool require_hpet;              /* clocksource=hpet: say so if there is none */
     bool tsc_unstable;              /* tsc=unstable: as if the TSC watchdog had marked it */

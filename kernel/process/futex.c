@@ -149,6 +149,18 @@ static long key_get(uint64_t address, unsigned flags, bool for_write, struct fut
     return 0;
 }
 
+/* The word at address, read with bucket's lock held (-EFAULT: not mapped
+ * now; fault it in outside the lock and try again). A waiter's check of
+ * the value must be made here: read before the lock, a waker's store and
+ * wake can both come between the read and the queueing, and the wakeup is
+ * lost. The race is too narrow to be seen under QEMU, so the lock is
+ * checked instead, every time. */
+static int read_word_locked(struct wait_queue *bucket, uint64_t address, uint32_t *value)
+{
+    spin_assert_held(&bucket->lock);
+    return user_read_u32_nofault((const uint32_t *)address, value);
+}
+
 static void lock_two(struct wait_queue *a, struct wait_queue *b)
 {
     if (a > b) {
@@ -269,7 +281,7 @@ static long queue_if_value(struct futex_waiter *waiter, uint64_t address, uint32
     for (;;) {
         uint32_t value;
         spin_lock(&bucket->lock);
-        if (user_read_u32_nofault((const uint32_t *)address, &value) == 0) {
+        if (read_word_locked(bucket, address, &value) == 0) {
             if (value != expected) {
                 spin_unlock(&bucket->lock);
                 return -EAGAIN;
@@ -395,7 +407,7 @@ static long futex_requeue(uint64_t address, unsigned flags, uint64_t address2, i
         if (!expected)
             break;
         uint32_t value;
-        if (user_read_u32_nofault((const uint32_t *)address, &value) == 0) {
+        if (read_word_locked(bucket, address, &value) == 0) {
             if (value == *expected)
                 break;
             unlock_two(bucket, bucket2);

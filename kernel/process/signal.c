@@ -74,7 +74,13 @@ static bool is_ignored(const struct signal_shared *shared, int signal)
 }
 
 /* Make the thread look at its pending signals soon: wake it if it sleeps,
- * interrupt it if it runs in user mode on another CPU. */
+ * interrupt it if it runs in user mode on another CPU. Not again for a
+ * signal that was already pending: its first send notified the thread
+ * (or found it blocked, and unblocking looks), so a second reschedule IPI
+ * would cost the CPU an interrupt for nothing (Linux drops such a send:
+ * legacy_queue). Except for a process signal with several threads: the
+ * one notified may have blocked it since, and nohzk does not hand it to
+ * another then (Linux's retarget_shared_pending), so the next send does. */
 static void notify(struct thread *thread)
 {
     struct task *task = thread->task;
@@ -176,9 +182,9 @@ void signal_send(struct process *process, int signal, const struct signal_origin
     }
     struct signal_shared *shared = &process->signals;
     shared->origin[signal] = *origin;
-    __atomic_or_fetch(&shared->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
+    uint64_t before = __atomic_fetch_or(&shared->pending, signal_bit(signal), __ATOMIC_SEQ_CST);
     struct thread *thread = taker(process, signal);
-    if (thread)
+    if (thread && !(before & signal_bit(signal) && process->live_threads == 1))
         notify(thread);
 out:
     if (locked)
@@ -192,8 +198,9 @@ void signal_send_thread(struct thread *thread, int signal, const struct signal_o
     if (thread->exited || !send_prepare(process, signal, thread->signals.blocked | thread->signals.real_blocked))
         goto out;
     thread->signals.origin[signal] = *origin;
-    __atomic_or_fetch(&thread->signals.pending, signal_bit(signal), __ATOMIC_SEQ_CST);
-    notify(thread);
+    uint64_t before = __atomic_fetch_or(&thread->signals.pending, signal_bit(signal), __ATOMIC_SEQ_CST);
+    if (!(before & signal_bit(signal)))
+        notify(thread);
 out:
     if (locked)
         spin_unlock(&process_tree_lock);

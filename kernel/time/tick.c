@@ -61,7 +61,7 @@ static void tick_advance_deadline(struct tick_state *tick, uint64_t now)
 void tick_program_hardware(void)
 {
     const struct tick_state *tick = this_tick();
-    uint64_t deadline = timers_next_deadline();
+    uint64_t deadline = timers_hardware_deadline();
 
     if (tick->running && tick->next_deadline < deadline)
         deadline = tick->next_deadline;
@@ -87,6 +87,26 @@ static void tick_interrupt(struct trap_frame *frame)
         tick->early++;          /* for a timer, or the LAPIC's range ran out */
     }
     tick_program_hardware();
+}
+
+/* An idle CPU that polls (sched/idle_poll.c) runs its own due timers as
+ * the timer interrupt would, without one: in interrupt context for RCU
+ * and for the functions. Interrupts off. Nothing is decided here: a task
+ * woken onto this CPU has the switch decide for it (restarting the tick
+ * here, to stop it at the switch, could cost an interrupt), and an idle
+ * CPU's tick is needed only by callbacks, which call_rcu() decides at
+ * once (tick_nohz_kick on this CPU). */
+void tick_poll_timers(void)
+{
+    struct cpu *cpu = this_cpu();
+    uint64_t now = clock_now();
+    if (timers_next_deadline() > now)
+        return;
+    rcu_irq_enter();
+    cpu->irq_nesting++;
+    timers_run_expired(now);
+    cpu->irq_nesting--;
+    rcu_irq_exit();
 }
 
 void tick_init(void)

@@ -95,6 +95,7 @@ extern uint64_t tick_period_ns;
 void tick_init(void);                 /* once, on the boot CPU */
 void tick_start_this_cpu(void);       /* each CPU, when it comes online */
 void tick_program_hardware(void);     /* next interrupt: tick or timer, whichever is first */
+void tick_poll_timers(void);          /* a polling idle CPU's due timers, without an interrupt */
 
 /* ---- The policy in force (kernel/time/tick_policy.c) ---- */
 extern const struct tick_policy *tick_policy;

@@ -106,7 +106,12 @@ static void restart_locked(struct cpu *cpu, uint64_t now, enum tick_keep_reason 
 
 /* The decision: a running tick stops if nothing needs it (else the
  * reason is counted, the "kept by" table of /proc/tick); a stopped one
- * restarts if something does. Interrupts off, on cpu itself. */
+ * restarts if something does. Interrupts off, on cpu itself. Not while
+ * the idle task runs with a task woken here: the switch to it follows at
+ * once and decides for it; a restart for the idle task would be stopped
+ * again there, and the two could straddle a period under TCG and cost a
+ * timer interrupt (seen with idle=poll, whose idle exit restarts
+ * nothing). */
 static void tick_decide(struct cpu *cpu, uint64_t now)
 {
     struct tick_state *tick = this_tick();
@@ -115,6 +120,7 @@ static void tick_decide(struct cpu *cpu, uint64_t now)
     __atomic_store_n(&tick->recheck_wanted, false, __ATOMIC_RELAXED);
     bool was_running = tick->running;
     enum tick_keep_reason reason = keep_reason(cpu, now);
+    bool switch_decides = cpu->current->is_idle && !cpu_is_idle(cpu);
     if (was_running && reason != TICK_MAY_STOP) {
         if (reason != tick->reason)
             trace_tick_keep(tick_keep_reason_names[reason]);    /* changes only: not one per tick */
@@ -122,7 +128,7 @@ static void tick_decide(struct cpu *cpu, uint64_t now)
         tick->refusals[reason]++;
     } else if (was_running) {
         stop_locked(cpu, now);
-    } else if (reason != TICK_MAY_STOP) {
+    } else if (reason != TICK_MAY_STOP && !switch_decides) {
         restart_locked(cpu, now, reason);
     }
     bool changed = was_running != tick->running;

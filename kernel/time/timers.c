@@ -26,6 +26,10 @@ struct timer_base {
     uint64_t next_deadline;
     uint64_t fired;
     struct timer *running;      /* whose function runs now (timer_cancel_sync) */
+    /* The CPU idles and polls (sched/idle_poll.c): it reads the clock for
+     * these timers itself, so they arm no timer interrupt and a remote
+     * start sends no IPI to reprogram one. Written by the CPU itself. */
+    bool polled;
 };
 
 static DEFINE_PER_CPU(struct timer_base, timer_bases);
@@ -126,6 +130,8 @@ unsigned timer_start(struct timer *timer, uint64_t deadline, bool pinned)
 
     if (cpu == this_cpu_id())
         tick_want_recheck(cpu);     /* a timer within a period keeps a stopped tick */
+    if (earliest && cpu != this_cpu_id() && timers_polled_on(cpu))
+        earliest = false;           /* that CPU reads our deadline in its poll: no IPI */
     if (earliest) {
         if (cpu == this_cpu_id()) {
             uint64_t flags = irq_save();    /* an IPI must not reprogram in between */
@@ -170,9 +176,39 @@ uint64_t timers_next_deadline(void)
     return __atomic_load_n(&this_cpu_ptr(timer_bases)->next_deadline, __ATOMIC_ACQUIRE);
 }
 
+/* The deadline the timer interrupt must come at for our timers: none
+ * while this CPU polls for them. */
+uint64_t timers_hardware_deadline(void)
+{
+    return this_cpu_ptr(timer_bases)->polled ? UINT64_MAX : timers_next_deadline();
+}
+
 bool timers_need_tick(uint64_t now)
 {
-    return timers_next_deadline() < now + tick_period_ns;
+    return timers_hardware_deadline() < now + tick_period_ns;
+}
+
+/* The start and the end of a poll: interrupts off. The store of `polled`
+ * and the look at the list are ordered against timer_start()'s store of
+ * the list and look at `polled` (full fences on both sides): either the
+ * starter sees us polling, or we see its timer when we program the
+ * hardware at the end. */
+void timers_poll_begin(void)
+{
+    __atomic_store_n(&this_cpu_ptr(timer_bases)->polled, true, __ATOMIC_SEQ_CST);
+    tick_program_hardware();        /* drop a deadline armed for our timers */
+}
+
+void timers_poll_end(void)
+{
+    __atomic_store_n(&this_cpu_ptr(timer_bases)->polled, false, __ATOMIC_SEQ_CST);
+    tick_program_hardware();
+}
+
+bool timers_polled_on(unsigned cpu)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return __atomic_load_n(&per_cpu_ptr(timer_bases, cpu)->polled, __ATOMIC_SEQ_CST);
 }
 
 struct sleeper {

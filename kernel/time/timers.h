@@ -40,6 +40,14 @@ uint64_t timers_next_deadline(void);         /* this CPU's earliest, or UINT64_M
  * stopping the tick would save nothing. */
 bool timers_need_tick(uint64_t now);
 
+/* idle=poll (sched/idle_poll.c): while this CPU idles it reads the clock
+ * for its own timers (kernel/time/tick.c: tick_poll_timers), and they arm
+ * no timer interrupt; a CPU that starts one there sends no IPI. */
+void timers_poll_begin(void);                /* interrupts off */
+void timers_poll_end(void);                  /* interrupts off; the hardware takes over */
+bool timers_polled_on(unsigned cpu);         /* after a full fence */
+uint64_t timers_hardware_deadline(void);     /* this CPU's earliest, or UINT64_MAX while polled */
+
 /* Sleep for at least ns (the calling task; not from interrupts). */
 void sleep_ns(uint64_t ns);
 /* The same, but also woken early when interrupted() (checked after each

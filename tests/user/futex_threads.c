@@ -125,7 +125,17 @@ static int start_waiter(struct waiter *w, volatile uint32_t *word, uint32_t bits
         return 0;
     while (!__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE))
         sched_yield();
-    return sleeping_soon(w->tid);
+    for (int tries = 0; tries < 2000; tries++) {    /* as sleeping_soon(), but a wait that ended fails at once */
+        if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+            printf("# waiter %d: its wait ended before anyone woke it: result %ld errno %d\n", (int)w->tid,
+                   w->result, w->error);
+            return 0;
+        }
+        if (thread_state(w->tid) == 'S')
+            return 1;
+        sleep_ms(5);
+    }
+    return 0;
 }
 
 static int join_woken(struct waiter *w)
