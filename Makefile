@@ -35,7 +35,7 @@ KERNEL_OBJECTS := $(patsubst %.c,$(BUILD)/obj/%.o,$(KERNEL_C_SOURCES)) \
 KERNEL := $(BUILD)/nohzk.elf
 BOOT   := tools/run/boot --smp $(CPUS) $(if $(ARGS),--append "$(ARGS)")
 
-.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test linux-tests mutants bench compare-linux trace clean help deps fuzz soak docs lab-start grade
+.PHONY: FORCE all kernel initrd user-programs host-tests run run-uefi debug test linux-tests mutants bench compare-linux trace clean help deps fuzz soak docs lab-start lab-export grade
 
 all: kernel initrd user-programs host-tests
 
@@ -111,6 +111,7 @@ help:
 	@echo "make soak       mixed load at -smp 4 for SOAK_SECONDS (default 600): no stall, panic or leak"
 	@echo "make docs       redraw docs/img/*.svg from docs/diagrams/*.dot, then check the book (tools/check/check-docs)"
 	@echo "make lab-start LAB=NAME  the lab's skeleton: a worktree on branch lab/NAME (docs/labs/)"
+	@echo "make lab-export LAB=NAME DEST=DIR  the lab's skeleton as a stand-alone git repository"
 	@echo "make grade LAB=NAME      run the lab's tests in QEMU and score them"
 	@echo "make clean      remove build/"
 	@echo "variables: CPUS=N ARGS=\"kernel command line\" CROSS=x86_64-elf-"
@@ -123,6 +124,10 @@ deps:
 lab-start:
 	@test -n "$(LAB)" || { echo "usage: make lab-start LAB=NAME (tools/course/lab list)"; exit 2; }
 	@tools/course/lab start $(LAB)
+
+lab-export:
+	@test -n "$(LAB)" -a -n "$(DEST)" || { echo "usage: make lab-export LAB=NAME DEST=DIR (tools/course/lab list)"; exit 2; }
+	@tools/course/lab export $(LAB) $(DEST)
 
 grade: kernel initrd
 	@test -n "$(LAB)" || { echo "usage: make grade LAB=NAME (tools/course/lab list)"; exit 2; }

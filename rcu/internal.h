@@ -38,6 +38,9 @@ struct rcu_data {
     unsigned long eqs_nesting;      /* 0 in idle/user EQS, 1 otherwise (own CPU) */
     unsigned irq_nesting;           /* interrupts taken since leaving the EQS (own CPU) */
     unsigned long dynticks_snap;    /* the GP kthread's snapshot at GP start */
+    unsigned long dynticks_changes; /* made by dynticks_increment() (own CPU) */
+    bool check_in_eqs;              /* rcu_check=1: the callers' own view (own CPU) */
+    int check_irq_depth;
 
     /* callbacks (rcu/callbacks.c) */
     struct spinlock cblist_lock;

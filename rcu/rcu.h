@@ -108,6 +108,7 @@ void rcu_holdout_kicked(void);
 #define RCU_STALL_TIMEOUT_DEFAULT 21
 extern uint64_t rcu_fanout_param;
 extern uint64_t rcu_stall_timeout_param;
+extern bool rcu_check;      /* rcu_check=1: check the dynticks invariants (rcu/dynticks.c) */
 extern struct cpumask rcu_nocbs_param;
 
 #endif

@@ -1,16 +1,30 @@
-/* spin SECONDS [--nohz] [--fifo PRIORITY] [--syscall-every N] [--fault-every N] [--mark]
+/* spin SECONDS [--nohz] [--pure] [--fifo PRIORITY] [--syscall-every N] [--fault-every N] [--mark]
  *
- * A pure user-space loop for SECONDS seconds: the task the nohz model is
+ * A user-space loop for SECONDS seconds: the task the nohz model is
  * about. It reads the clock (clock_gettime, which the vDSO answers in user
  * mode; a system call with tsc=unstable) every CLOCK_CHECK_EVERY
- * iterations, so that without options it never leaves user mode: its
- * "syscalls" are only the getcpu() system calls of --syscall-every.
+ * iterations, and samples its CPU with a getcpu() system call at the same
+ * time (so a stopped tick's requested recheck is seen within
+ * CLOCK_CHECK_EVERY iterations); its "syscalls" count only those of
+ * --syscall-every.
  *
+ *   --pure              no system call at all from the first second to the
+ *                       end: the CPU is sampled with the vDSO's getcpu
+ *                       (sched_getcpu(), LSL in user mode), and spin proves
+ *                       it with a count from /proc/tick (nohzk; "-" on
+ *                       Linux), valid on a CPU whose tick stays stopped
+ *                       (--nohz, alone: LOC 0), where every return to user
+ *                       mode is counted:
+ *                         spin: cpu 3 kernel entries after the first second: 0
+ *                       (system calls and exceptions: returns to user mode
+ *                       less interrupts, less spin's own reading of the
+ *                       count, measured by reading it twice)
  *   --nohz              write 1 to /proc/self/nohz first; fail (status 1)
  *                       with the reason if the kernel refuses
  *   --fifo PRIORITY     run as SCHED_FIFO at PRIORITY (1-99) first (busybox
  *                       has no chrt); fail (status 1) if the kernel refuses
  *   --syscall-every N   make a getcpu() system call every N iterations
+ *                       (with --pure too: its control, counted as entries)
  *   --fault-every N     touch a new page every N iterations (a page fault,
  *                       and an mmap every 1024 pages)
  *   --mark              (2 s or more) lock its memory (mlockall, unless
@@ -41,6 +55,7 @@
  * interrupts cannot be counted. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +77,7 @@ static unsigned long cpu_samples[CPU_SAMPLES], cpu_samples_beyond;
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: spin SECONDS [--nohz] [--fifo PRIORITY] [--syscall-every N] [--fault-every N] [--mark]\n");
+    fprintf(stderr, "usage: spin SECONDS [--nohz] [--pure] [--fifo PRIORITY] [--syscall-every N] [--fault-every N] [--mark]\n");
     exit(2);
 }
 
@@ -75,13 +90,28 @@ static unsigned long parse_count(const char *text)
     return value;
 }
 
-static void sample_cpu(void)
+static int pure;         /* --pure */
+
+/* One sample of the CPU spin runs on: a getcpu() system call, or with
+ * --pure the vDSO's (sched_getcpu(), no system call). */
+static void sample_cpu_by(int by_syscall)
 {
     unsigned cpu = 0;
-    if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0 || cpu >= CPU_SAMPLES)
+    if (!by_syscall) {
+        int found = sched_getcpu();
+        cpu = found < 0 ? CPU_SAMPLES : (unsigned)found;
+    } else if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) {
+        cpu = CPU_SAMPLES;
+    }
+    if (cpu >= CPU_SAMPLES)
         cpu_samples_beyond++;
     else
         cpu_samples[cpu]++;
+}
+
+static void sample_cpu(void)
+{
+    sample_cpu_by(!pure);
 }
 
 /* This CPU's counts of the /proc/interrupts rows we name, and of all
@@ -174,6 +204,40 @@ static void print_mark(const char *which, unsigned cpu)
     fflush(stdout);
 }
 
+/* --pure's count, from /proc/tick: on a CPU whose tick stays stopped,
+ * each return to user mode is a stopped-tick recheck (skipped or made);
+ * less the CPU's interrupts, what remains are system calls and
+ * exceptions. Read with raw open/read/close. -1 without /proc/tick
+ * (Linux) or its rows. */
+static char tick_text[1 << 16];
+
+static long long tick_table_value(const char *title, unsigned cpu, int columns)
+{
+    char *line = strstr(tick_text, title);
+    for (line = line ? strchr(line, '\n') : NULL; line && line[1] && line[1] != '\n'; line = strchr(line + 1, '\n')) {
+        unsigned long long a = 0, b = 0, c = 0;
+        int row;
+        if (sscanf(line + 1, "%d %llu %llu %llu", &row, &a, &b, &c) == columns + 1 && row == (int)cpu)
+            return columns == 3 ? (long long)c : (long long)(a + b);
+    }
+    return -1;
+}
+
+static long long kernel_entries(unsigned cpu)
+{
+    int fd = open("/proc/tick", O_RDONLY);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, tick_text, sizeof(tick_text) - 1);
+    close(fd);
+    if (got <= 0)
+        return -1;
+    tick_text[got] = 0;
+    long long interrupts = tick_table_value("tick decisions", cpu, 3);       /* its all_irqs column */
+    long long returns = tick_table_value("stopped-tick rechecks", cpu, 2);
+    return interrupts < 0 || returns < 0 ? -1 : returns - interrupts;
+}
+
 /* Fresh memory is the zero page until written (docs/fork.md), and a
  * first write is a page fault: an exception in the window the witness
  * counts (the C library maps and unmaps memory as the marks read /proc).
@@ -208,6 +272,7 @@ int main(int argc, char **argv)
     unsigned long syscall_every = 0, fault_every = 0, fifo = 0;
     unsigned long long iterations = 0, syscalls = 0, faults = 0;
     int nohz = 0, mark = 0;
+    long long entries_open = -1, entries_close = -1, entries_own = 0;
 
     if (argc < 2)
         usage();
@@ -215,6 +280,8 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--nohz"))
             nohz = 1;
+        else if (!strcmp(argv[i], "--pure"))
+            pure = 1;
         else if (!strcmp(argv[i], "--mark") && seconds >= 2)
             mark = 1;
         else if (!strcmp(argv[i], "--fifo") && i + 1 < argc)
@@ -243,7 +310,7 @@ int main(int argc, char **argv)
     for (;;) {
         iterations++;
         if (syscall_every && iterations % syscall_every == 0) {
-            sample_cpu();
+            sample_cpu_by(1);       /* a system call, --pure or not */
             syscalls++;
         }
         if (fault_every && iterations % fault_every == 0) {
@@ -257,6 +324,11 @@ int main(int argc, char **argv)
             if (now >= first_second) {
                 after_first_second = read_interrupts(cpu);
                 first_second = ~0ull;
+                if (pure) {     /* two readings: the second minus the first is what one costs */
+                    long long first = kernel_entries(cpu);
+                    entries_open = kernel_entries(cpu);
+                    entries_own = first < 0 || entries_open < 0 ? 0 : entries_open - first;
+                }
                 if (mark)
                     print_mark("open", cpu);
             }
@@ -264,6 +336,8 @@ int main(int argc, char **argv)
         }
         __asm__ volatile("" ::: "memory");     /* keep the loop a loop */
     }
+    if (pure && entries_open >= 0)
+        entries_close = kernel_entries(cpu);
     struct interrupt_counts at_end = read_interrupts(cpu);
     if (mark)
         print_mark("close", cpu);
@@ -281,6 +355,11 @@ int main(int argc, char **argv)
     check_stayed_on(cpu);
     if (seconds >= 2)
         report_interrupts("after the first second", cpu, &after_first_second, &at_end);
+    if (pure && seconds >= 2 && entries_close >= 0)
+        printf("spin: cpu %u kernel entries after the first second: %lld\n", cpu,
+               entries_close - entries_open - entries_own);
+    else if (pure && seconds >= 2)
+        printf("spin: cpu %u kernel entries after the first second: -\n", cpu);
     report_interrupts("over the whole loop", cpu, &at_start, &at_end);
     return 0;
 }

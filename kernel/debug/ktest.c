@@ -52,20 +52,37 @@ static const struct ktest_suite *find_suite(const char *name, size_t length)
     return 0;
 }
 
-static unsigned run_suite(const struct ktest_suite *suite, unsigned number)
+static bool is_named(const char *name, const char *only, size_t only_length)
 {
-    unsigned failed = 0;
+    return !only || (strlen(name) == only_length && strncmp(name, only, only_length) == 0);
+}
 
-    printk("    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", suite->name, suite->case_count);
+/* Run suite's cases, or only the one named only (only_length characters;
+ * NULL: all), as a subtest numbered number. */
+static unsigned run_suite(const struct ktest_suite *suite, unsigned number, const char *only, size_t only_length)
+{
+    unsigned failed = 0, run = 0;
+    size_t planned = 0;
+
+    for (size_t i = 0; i < suite->case_count; i++)
+        planned += is_named(suite->cases[i].name, only, only_length);
+    printk("    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", suite->name, planned);
     for (size_t i = 0; i < suite->case_count; i++) {
         struct ktest test = { .case_name = suite->cases[i].name };
+        if (!is_named(test.case_name, only, only_length))
+            continue;
+        run++;
         suite->cases[i].run(&test);
         if (test.skipped)
-            printk("    ok %zu %s # SKIP %s\n", i + 1, test.case_name, test.skip_reason);
+            printk("    ok %u %s # SKIP %s\n", run, test.case_name, test.skip_reason);
         else
-            printk("    %s %zu %s\n", test.failures ? "not ok" : "ok", i + 1, test.case_name);
+            printk("    %s %u %s\n", test.failures ? "not ok" : "ok", run, test.case_name);
         if (test.failures)
             failed++;
+    }
+    if (planned == 0) {
+        printk("not ok %u %s # no such case %.*s\n", number, suite->name, (int)only_length, only);
+        return 1;
     }
     printk("%s %u %s\n", failed ? "not ok" : "ok", number, suite->name);
     return failed;
@@ -101,19 +118,24 @@ unsigned ktest_run(const char *names)
     if (strcmp(names, "all") == 0) {
         for (const struct ktest_suite *const *s = __ktest_suites_start; s < __ktest_suites_end; s++) {
             if (in_all(*s))
-                failed += run_suite(*s, ++number);
+                failed += run_suite(*s, ++number, 0, 0);
         }
         return failed;
     }
     for (const char *start = names; *start;) {
         const char *end = strchr(start, ',');
         size_t length = end ? (size_t)(end - start) : strlen(start);
-        const struct ktest_suite *suite = find_suite(start, length);
+        size_t suite_length = 0;
+        while (suite_length < length && start[suite_length] != '/')
+            suite_length++;
+        const char *slash = suite_length < length ? start + suite_length : 0;
+        const struct ktest_suite *suite = find_suite(start, suite_length);
         number++;
         if (suite) {
-            failed += run_suite(suite, number);
+            failed += slash ? run_suite(suite, number, slash + 1, length - suite_length - 1)
+                            : run_suite(suite, number, 0, 0);
         } else {
-            printk("not ok %u %.*s # no such suite\n", number, (int)length, start);
+            printk("not ok %u %.*s # no such suite\n", number, (int)suite_length, start);
             failed++;
         }
         start += length + (end ? 1 : 0);

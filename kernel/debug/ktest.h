@@ -1,6 +1,8 @@
 /* In-kernel tests, printed in KTAP version 1 on the console. A suite is a
  * named list of cases; ktest=NAME[,NAME...] (or ktest=all) on the kernel
- * command line runs them after boot (all leaves out the panic* suites, which
+ * command line runs them after boot (NAME may be SUITE/CASE: that case
+ * alone, which is how tools/course/grade reruns the cases after a hang;
+ * with a command too, the command runs after the tests, kernel/init/main.c) (all leaves out the panic* suites, which
  * end the run on purpose) and powers off with status 0 if every
  * case passed, 1 otherwise. Add a suite with KTEST_SUITE in any file. */
 #ifndef KERNEL_KTEST_H

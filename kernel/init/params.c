@@ -46,6 +46,7 @@ static struct kernel_param params[] = {
     PARAM_BOOL("strace", &syscall_trace),
     PARAM_UINT_RANGE("rcu_fanout", &rcu_fanout_param, RCU_FANOUT_MIN, RCU_FANOUT_MAX),
     PARAM_UINT_RANGE("rcu_stall_timeout", &rcu_stall_timeout_param, 1, 300),
+    PARAM_BOOL("rcu_check", &rcu_check),
     PARAM_STRING("trace", trace_param, sizeof(trace_param)),
     PARAM_UINT_RANGE("trace_size", &trace_size_param, 16, 1u << 20),
     PARAM_CPULIST("rcu_nocbs", &rcu_nocbs_param),

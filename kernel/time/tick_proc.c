@@ -138,6 +138,11 @@ static void generate_tick(struct proc_text *text)
         proc_printf(text, "%-4u %12lu %12lu\n", cpu, tick_state_of(cpu)->rechecks_skipped,
                     tick_state_of(cpu)->rechecks_made);
     print_decisions(text);
+    /* Kicks sent to each CPU, beside the "kicks" (received) of the first
+     * table: every kick sent must arrive. */
+    proc_printf(text, "nohz kicks sent to each cpu\n%-4s %12s\n", "cpu", "sent");
+    for_each_online_cpu(cpu)
+        proc_printf(text, "%-4u %12lu\n", cpu, __atomic_load_n(&tick_state_of(cpu)->kicks_sent, __ATOMIC_RELAXED));
 }
 
 static void generate_tick_policy(struct proc_text *text)

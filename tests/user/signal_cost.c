@@ -127,7 +127,7 @@ static long long reschedules_traced(int clear)
     char wanted[48], *line = NULL;
     size_t size = 0;
     long long count = 0;
-    snprintf(wanted, sizeof(wanted), "ipi_send: type=RES target=%d\n", cpu);
+    snprintf(wanted, sizeof(wanted), "ipi_send: type=RES target=%d why=", cpu);     /* why= names the reason */
     FILE *trace = fopen("/proc/trace", "r");
     if (!trace)
         return -1;

@@ -12,8 +12,17 @@ A lab file, docs/labs/NAME.lab, is JSON:
                 "boot": {"smp": 4, "append": "ktest=tick", "command": "...",
                          "timeout": 90},
                 "ktap_case": "tick/idle_cpus_stop_their_tick",
-                "must_contain": ["regex"], "must_not_contain": ["regex"],
-                "skeleton": "fail"}]}     ("pass": the skeleton keeps it)
+                "must_contain": ["regex", {"re": "regex", "points": 10}],
+                "must_not_contain": ["regex"],
+                "skeleton": "fail"}],     ("pass": the skeleton keeps it)
+     "mutants": [{"name": "missing-barrier",
+                  "patch": "docs/labs/mutants/NAME/missing-barrier.patch",
+                  "mistake": "one sentence: the wrong idea it encodes"}]}
+
+A mutant is a plausible wrong answer: a `git apply`-able diff (paths
+a/..., b/...) against the full kernel, the reference solution. make test
+builds each (build_mutant, from this tree's objects) and requires that
+it loses points (tools/course/grade --mutant).
 
 A test may give "scenario": NAME (tests/qemu/scenarios.py) instead of
 "boot"; tools/course/grade then boots and judges it as that scenario.
@@ -30,6 +39,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 
 LAB_DIR = os.path.join("docs", "labs")
 SEEDED = ("obj", "ksyms_empty.o", "trampoline.bin", "objects.list")   # build/ entries copy_tree takes
@@ -78,15 +88,74 @@ def load_lab(repo, name):
                 ("boot" in test) == ("scenario" in test):
             problems.append("test %r: needs name, points (integer), and boot or scenario" % test.get("name"))
             continue
+        pointed = [e for e in test.get("must_contain", []) if isinstance(e, dict)]
+        if any(not isinstance(e.get("re"), str) or not isinstance(e.get("points"), int) for e in pointed) or \
+                sum(e.get("points", 0) for e in pointed if isinstance(e.get("points"), int)) > test["points"]:
+            problems.append("test %r: a must_contain entry with points is {\"re\": REGEX, \"points\": N}, "
+                            "and they add up to at most the test's points" % test["name"])
         if test.get("skeleton", "fail") not in ("fail", "pass"):
             problems.append("test %r: skeleton must be 'fail' or 'pass'" % test["name"])
         points += test["points"]
     if not lab.get("tests"):
         problems.append("no tests")
+    seen = set()
+    for mutant in lab.get("mutants", []):
+        name = mutant.get("name", "")
+        if not re.match(r"^[a-z0-9][a-z0-9-]*$", name) or name in seen:
+            problems.append("mutant %r: needs a unique name (letters, digits, -)" % name)
+        if not mutant.get("mistake"):
+            problems.append("mutant %r: needs 'mistake', the wrong idea it encodes" % name)
+        if not os.path.isfile(os.path.join(repo, mutant.get("patch", ""))):
+            problems.append("mutant %r: patch %r does not exist" % (name, mutant.get("patch")))
+        seen.add(name)
     if problems:
         raise LabError("%s: %s" % (os.path.relpath(path, repo), "; ".join(problems)))
     lab["total"] = points
     return lab
+
+
+def find_mutant(lab, name):
+    for mutant in lab.get("mutants", []):
+        if mutant["name"] == name:
+            return mutant
+    raise LabError("lab %s has no mutant %r (mutants: %s)"
+                   % (lab["name"], name, ", ".join(m["name"] for m in lab.get("mutants", [])) or "none"))
+
+
+def apply_patch(root, patch, check_only=False):
+    """git apply patch (a path) in root; a directory inside another git
+    tree (build/lab-test/ is inside this one) is patched as a plain tree.
+    Raises LabError with git's reason."""
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(os.path.abspath(root)))
+    cmd = ["git", "apply"] + (["--check"] if check_only else []) + [os.path.abspath(patch)]
+    if os.path.isdir(os.path.join(root, ".git")) or os.path.isfile(os.path.join(root, ".git")):
+        env.pop("GIT_CEILING_DIRECTORIES")
+    proc = subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0:
+        raise LabError("%s does not apply: %s" % (patch, proc.stdout.strip().replace("\n", "; ")))
+
+
+def tracked_files(repo):
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=repo, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise LabError("git ls-files: %s" % proc.stderr.strip())
+    return proc.stdout.split("\0")
+
+
+def build_mutant(repo, lab, name, work):
+    """Copy this tree into work (its objects seeded: only the patched
+    files compile), apply the mutant's patch, make kernel. Returns the
+    mutant kernel's ELF; LabError with the build's last lines if not."""
+    mutant = find_mutant(lab, name)
+    copy_tree(repo, work, tracked_files(repo))
+    apply_patch(work, os.path.join(repo, mutant["patch"]))
+    proc = subprocess.run(["make", "-s", "-C", work, "-j2", "kernel"], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0:
+        raise LabError("mutant %s does not build:\n%s"
+                       % (name, "\n".join("    | " + line for line in proc.stdout.splitlines()[-20:])))
+    return os.path.join(work, "build", "nohzk.elf")
 
 
 def split_at(at):
@@ -211,6 +280,41 @@ def stub_tree(root, lab):
         with open(os.path.join(root, path), "w", encoding="utf-8") as f:
             f.write(text)
     return sorted(texts)
+
+
+def solution_lines(repo, lab, shortest=20):
+    """The lines of the reference bodies of the lab's functions that give
+    them away: at least shortest characters (stripped), not comments, and
+    found in no other C or assembly file of repo (a common line such as
+    "uint64_t flags = irq_save();" gives nothing away). What an export
+    must not contain."""
+    found = set()
+    for entry in lab.get("functions", []):
+        path, function = split_at(entry["at"])
+        with open(os.path.join(repo, path), encoding="utf-8") as f:
+            text = f.read()
+        brace, end = find_function(text, function, path)
+        body = text[brace + 1:end]
+        stub = [line.strip() for line in entry.get("stub", "").splitlines()]
+        for line in body.splitlines():
+            line = line.strip()
+            if len(line) < shortest or line.startswith(("/*", "*", "//")) or line in stub or \
+                    text.count(line) > body.count(line):
+                continue
+            elsewhere = subprocess.run(["git", "grep", "-l", "-F", "-e", line, "--", "*.c", "*.h", "*.S", "*.asm",
+                                        ":!" + path], cwd=repo, stdout=subprocess.PIPE, text=True).stdout
+            if not elsewhere.strip():
+                found.add(line)
+    return found
+
+
+def quotes_any(path, lines):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return False
+    return any(line in text for line in lines)
 
 
 def copy_tree(repo, target, tracked):
