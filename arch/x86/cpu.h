@@ -37,6 +37,12 @@ static inline void outl(uint16_t port, uint32_t value)
     __asm__ volatile("outl %0, %1" : : "a"(value), "Nd"(port));
 }
 
+/* count bytes from one port into memory: the CPU repeats the read itself. */
+static inline void insb(uint16_t port, void *buffer, uint64_t count)
+{
+    __asm__ volatile("rep insb" : "+D"(buffer), "+c"(count) : "d"(port) : "memory");
+}
+
 static inline uint64_t rdmsr(uint32_t msr)
 {
     uint32_t low, high;

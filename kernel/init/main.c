@@ -28,6 +28,7 @@
 #include "kernel/debug/ktest.h"
 #include "kernel/mm/memmap.h"
 #include "kernel/init/multiboot2.h"
+#include "kernel/init/fw_cfg_items.h"
 #include "kernel/mm/page_alloc.h"
 #include "kernel/base/lockcheck.h"
 #include "kernel/base/panic.h"
@@ -38,6 +39,7 @@
 #include "kernel/irq/irq.h"
 #include "kernel/time/tick.h"
 #include "kernel/base/printk.h"
+#include "kernel/lib/errno.h"
 #include "kernel/lib/string.h"
 #include "kernel/time/timers.h"
 #include "kernel/time/tsc_watchdog.h"
@@ -66,7 +68,9 @@ static void read_boot_info(uint32_t magic, uint32_t info_phys)
     size_t available = total_size < BOOT_INFO_MAX_BYTES ? total_size : BOOT_INFO_MAX_BYTES;
     if (mb2_parse(phys_to_virt(info_phys), available, &boot_info) < 0)
         panic("the multiboot2 boot information is malformed (%u bytes)", total_size);
-    printk("boot: loader '%s', command line '%s'\n", boot_info.boot_loader_name, boot_info.cmdline);
+    bool from_fw_cfg = fw_cfg_items_cmdline(&boot_info);
+    printk("boot: loader '%s', command line '%s'%s\n", boot_info.boot_loader_name, boot_info.cmdline,
+           from_fw_cfg ? " (with fw_cfg's)" : "");
 }
 
 /* The highest address of any RAM, so that the direct map covers the boot
@@ -138,13 +142,32 @@ static void start_secondary_cpus(const struct acpi_info *acpi)
     smp_boot_secondary_cpus(apic_ids, count, trampoline_page);
 }
 
+/* The last module of that name: fw_cfg's come after the boot loader's. */
 static const struct mb2_module *find_module(const char *name)
 {
-    for (size_t i = 0; i < boot_info.module_count; i++) {
-        if (strcmp(boot_info.modules[i].name, name) == 0)
-            return &boot_info.modules[i];
+    for (size_t i = boot_info.module_count; i > 0; i--) {
+        if (strcmp(boot_info.modules[i - 1].name, name) == 0)
+            return &boot_info.modules[i - 1];
     }
     return 0;
+}
+
+/* Every "initrd" module in order, later files replacing earlier ones:
+ * the ISO's archive, then the run's from fw_cfg. Returns 0, -ENOENT if
+ * there is none, or the first unpack error. */
+static int unpack_initrds(void)
+{
+    int error = -ENOENT;
+
+    for (size_t i = 0; i < boot_info.module_count; i++) {
+        const struct mb2_module *module = &boot_info.modules[i];
+        if (strcmp(module->name, "initrd") != 0)
+            continue;
+        error = initramfs_unpack(phys_to_virt(module->start), module->end - module->start);
+        if (error)
+            return error;
+    }
+    return error;
 }
 
 static void show_ticks_after_one_second(void)
@@ -164,7 +187,6 @@ static const char *const shell_environment[] = { "PATH=/bin:/sbin:/usr/bin:/usr/
  * initrd with a /bin/sh (the kernel still boots, for its own tests). */
 static bool start_user_space(void)
 {
-    const struct mb2_module *initrd = find_module("initrd");
     const struct acpi_info *acpi = acpi_info();
     uint16_t flags = 0;
     uint32_t serial_gsi = acpi->has_madt ? acpi_irq_to_gsi(&acpi->madt, 4, &flags) : 4;
@@ -173,9 +195,9 @@ static bool start_user_space(void)
     procfs_init();
     sysfs_init();
     console_init(serial_gsi, acpi_override_is_level(flags), acpi_override_is_active_low(flags));
-    if (!initrd)
+    int error = unpack_initrds();
+    if (error == -ENOENT)
         return false;
-    int error = initramfs_unpack(phys_to_virt(initrd->start), initrd->end - initrd->start);
     if (error) {
         printk("initrd: cannot unpack (error %d)\n", error);
         return false;
@@ -271,12 +293,14 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
     printk("\nnohzk: booting\n");
     read_boot_info(magic, info_phys);
     params_parse(boot_info.cmdline);
+    fw_cfg_items_check_required(kernel_params.fw_cfg_required);
     const struct acpi_info *acpi =
         acpi_init(boot_info.rsdp_version ? boot_info.rsdp : 0, boot_info.rsdp_length);
 
     build_free_memory(info_phys);
     page_alloc_init(&free_memory);
     paging_init(highest_ram_address());
+    fw_cfg_items_modules(&boot_info);
 
     idt_init();
     arch_cpu_init(boot_cpu);

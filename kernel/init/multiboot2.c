@@ -212,3 +212,36 @@ int mb2_add_usable_memory(const struct boot_info *info, struct memmap *map)
     }
     return 0;
 }
+
+int mb2_append_cmdline(struct boot_info *info, const char *text, size_t length)
+{
+    size_t used = strlen(info->cmdline);
+    size_t gap = used && length ? 1 : 0;
+
+    if (strnlen(text, length) != length)
+        return -EINVAL; /* a NUL inside */
+    if (used + gap + length > sizeof(info->cmdline) - 1)
+        return -E2BIG;
+    if (gap)
+        info->cmdline[used++] = ' ';
+    memcpy(info->cmdline + used, text, length);
+    info->cmdline[used + length] = '\0';
+    info->has_cmdline = true;
+    return 0;
+}
+
+int mb2_add_module(struct boot_info *info, uint32_t start, uint32_t end, const char *name)
+{
+    struct mb2_module *module;
+    size_t name_length = strlen(name);
+
+    if (end < start || name_length >= sizeof(module->name))
+        return -EINVAL;
+    if (info->module_count == MB2_MAX_MODULES)
+        return -ENOSPC;
+    module = &info->modules[info->module_count++];
+    module->start = start;
+    module->end = end;
+    memcpy(module->name, name, name_length + 1);
+    return 0;
+}

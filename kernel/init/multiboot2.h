@@ -106,6 +106,18 @@ struct boot_info {
  * ACPI 2.0 RSDP is kept over a 1.0 one. */
 int mb2_parse(const void *info, size_t available, struct boot_info *out);
 
+/* Appends text (length bytes, no NUL among them) to the command line,
+ * after a space if the line is not empty: the items a boot passes besides
+ * the boot loader's line (kernel/init/fw_cfg_items.c). Returns 0, -EINVAL
+ * for a NUL in text, or -E2BIG if the whole would not fit
+ * MB2_CMDLINE_SIZE - 1 bytes; on error the line is unchanged. */
+int mb2_append_cmdline(struct boot_info *info, const char *text, size_t length);
+
+/* Adds a module [start, end) named name, after the boot loader's. Returns
+ * 0, -EINVAL (end before start, a name of MB2_MODULE_NAME_SIZE bytes or
+ * more) or -ENOSPC (MB2_MAX_MODULES already). */
+int mb2_add_module(struct boot_info *info, uint32_t start, uint32_t end, const char *name);
+
 /* Adds every available (type 1) memory map entry to map. Returns 0,
  * -ENOENT if the boot loader gave no memory map, or memmap_add's error. */
 int mb2_add_usable_memory(const struct boot_info *info, struct memmap *map);

@@ -18,12 +18,18 @@ struct kernel_params kernel_params;
 enum clocksource_choice { CLOCKSOURCE_AUTO, CLOCKSOURCE_HPET, CLOCKSOURCE_PIT };
 static const char *const clocksource_names[] = { "auto", "hpet", "pit", 0 };
 
+/* fw_cfg=required: the run's items come through QEMU's fw_cfg, and a boot
+ * without them stops (kernel/init/fw_cfg_items.c). */
+enum fw_cfg_choice { FW_CFG_AUTO, FW_CFG_REQUIRED };
+static const char *const fw_cfg_names[] = { "auto", "required", 0 };
+
 enum tsc_choice { TSC_AUTO, TSC_UNSTABLE };
 static const char *const tsc_names[] = { "auto", "unstable", 0 };
 
 static uint64_t hz = 1000;
 static int tsc = TSC_AUTO;
 static int clocksource = CLOCKSOURCE_AUTO;
+static int fw_cfg = FW_CFG_AUTO;
 /* tick=: a registered policy's name (TICK_POLICY, kernel/time/tick.h),
  * checked by tick_policy_select() once the line is parsed. */
 static char tick_param[16] = TICK_POLICY_DEFAULT;
@@ -46,6 +52,7 @@ static struct kernel_param params[] = {
     PARAM_CPULIST("rcu_nocbs", &rcu_nocbs_param),
     PARAM_UINT_RANGE("fail_alloc", &fail_alloc_percent, 0, 100),
     PARAM_UINT_RANGE("mm_race_window_us", &mm_race_window_us, 0, 10000),
+    PARAM_ENUM("fw_cfg", &fw_cfg, fw_cfg_names),
 };
 
 static void report(void *ctx, const char *message)
@@ -58,7 +65,7 @@ const char *kernel_command_line = "";
 
 int params_parse(const char *cmdline)
 {
-    kernel_command_line = cmdline;      /* the boot loader's copy, kept for /proc/cmdline */
+    kernel_command_line = cmdline;      /* the boot loader's line and fw_cfg's, kept for /proc/cmdline */
     int errors = cmdline_parse(cmdline, params, sizeof(params) / sizeof(params[0]), report, 0);
 
     tick_hz = (unsigned)hz;
@@ -73,6 +80,7 @@ int params_parse(const char *cmdline)
     kernel_params.force_pit = clocksource == CLOCKSOURCE_PIT;
     kernel_params.require_hpet = clocksource == CLOCKSOURCE_HPET;
     kernel_params.tsc_unstable = tsc == TSC_UNSTABLE;
+    kernel_params.fw_cfg_required = fw_cfg == FW_CFG_REQUIRED;
     return errors;
 }
 

@@ -18,10 +18,11 @@ struct kernel_params {
     bool force_pit;                 /* clocksource=pit */
     bool require_hpet;              /* clocksource=hpet: say so if there is none */
     bool tsc_unstable;              /* tsc=unstable: as if the TSC watchdog had marked it */
+    bool fw_cfg_required;           /* fw_cfg=required: opt/nohzk/cmdline must be there */
 };
 
 extern struct kernel_params kernel_params;
-extern const char *kernel_command_line;    /* as the boot loader gave it */
+extern const char *kernel_command_line;    /* the boot loader's, then fw_cfg's */
 
 /* Parse and report every bad word on the console; keeps the defaults for
  * those. Returns the number of problems. */

@@ -669,6 +669,64 @@ static void test_every_truncation_refused(void **state)
     }
 }
 
+/* The items a boot passes besides the loader's line (fw_cfg) are appended
+ * after a space, all or nothing. */
+static void test_append_cmdline(void **state)
+{
+    static struct boot_info info;
+    char big[MB2_CMDLINE_SIZE + 8];
+
+    (void)state;
+    memset(&info, 0, sizeof(info));
+    assert_int_equal(mb2_append_cmdline(&info, "hz=250", 6), 0);
+    assert_string_equal(info.cmdline, "hz=250");
+    assert_true(info.has_cmdline);
+    assert_int_equal(mb2_append_cmdline(&info, "", 0), 0);
+    assert_string_equal(info.cmdline, "hz=250");
+    assert_int_equal(mb2_append_cmdline(&info, "tick=full x", 11), 0);
+    assert_string_equal(info.cmdline, "hz=250 tick=full x");
+    /* only the given bytes: the rest of the buffer is not read */
+    assert_int_equal(mb2_append_cmdline(&info, "ab-not-this", 2), 0);
+    assert_string_equal(info.cmdline, "hz=250 tick=full x ab");
+    assert_int_equal(mb2_append_cmdline(&info, "a\0b", 3), -EINVAL);
+    assert_string_equal(info.cmdline, "hz=250 tick=full x ab");
+
+    /* exactly full fits; one byte more changes nothing */
+    memset(&info, 0, sizeof(info));
+    memcpy(info.cmdline, "x", 2);
+    memset(big, 'y', sizeof(big));
+    assert_int_equal(mb2_append_cmdline(&info, big, MB2_CMDLINE_SIZE - 2), -E2BIG);
+    assert_string_equal(info.cmdline, "x");
+    assert_int_equal(mb2_append_cmdline(&info, big, MB2_CMDLINE_SIZE - 3), 0);
+    assert_int_equal(strlen(info.cmdline), MB2_CMDLINE_SIZE - 1);
+    assert_int_equal(mb2_append_cmdline(&info, "z", 1), -E2BIG);
+    assert_int_equal(strlen(info.cmdline), MB2_CMDLINE_SIZE - 1);
+}
+
+static void test_add_module(void **state)
+{
+    static struct boot_info info;
+    char long_name[MB2_MODULE_NAME_SIZE + 1];
+
+    (void)state;
+    memset(&info, 0, sizeof(info));
+    assert_int_equal(mb2_add_module(&info, 0x1000, 0x1000, "command"), 0);
+    assert_int_equal(info.module_count, 1);
+    assert_int_equal(info.modules[0].start, 0x1000);
+    assert_int_equal(info.modules[0].end, 0x1000);
+    assert_string_equal(info.modules[0].name, "command");
+    assert_int_equal(mb2_add_module(&info, 0x2000, 0x1fff, "initrd"), -EINVAL);
+    memset(long_name, 'n', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    assert_int_equal(mb2_add_module(&info, 0, 1, long_name), -EINVAL);
+    long_name[MB2_MODULE_NAME_SIZE - 1] = '\0';
+    assert_int_equal(mb2_add_module(&info, 0, 1, long_name), 0);
+    while (info.module_count < MB2_MAX_MODULES)
+        assert_int_equal(mb2_add_module(&info, 0, 1, "initrd"), 0);
+    assert_int_equal(mb2_add_module(&info, 0, 1, "initrd"), -ENOSPC);
+    assert_int_equal(info.module_count, MB2_MAX_MODULES);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +745,8 @@ int main(void)
         cmocka_unit_test(test_rsdp),
         cmocka_unit_test(test_unknown_tags_skipped),
         cmocka_unit_test(test_every_truncation_refused),
+        cmocka_unit_test(test_append_cmdline),
+        cmocka_unit_test(test_add_module),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -280,6 +280,13 @@ SCENARIOS = [
      "must_contain": _cpus_online(16)},
     {"name": "boot-uefi-smp4", "smp": 4, "uefi": True, "timeout": 120,
      "append": "ktest=boot", "must_contain": _cpus_online(4)},
+    # The run's command line, files and command through QEMU's fw_cfg,
+    # under SeaBIOS and OVMF, and the boot messages for items too large or
+    # missing (tests/qemu/fw_cfg_check; docs/boot.md, section 13).
+    {"name": "fw-cfg-items", "ktap": False, "timeout": 300,
+     "tool": ["tests/qemu/fw_cfg_check"],
+     "must_contain": [r"^fw_cfg_check: %s: ok$" % case
+                      for case in ("seabios", "uefi", "cmdline-too-long", "initrd-too-large", "missing")]},
 
     # In-kernel suites.
     {"name": "tick", "smp": 4, "append": "ktest=tick"},
@@ -792,7 +799,7 @@ SCENARIOS = [
                       r"^ +\d+ root +spin 6$", r"^Name:\tspin$", r"^State:\tR \(running\)$",
                       r"^Cpus_allowed_list:\t1$", r"^Nohz:\t0$", r"^spinner utime grows$",
                       r"^spin: 6 s, \d+ iterations, .*cpus( 1:\d+)( 3:\d+)?$",
-                      r"^\d+$", r"^hz=1000$"]},
+                      r"^\d+$", r"^fw_cfg=required hz=1000$"]},
     # /proc as busybox reads it, checked against the Linux host where the
     # values are the same (field names, the mount of /proc, the shape of
     # /proc/loadavg): mount, df, df -a, a block of /proc/cpuinfo per CPU,
