@@ -39,7 +39,8 @@ interrupt there, so 0 means the witness did not count).
 
 import json
 import re
-import statistics
+
+from noiselab import summary     # median, min, max and n of the numbers given
 
 CPU = 3
 SMP = 4
@@ -336,13 +337,6 @@ METRIC_KEYS = [key for key, _ in METRICS]
 TIMES = ("oslat_max_us", "oslat_avg_us", "cyclictest_max_us", "cyclictest_avg_us", "hackbench_s")
 # Shown as ratios: the times, and oslat's samples (a loop's rate: the host's too).
 RATIOS = TIMES + ("oslat_samples",)
-
-
-def summary(values):
-    values = [v for v in values if v is not None]
-    if not values:
-        return None
-    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
 
 def summarize(runs):
