@@ -49,14 +49,13 @@ static int parse_cpu(const char *text)
 /* Pinned to cpu and running there, or exit 1. */
 static void move_to(int cpu)
 {
-    if (pin_to_cpu(0, cpu) != 0) {
+    int moved = move_to_cpu(cpu);
+    if (moved == -1) {
         fprintf(stderr, "mark: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
         exit(1);
     }
-    if (sched_getcpu() != cpu)
-        sched_yield();                  /* let the migration happen */
-    if (sched_getcpu() != cpu) {
-        fprintf(stderr, "mark: pinned to CPU %d but running on %d\n", cpu, sched_getcpu());
+    if (moved) {
+        fprintf(stderr, "mark: pinned to CPU %d but running on %d\n", cpu, cpu_now());
         exit(1);
     }
 }

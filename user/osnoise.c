@@ -231,31 +231,22 @@ static struct options parse_options(int argc, char **argv)
     return o;
 }
 
-static int current_cpu(void)
-{
-    unsigned cpu = 0;
-    if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
-        return -1;
-    return (int)cpu;
-}
-
 /* Pin to one CPU (nohz tasks must be), and check that we run there. */
 static int pin(int cpu)
 {
     if (cpu < 0)
-        cpu = current_cpu();
+        cpu = cpu_now();
     if (cpu < 0) {
         fprintf(stderr, "osnoise: cannot tell which CPU this is\n");
         exit(1);
     }
-    if (pin_to_cpu(0, cpu) != 0) {
+    int moved = move_to_cpu(cpu);
+    if (moved == -1) {
         fprintf(stderr, "osnoise: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
         exit(1);
     }
-    if (current_cpu() != cpu)
-        sched_yield();                  /* let the migration happen */
-    if (current_cpu() != cpu) {
-        fprintf(stderr, "osnoise: pinned to CPU %d but running on %d\n", cpu, current_cpu());
+    if (moved) {
+        fprintf(stderr, "osnoise: pinned to CPU %d but running on %d\n", cpu, cpu_now());
         exit(1);
     }
     return cpu;
@@ -836,8 +827,8 @@ int main(int argc, char **argv)
         }
     }
 
-    if (current_cpu() != r.cpu) {
-        fprintf(stderr, "osnoise: moved from CPU %d to %d while measuring\n", r.cpu, current_cpu());
+    if (cpu_now() != r.cpu) {
+        fprintf(stderr, "osnoise: moved from CPU %d to %d while measuring\n", r.cpu, cpu_now());
         return 1;
     }
     /* Times come from the TSC at the frequency measured over the whole

@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* The affinity of pid (0: the caller) becomes CPUs first..last. 0, or -1
  * with errno. */
@@ -32,6 +34,24 @@ static inline int set_affinity_range(pid_t pid, int first, int last)
 static inline int pin_to_cpu(pid_t pid, int cpu)
 {
     return set_affinity_range(pid, cpu, cpu);
+}
+
+/* The CPU the caller runs on (getcpu), or -1. */
+static inline int cpu_now(void)
+{
+    unsigned cpu = 0;
+    return syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 ? (int)cpu : -1;
+}
+
+/* The caller pinned to cpu and running there: 0; -1 (errno) if the pin
+ * failed; -2 if it still runs elsewhere after one yield. */
+static inline int move_to_cpu(int cpu)
+{
+    if (pin_to_cpu(0, cpu) != 0)
+        return -1;
+    if (cpu_now() != cpu)
+        sched_yield();                  /* let the migration happen */
+    return cpu_now() == cpu ? 0 : -2;
 }
 
 #endif
